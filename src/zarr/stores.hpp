@@ -1,0 +1,41 @@
+#pragma once
+/// @file stores.hpp
+/// @brief Private: the concrete stores behind open_store, and little-endian helpers shared by
+/// the zip parser and the codecs.
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vczstats/zarr.hpp"
+
+namespace vczstats::zarr::detail {
+
+/// @brief Open a directory store rooted at @p root.
+std::shared_ptr<const Store> open_directory_store(const std::filesystem::path& root);
+
+/// @brief Open a zip store (read-only memory map of the file).
+std::shared_ptr<const Store> open_zip_store(const std::filesystem::path& file);
+
+/// @brief Read an unsigned little-endian integer of type T at @p p (no alignment needed).
+template <class T>
+T load_le(const std::byte* p) {
+  T v = 0;
+  for (std::size_t i = 0; i < sizeof(T); ++i)
+    v = static_cast<T>(v | (static_cast<T>(std::to_integer<unsigned>(p[i])) << (8 * i)));
+  return v;
+}
+
+/// @brief Names of the immediate children of @p prefix, derived from a recursive key list.
+std::vector<std::string> children_from_keys(const std::vector<StoreEntry>& entries,
+                                            std::string_view prefix);
+
+/// @brief @p prefix without trailing '/' characters.
+std::string_view trim_prefix(std::string_view prefix);
+
+}  // namespace vczstats::zarr::detail

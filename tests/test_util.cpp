@@ -1,0 +1,99 @@
+#include "test_util.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace vcztest {
+namespace fs = std::filesystem;
+
+TempDir::TempDir() {
+  std::random_device rd;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    auto p = fs::temp_directory_path() / ("vczstats-test-" + std::to_string(rd()));
+    if (fs::create_directory(p)) {
+      path_ = p;
+      return;
+    }
+  }
+  throw std::runtime_error("cannot create a temporary directory");
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+static std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+CommandResult run(const std::string& command) {
+  TempDir tmp;
+  auto out = tmp / "out";
+  auto err = tmp / "err";
+  std::string full = "( " + command + " ) >" + shell_quote(out.string()) + " 2>" +
+                     shell_quote(err.string()) + " </dev/null";
+  int status = std::system(full.c_str());
+  CommandResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+std::string run_ok(const std::string& command) {
+  auto r = run(command);
+  EXPECT_EQ(r.exit_code, 0) << "command failed: " << command << "\nstderr:\n" << r.err;
+  return r.out;
+}
+
+std::string python() {
+  return "/usr/bin/python3";
+}
+
+std::string tool(const std::string& name) {
+  return std::string(VCZ_TOOLS_DIR) + "/" + name;
+}
+
+std::string binary() {
+  return VCZ_BINARY;
+}
+
+fs::path shared_data() {
+  auto p = fs::path(VCZ_SOURCE_DIR).parent_path() / "shared" / "data";
+  if (const char* env = std::getenv("VCZSTATS_SHARED_DATA")) p = env;
+  return fs::is_directory(p) ? p : fs::path();
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'')
+      q += "'\\''";
+    else
+      q += c;
+  }
+  return q + "'";
+}
+
+bool have_program(const std::string& name) {
+  return run("command -v " + shell_quote(name)).exit_code == 0;
+}
+
+bool have_python_zarr() {
+  static const bool have =
+      run(shell_quote(python()) + " -c 'import zarr, numcodecs, numba'").exit_code == 0;
+  return have;
+}
+
+}  // namespace vcztest

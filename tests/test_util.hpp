@@ -1,0 +1,83 @@
+#pragma once
+// Helpers shared by the tests: temporary directories, running reference tools, test data.
+
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace vcztest {
+
+/// A fresh directory removed when the object dies.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// Result of a shell command.
+struct CommandResult {
+  int exit_code = 0;
+  std::string out;  ///< stdout
+  std::string err;  ///< stderr
+};
+
+/// Run @p command with /bin/sh, capturing stdout and stderr.
+CommandResult run(const std::string& command);
+
+/// Run a command and fail the test (with its stderr) unless it exits 0; returns stdout.
+std::string run_ok(const std::string& command);
+
+/// Debian's python3 (the one that has zarr, numcodecs and numba), not a pyenv one.
+std::string python();
+
+/// Path of a helper script in tests/tools.
+std::string tool(const std::string& name);
+
+/// The vczstats binary under test.
+std::string binary();
+
+/// ../shared/data of the checkout, or "" when it is absent (a user's clone).
+std::filesystem::path shared_data();
+
+/// Quote a string for the shell.
+std::string shell_quote(const std::string& s);
+
+/// Whether a program is on PATH.
+bool have_program(const std::string& name);
+
+/// Whether python() can import zarr, numcodecs and numba (tests/tools/vcf2vcz.py and
+/// ref_afdist.py need them; the GPU machine has none of them).
+bool have_python_zarr();
+
+}  // namespace vcztest
+
+/// Skip the test with a visible message unless ../shared/data exists.
+#define VCZ_REQUIRE_SHARED_DATA()                                                           \
+  do {                                                                                      \
+    if (vcztest::shared_data().empty())                                                     \
+      GTEST_SKIP() << "skipped: ../shared/data is absent (it exists only in the project's " \
+                      "own checkouts and CI)";                                              \
+  } while (0)
+
+/// Skip unless a reference program is installed (scripts/setup.sh installs them all).
+#define VCZ_REQUIRE_PROGRAM(name)                                                        \
+  do {                                                                                   \
+    if (!vcztest::have_program(name))                                                    \
+      GTEST_SKIP() << "skipped: " << name << " is not installed (run scripts/setup.sh)"; \
+  } while (0)
+
+/// Skip unless python() has zarr, numcodecs and numba (scripts/setup.sh installs them).
+#define VCZ_REQUIRE_PYTHON_ZARR()                                                        \
+  do {                                                                                   \
+    if (!vcztest::have_python_zarr())                                                    \
+      GTEST_SKIP() << "skipped: " << vcztest::python()                                   \
+                   << " cannot import zarr, numcodecs and numba (run scripts/setup.sh)"; \
+  } while (0)
