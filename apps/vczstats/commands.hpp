@@ -1,0 +1,8 @@
+#pragma once
+// One function per subcommand adds it to the application.
+#include <CLI/CLI.hpp>
+
+namespace vczstats::cli {
+void add_info_command(CLI::App& app);
+void add_afdist_command(CLI::App& app);
+}  // namespace vczstats::cli

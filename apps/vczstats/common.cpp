@@ -1,0 +1,184 @@
+#include "common.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <random>
+
+#include "vczstats/error.hpp"
+
+namespace vczstats::cli {
+
+void add_common_options(CLI::App& cmd, CommonOptions& o) {
+  cmd.add_option("STORE", o.store, "VCF Zarr store: a directory or a .zip")->required();
+  cmd.add_option("-r,--regions", o.regions,
+                 "Regions chr, chr:pos, chr:beg-end or chr:beg- (1-based, inclusive), "
+                 "comma-separated")
+      ->group("Selection");
+  cmd.add_option("-R,--regions-file", o.regions_file,
+                 "Regions file: CHROM POS or CHROM BEG END (1-based), or BED (*.bed, 0-based)")
+      ->group("Selection");
+  cmd.add_option("--regions-overlap", o.regions_overlap,
+                 "Select records whose POS is in a region (pos) or that overlap it (record, "
+                 "like bcftools -r)")
+      ->check(CLI::IsMember({"pos", "record", "0", "1"}))
+      ->group("Selection");
+  cmd.add_option("-s,--samples", o.samples,
+                 "Samples to include, comma-separated; ^a,b excludes a and b")
+      ->group("Selection");
+  cmd.add_option("-S,--samples-file", o.samples_file,
+                 "File of sample names, one per line; "
+                 "a leading ^ on the first excludes")
+      ->group("Selection");
+  cmd.add_flag("--force-samples", o.force_samples, "Ignore requested samples absent from the store")
+      ->group("Selection");
+  cmd.add_option("-t,--threads", o.threads, "Decode/compute threads [default: all cores]")
+      ->group("Execution");
+  cmd.add_option("--prefetch", o.prefetch,
+                 "Work units decoded ahead (bounds memory) [default: 2 x threads]")
+      ->group("Execution");
+  cmd.add_option("--device", o.device, "cpu, gpu or auto (GPU when one is usable)")
+      ->check(CLI::IsMember({"cpu", "gpu", "auto"}))
+      ->capture_default_str()
+      ->group("Execution");
+  cmd.add_option("--max-unit-variants", o.max_unit_variants,
+                 "Split work units to at most this many variants (testing; 0 = one chunk)")
+      ->group("Execution");
+  cmd.add_option("-o,--output", o.output, "Output file [default: stdout]")->group("Output");
+  cmd.add_option("--format", o.format, "tsv or json")
+      ->check(CLI::IsMember({"tsv", "json"}))
+      ->capture_default_str()
+      ->group("Output");
+  cmd.add_flag("--progress,!--no-progress", o.progress,
+               "Progress bar on stderr [default: when stderr is a terminal]")
+      ->group("Output");
+  cmd.add_flag("-v,--verbose", o.verbose, "Timing breakdown on stderr")->group("Output");
+}
+
+Query build_query(const CommonOptions& o) {
+  Query q{vcz::VczStore::open(o.store), {}, {}};
+  std::vector<vcz::Region> regions;
+  if (!o.regions.empty() && !o.regions_file.empty())
+    throw UsageError("give either -r/--regions or -R/--regions-file, not both");
+  if (!o.regions.empty()) regions = vcz::parse_regions(o.regions);
+  if (!o.regions_file.empty()) regions = vcz::read_regions_file(o.regions_file);
+  const auto overlap = (o.regions_overlap == "pos" || o.regions_overlap == "0")
+                           ? vcz::RegionOverlap::Pos
+                           : vcz::RegionOverlap::Record;
+  std::vector<std::string> missing;
+  q.plan = q.store.plan(regions, overlap, o.max_unit_variants, &missing);
+  for (const auto& c : missing)
+    fmt::print(stderr, "vczstats: warning: contig '{}' is not in {}; its regions select nothing\n",
+               c, o.store);
+
+  if (!o.samples.empty() && !o.samples_file.empty())
+    throw UsageError("give either -s/--samples or -S/--samples-file, not both");
+  if (!o.samples.empty())
+    q.samples = q.store.select_samples(vcz::split_list(o.samples), o.force_samples);
+  else if (!o.samples_file.empty())
+    q.samples = q.store.select_samples(vcz::read_samples_file(o.samples_file), o.force_samples);
+  else
+    q.samples = q.store.all_samples();
+  if (q.samples.size() == 0) throw UsageError(o.store + ": no samples to analyse");
+  return q;
+}
+
+namespace {
+struct ProgressBar {
+  bool enabled;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last{};
+  void update(std::int64_t done, std::int64_t total, std::int64_t variants) {
+    const auto now = std::chrono::steady_clock::now();
+    if (done != total && now - last < std::chrono::milliseconds(100)) return;
+    last = now;
+    const double secs = std::chrono::duration<double>(now - start).count();
+    const int width = 30;
+    const int fill = total ? static_cast<int>(width * done / total) : width;
+    fmt::print(stderr, "\r[{:=<{}}{:<{}}] {:3d}% {} variants {:.1f} s", "", fill, "", width - fill,
+               total ? static_cast<int>(100 * done / total) : 100, variants, secs);
+    if (done == total) fmt::print(stderr, "\n");
+    std::fflush(stderr);
+  }
+};
+}  // namespace
+
+RunOptions run_options(const CommonOptions& o) {
+  RunOptions r;
+  r.threads = o.threads;
+  r.prefetch = o.prefetch;
+  r.device = parse_device(o.device);
+  const bool show = o.progress == -1 ? isatty(STDERR_FILENO) != 0 : o.progress > 0;
+  if (show) {
+    auto bar = std::make_shared<ProgressBar>(ProgressBar{true});
+    r.progress = [bar](std::int64_t d, std::int64_t t, std::int64_t v) { bar->update(d, t, v); };
+  }
+  return r;
+}
+
+void report_run(const CommonOptions& o, const RunStats& s) {
+  for (const auto& w : s.warnings) fmt::print(stderr, "vczstats: warning: {}\n", w);
+  if (!o.verbose) return;
+  if (!s.note.empty()) fmt::print(stderr, "vczstats: note: {}\n", s.note);
+  const double wall = s.wall_seconds > 0 ? s.wall_seconds : 1e-9;
+  fmt::print(stderr, "vczstats: device {}; {} variants in {} work units; {} genotype calls\n",
+             s.device, s.variants, s.units, s.calls);
+  auto stage = [&](const char* name, double secs, const char* how) {
+    fmt::print(stderr, "vczstats:   {:<12} {:9.3f} s  {}\n", name, secs, how);
+  };
+  stage("read+decode", s.read_decode_seconds, "summed over threads");
+  stage("gather", s.gather_seconds, "summed over threads (sample subsets)");
+  stage("compute", s.compute_seconds, "summed over threads (heavy pass)");
+  stage("reduce", s.reduce_seconds, "merging block counts, per-site reduction (consumer)");
+  fmt::print(stderr, "vczstats:   {:<12} {:9.3f} s  {:.3g} calls/s, {:.3f} GB/s decoded\n", "total",
+             s.wall_seconds, static_cast<double>(s.calls) / wall,
+             static_cast<double>(s.decoded_bytes) / wall * 1e-9);
+}
+
+Output::Output(const std::string& path) {
+  if (path.empty() || path == "-") {
+    file_ = stdout;
+    return;
+  }
+  path_ = path;
+  std::random_device rd;
+  tmp_ = path_;
+  tmp_ += fmt::format(".tmp{:08x}", rd());
+  file_ = std::fopen(tmp_.c_str(), "wb");
+  if (!file_)
+    throw IoError(
+        fmt::format("{}: cannot create output file: {}", tmp_.string(), std::strerror(errno)));
+}
+
+Output::~Output() {
+  if (file_ && file_ != stdout) {
+    std::fclose(file_);
+    if (!committed_) std::filesystem::remove(tmp_);
+  }
+}
+
+void Output::commit() {
+  if (file_ == stdout) {
+    if (std::fflush(stdout) != 0) throw IoError("error writing to standard output");
+    return;
+  }
+  const bool failed = std::ferror(file_) != 0;
+  const bool close_failed = std::fclose(file_) != 0;
+  file_ = nullptr;
+  if (failed || close_failed) {
+    std::filesystem::remove(tmp_);
+    throw IoError(path_.string() + ": write failed");
+  }
+  std::filesystem::rename(tmp_, path_);
+  committed_ = true;
+}
+
+void write(Output& out, const std::string& text) {
+  if (std::fwrite(text.data(), 1, text.size(), out.file()) != text.size())
+    throw IoError("write failed: " + std::string(std::strerror(errno)));
+}
+
+}  // namespace vczstats::cli

@@ -1,0 +1,139 @@
+#pragma once
+/// @file vcz.hpp
+/// @brief The VCF Zarr layer: samples, contigs, variants and call_genotype of a VCZ store, and
+/// queries (regions, sample subsets) turned into a chunk plan.
+
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vczstats/zarr.hpp"
+
+namespace vczstats::vcz {
+
+/// @brief A genomic interval, 1-based and inclusive like bcftools' -r.
+struct Region {
+  std::string contig;
+  std::int64_t start = 1;
+  std::int64_t end = std::numeric_limits<std::int64_t>::max();
+  /// @brief The text it was parsed from: a contig whose name contains ':' matches it whole.
+  std::string spec;
+};
+
+/// @brief Parse bcftools-style regions: "chr", "chr:pos", "chr:beg-end", "chr:beg-", separated
+/// by commas. @throws UsageError on malformed input.
+std::vector<Region> parse_regions(std::string_view spec);
+
+/// @brief Read a regions file like bcftools -R: tab-separated CHROM POS or CHROM BEG END (1-based,
+/// inclusive); files named *.bed or *.bed.gz are BED (0-based, half-open). '#' lines skipped.
+std::vector<Region> read_regions_file(const std::filesystem::path& path);
+
+/// @brief Which records a region selects, as bcftools --regions-overlap.
+enum class RegionOverlap {
+  Pos,     ///< POS lies in the region
+  Record,  ///< [POS, POS + rlen - 1] overlaps the region (bcftools -r default)
+};
+
+/// @brief A unit of work: a range of variants inside one variant chunk of call_genotype, with an
+/// optional mask when only some variants of the range are selected.
+struct WorkUnit {
+  std::int64_t chunk = 0;          ///< variant chunk index of call_genotype
+  std::int64_t begin = 0;          ///< first variant (global index)
+  std::int64_t end = 0;            ///< one past the last variant (global index)
+  std::vector<std::uint8_t> mask;  ///< empty: all of [begin, end); else one flag per variant
+  std::int64_t size() const { return end - begin; }
+  /// @brief Number of selected variants.
+  std::int64_t selected() const;
+};
+
+/// @brief The ordered list of work units a query reads.
+struct ChunkPlan {
+  std::vector<WorkUnit> units;
+  /// @brief Total number of selected variants.
+  std::int64_t selected_variants() const;
+};
+
+/// @brief Selected samples: indices into the store's samples axis, ascending, without hidden ("")
+/// samples.
+struct SampleSelection {
+  std::vector<std::int64_t> indices;
+  std::int64_t size() const { return static_cast<std::int64_t>(indices.size()); }
+};
+
+/// @brief An opened VCF Zarr store.
+class VczStore {
+ public:
+  /// @brief Open a directory or zip store and check that it is VCF Zarr (sample_id,
+  /// variant_position, contig_id; call_genotype unless the store is sites-only).
+  /// @throws IoError, FormatError.
+  static VczStore open(const std::filesystem::path& path);
+
+  const std::string& path() const { return path_; }
+  const zarr::Store& store() const { return *store_; }
+  std::shared_ptr<const zarr::Store> store_ptr() const { return store_; }
+  int zarr_format() const { return zarr_format_; }
+  /// @brief vcf_zarr_version attribute ("" when absent, as in pre-spec sgkit stores).
+  const std::string& vcf_zarr_version() const { return vcf_zarr_version_; }
+  const nlohmann::json& attributes() const { return attributes_; }
+
+  std::int64_t num_variants() const;
+  /// @brief Length of the samples axis, hidden samples included.
+  std::int64_t num_samples_total() const;
+  /// @brief Length of the ploidy axis of call_genotype (0 for a sites-only store).
+  std::int64_t ploidy() const;
+  /// @brief sample_id for every position of the samples axis ("" = hidden).
+  const std::vector<std::string>& sample_ids() const { return sample_ids_; }
+  const std::vector<std::string>& contig_ids() const { return contig_ids_; }
+  /// @brief contig_length, when the store has it.
+  const std::optional<std::vector<std::int64_t>>& contig_lengths() const { return contig_lengths_; }
+
+  /// @brief Whether the store has call_genotype (a sites-only store has none).
+  bool has_genotypes() const { return has_genotypes_; }
+  /// @brief call_genotype. @throws FormatError for a sites-only store.
+  const zarr::Array& genotypes() const;
+  /// @brief Any array of the store by name, or nullopt when absent.
+  std::optional<zarr::Array> array(const std::string& name) const;
+  /// @brief Names of all arrays of the store.
+  std::vector<std::string> array_names() const;
+
+  /// @brief All visible samples (sample_id != "").
+  SampleSelection all_samples() const;
+  /// @brief Samples named in @p names (bcftools -s semantics; a leading '^' on the first name
+  /// excludes the listed samples instead). @throws UsageError for an unknown name unless
+  /// @p ignore_missing.
+  SampleSelection select_samples(const std::vector<std::string>& names,
+                                 bool ignore_missing = false) const;
+
+  /// @brief The chunk plan for the whole store (@p regions empty) or for regions. Units never
+  /// span two variant chunks and hold at most @p max_unit_variants variants (0: a whole chunk).
+  /// Contigs named in regions but absent from the store are reported through @p missing_contigs.
+  ChunkPlan plan(const std::vector<Region>& regions, RegionOverlap overlap,
+                 std::int64_t max_unit_variants = 0,
+                 std::vector<std::string>* missing_contigs = nullptr) const;
+
+ private:
+  std::string path_;
+  std::shared_ptr<const zarr::Store> store_;
+  int zarr_format_ = 2;
+  std::string vcf_zarr_version_;
+  nlohmann::json attributes_;
+  bool has_genotypes_ = false;
+  zarr::Array genotypes_;
+  zarr::Array positions_;
+  std::vector<std::string> sample_ids_;
+  std::vector<std::string> contig_ids_;
+  std::optional<std::vector<std::int64_t>> contig_lengths_;
+};
+
+/// @brief Split a comma-separated list ("a,b,c"); empty items are dropped.
+std::vector<std::string> split_list(std::string_view s, char sep = ',');
+
+/// @brief Read sample names from a file, one per line (first whitespace-separated column).
+std::vector<std::string> read_samples_file(const std::filesystem::path& path);
+
+}  // namespace vczstats::vcz

@@ -1,0 +1,97 @@
+#include "stream/genotype_reader.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "vczstats/error.hpp"
+
+namespace vczstats::stream {
+namespace {
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+GenotypeReader::GenotypeReader(const vcz::VczStore& store, const vcz::SampleSelection& samples)
+    : gt_(store.genotypes()) {
+  ploidy_ = gt_.shape()[2];
+  elem_bytes_ = gt_.dtype().size;
+  if (gt_.chunks()[2] != ploidy_)
+    throw FormatError(store.path() + ": call_genotype is chunked along the ploidy axis (" +
+                      std::to_string(gt_.chunks()[2]) + " of " + std::to_string(ploidy_) +
+                      "); rechunk the store");
+  const std::int64_t cs = gt_.chunks()[1];
+  for (std::int64_t idx : samples.indices) {
+    const std::int64_t chunk = idx / cs;
+    if (blocks_.empty() || blocks_.back().chunk != chunk) blocks_.push_back({chunk, {}, false});
+    blocks_.back().local.push_back(idx - chunk * cs);
+  }
+  for (auto& b : blocks_) b.contiguous_all = static_cast<std::int64_t>(b.local.size()) == cs;
+  num_selected_ = samples.size();
+}
+
+std::int64_t GenotypeReader::gathered_bytes(std::int64_t max_rows) const {
+  std::size_t widest = 0;
+  for (const auto& b : blocks_)
+    if (!b.contiguous_all) widest = std::max(widest, b.local.size());
+  return max_rows * static_cast<std::int64_t>(widest) * ploidy_ * elem_bytes_;
+}
+
+GenotypeChunkView GenotypeReader::read(const vcz::WorkUnit& unit, std::size_t block,
+                                       BlockBuffers& buf, ReadCounters* counters) const {
+  buf.decoded.resize(static_cast<std::size_t>(gt_.chunk_bytes()));
+  buf.gathered.resize(static_cast<std::size_t>(gathered_bytes(unit.size())));
+  return read(unit, block, buf.decoded, buf.gathered, counters);
+}
+
+GenotypeChunkView GenotypeReader::read(const vcz::WorkUnit& unit, std::size_t block,
+                                       std::span<std::byte> decoded, std::span<std::byte> gathered,
+                                       ReadCounters* counters) const {
+  const SampleBlock& sb = blocks_.at(block);
+  const std::int64_t cv = gt_.chunks()[0], cs = gt_.chunks()[1];
+  const std::int64_t row0 = unit.begin - unit.chunk * cv;
+  const std::int64_t rows = unit.end - unit.begin;
+  const std::int64_t stored_row_bytes = cs * ploidy_ * elem_bytes_;
+
+  const std::int64_t t0 = now_ns();
+  if (static_cast<std::int64_t>(decoded.size()) < gt_.chunk_bytes())
+    throw Error("genotype reader: decode buffer too small");
+  const std::int64_t index[3] = {unit.chunk, sb.chunk, 0};
+  gt_.read_chunk(index, decoded.first(static_cast<std::size_t>(gt_.chunk_bytes())));
+  const std::int64_t t1 = now_ns();
+
+  GenotypeChunkView view;
+  view.elem_bytes = elem_bytes_;
+  view.variants = rows;
+  view.samples = static_cast<std::int64_t>(sb.local.size());
+  view.ploidy = ploidy_;
+  view.variant_offset = unit.begin;
+  if (sb.contiguous_all) {
+    // The stored rows are already dense: point into the decoded chunk.
+    view.data = decoded.data() + row0 * stored_row_bytes;
+  } else {
+    const std::int64_t call_bytes = ploidy_ * elem_bytes_;
+    const std::int64_t out_row_bytes = view.samples * call_bytes;
+    if (static_cast<std::int64_t>(gathered.size()) < rows * out_row_bytes)
+      throw Error("genotype reader: gather buffer too small");
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const std::byte* src = decoded.data() + (row0 + r) * stored_row_bytes;
+      std::byte* dst = gathered.data() + r * out_row_bytes;
+      for (std::size_t k = 0; k < sb.local.size(); ++k)
+        std::memcpy(dst + static_cast<std::int64_t>(k) * call_bytes, src + sb.local[k] * call_bytes,
+                    static_cast<std::size_t>(call_bytes));
+    }
+    view.data = gathered.data();
+  }
+  if (counters) {
+    counters->read_decode_ns += t1 - t0;
+    counters->gather_ns += now_ns() - t1;
+    counters->decoded_bytes += gt_.chunk_bytes();
+  }
+  return view;
+}
+
+}  // namespace vczstats::stream

@@ -1,0 +1,67 @@
+#pragma once
+// GenotypeReader: decodes the call_genotype blocks of a work unit (one variant chunk × one
+// sample chunk at a time) and restricts them to the selected samples, producing dense
+// GenotypeChunkViews. Reusable buffers make the steady state allocation-free.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "vczstats/genotypes.hpp"
+#include "vczstats/vcz.hpp"
+
+namespace vczstats::stream {
+
+/// Per-thread buffers a GenotypeReader decodes into.
+struct BlockBuffers {
+  std::vector<std::byte> decoded;   ///< one full chunk as stored
+  std::vector<std::byte> gathered;  ///< selected samples of the unit's rows, dense
+};
+
+/// Time and bytes spent by one read, added up by the caller.
+struct ReadCounters {
+  std::int64_t read_decode_ns = 0;
+  std::int64_t gather_ns = 0;
+  std::int64_t decoded_bytes = 0;
+};
+
+class GenotypeReader {
+ public:
+  GenotypeReader(const vcz::VczStore& store, const vcz::SampleSelection& samples);
+
+  /// Sample blocks (sample chunks holding at least one selected sample).
+  std::size_t num_blocks() const { return blocks_.size(); }
+  /// Selected samples in total.
+  std::int64_t num_samples() const { return num_selected_; }
+  std::int64_t ploidy() const { return ploidy_; }
+  int elem_bytes() const { return elem_bytes_; }
+  /// Bytes of one decoded genotype chunk (the largest buffer a thread needs).
+  std::int64_t chunk_bytes() const { return gt_.chunk_bytes(); }
+
+  /// Bytes a gather buffer needs for any unit of at most @p max_rows rows.
+  std::int64_t gathered_bytes(std::int64_t max_rows) const;
+
+  /// The rows of @p unit for sample block @p block, dense over the block's selected samples.
+  /// Decodes into @p decoded (chunk_bytes()) and, when the block is a sample subset or an edge
+  /// chunk, gathers into @p gathered (gathered_bytes(unit rows)); both may be pinned memory.
+  /// The view points into one of them.
+  GenotypeChunkView read(const vcz::WorkUnit& unit, std::size_t block, std::span<std::byte> decoded,
+                         std::span<std::byte> gathered, ReadCounters* counters = nullptr) const;
+  /// The same with buffers grown as needed.
+  GenotypeChunkView read(const vcz::WorkUnit& unit, std::size_t block, BlockBuffers& buf,
+                         ReadCounters* counters = nullptr) const;
+
+ private:
+  struct SampleBlock {
+    std::int64_t chunk = 0;           ///< sample chunk index
+    std::vector<std::int64_t> local;  ///< selected sample offsets inside the chunk
+    bool contiguous_all = false;      ///< every column of the stored chunk is selected
+  };
+  const zarr::Array& gt_;
+  std::vector<SampleBlock> blocks_;
+  std::int64_t num_selected_ = 0;
+  std::int64_t ploidy_ = 0;
+  int elem_bytes_ = 1;
+};
+
+}  // namespace vczstats::stream

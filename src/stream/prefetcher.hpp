@@ -1,0 +1,108 @@
+#pragma once
+// OrderedPrefetcher: N producer threads compute items 0..n-1 ahead of a single consumer, which
+// receives them in index order. At most `depth` items exist at once (being produced or waiting),
+// so memory in flight is bounded by depth × item size whatever n is. The first exception of a
+// producer reaches the consumer's next() with its message intact; destruction (normal end,
+// error or early exit of the consumer) stops the producers and joins them.
+
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace vczstats::stream {
+
+template <class Item>
+class OrderedPrefetcher {
+ public:
+  using Produce = std::function<Item(std::int64_t index, unsigned producer)>;
+
+  OrderedPrefetcher(std::int64_t n, unsigned producers, unsigned depth, Produce produce)
+      : n_(n), depth_(depth == 0 ? 1 : depth), produce_(std::move(produce)), slots_(depth_) {
+    if (producers == 0) producers = 1;
+    for (unsigned p = 0; p < producers; ++p) threads_.emplace_back([this, p] { run(p); });
+  }
+
+  ~OrderedPrefetcher() {
+    cancel();
+    for (auto& t : threads_) t.join();
+  }
+
+  OrderedPrefetcher(const OrderedPrefetcher&) = delete;
+  OrderedPrefetcher& operator=(const OrderedPrefetcher&) = delete;
+
+  /// The next item in index order; nullopt after the last. Rethrows a producer's exception.
+  std::optional<Item> next() {
+    std::unique_lock lock(mutex_);
+    if (consumed_ >= n_) return std::nullopt;
+    Slot& slot = slots_[static_cast<std::size_t>(consumed_ % depth_)];
+    ready_cv_.wait(lock, [&] { return slot.ready || error_; });
+    if (error_) std::rethrow_exception(error_);
+    std::optional<Item> item = std::move(slot.item);
+    slot.item.reset();
+    slot.ready = false;
+    ++consumed_;
+    lock.unlock();
+    space_cv_.notify_all();
+    return item;
+  }
+
+  /// Stop handing out work; producers finish their current item and exit.
+  void cancel() {
+    {
+      std::lock_guard lock(mutex_);
+      cancelled_ = true;
+    }
+    space_cv_.notify_all();
+    ready_cv_.notify_all();
+  }
+
+ private:
+  struct Slot {
+    std::optional<Item> item;
+    bool ready = false;
+  };
+
+  void run(unsigned producer) {
+    for (;;) {
+      std::int64_t index;
+      {
+        std::unique_lock lock(mutex_);
+        space_cv_.wait(
+            lock, [&] { return cancelled_ || claimed_ >= n_ || claimed_ < consumed_ + depth_; });
+        if (cancelled_ || claimed_ >= n_) return;
+        index = claimed_++;
+      }
+      try {
+        Item item = produce_(index, producer);
+        std::lock_guard lock(mutex_);
+        Slot& slot = slots_[static_cast<std::size_t>(index % depth_)];
+        slot.item.emplace(std::move(item));
+        slot.ready = true;
+      } catch (...) {
+        std::lock_guard lock(mutex_);
+        if (!error_) error_ = std::current_exception();
+        cancelled_ = true;
+      }
+      ready_cv_.notify_all();
+    }
+  }
+
+  const std::int64_t n_;
+  const std::int64_t depth_;
+  Produce produce_;
+  std::vector<Slot> slots_;
+  std::vector<std::thread> threads_;
+  std::mutex mutex_;
+  std::condition_variable space_cv_, ready_cv_;
+  std::int64_t claimed_ = 0;
+  std::int64_t consumed_ = 0;
+  bool cancelled_ = false;
+  std::exception_ptr error_;
+};
+
+}  // namespace vczstats::stream

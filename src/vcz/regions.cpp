@@ -1,0 +1,144 @@
+// Region and sample-list parsing with bcftools' conventions.
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "vczstats/error.hpp"
+#include "vczstats/vcz.hpp"
+
+namespace vczstats::vcz {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+// Parse a positive decimal position; bcftools also accepts thousands separators inside files,
+// but a ',' separates regions on the command line, so only digits are accepted here.
+std::int64_t parse_position(std::string_view text, std::string_view whole) {
+  std::int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size() || v < 0)
+    throw UsageError("cannot parse region '" + std::string(whole) +
+                     "': expected chr, chr:pos, chr:beg-end or chr:beg-");
+  return v;
+}
+
+// Read a whole (optionally gzip-compressed) text file.
+std::string read_text_file(const std::filesystem::path& path) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) throw IoError(path.string() + ": cannot open: " + std::strerror(errno));
+  std::string text;
+  char buf[1 << 16];
+  int n;
+  while ((n = gzread(f, buf, sizeof buf)) > 0) text.append(buf, static_cast<std::size_t>(n));
+  const bool failed = n < 0;
+  gzclose(f);
+  if (failed) throw IoError(path.string() + ": read error");
+  return text;
+}
+
+}  // namespace
+
+std::vector<std::string> split_list(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos <= s.size()) {
+    auto next = s.find(sep, pos);
+    if (next == std::string_view::npos) next = s.size();
+    auto item = trim(s.substr(pos, next - pos));
+    if (!item.empty()) out.emplace_back(item);
+    pos = next + 1;
+  }
+  return out;
+}
+
+std::vector<Region> parse_regions(std::string_view spec) {
+  std::vector<Region> regions;
+  for (const auto& item : split_list(spec, ',')) {
+    Region r;
+    r.spec = item;
+    // Contig names may themselves contain ':' (HLA alleles); the last ':' separates the range
+    // here, and VczStore::plan() matches the whole spec against contig names first.
+    auto colon = item.rfind(':');
+    if (colon == std::string::npos) {
+      r.contig = item;
+    } else {
+      r.contig = item.substr(0, colon);
+      std::string_view range = std::string_view(item).substr(colon + 1);
+      auto dash = range.find('-');
+      if (dash == std::string_view::npos) {
+        r.start = r.end = parse_position(range, item);
+      } else {
+        r.start = parse_position(range.substr(0, dash), item);
+        auto end_text = range.substr(dash + 1);
+        if (!end_text.empty()) r.end = parse_position(end_text, item);
+      }
+      if (r.start < 1)
+        throw UsageError("cannot parse region '" + item + "': positions are 1-based");
+      if (r.end < r.start) throw UsageError("region '" + item + "' ends before it starts");
+    }
+    if (r.contig.empty()) throw UsageError("cannot parse region '" + item + "': no contig");
+    regions.push_back(std::move(r));
+  }
+  if (regions.empty()) throw UsageError("empty region list");
+  return regions;
+}
+
+std::vector<Region> read_regions_file(const std::filesystem::path& path) {
+  const std::string name = path.filename().string();
+  const bool bed = name.ends_with(".bed") || name.ends_with(".bed.gz");
+  std::istringstream in(read_text_file(path));
+  std::vector<Region> regions;
+  std::string line;
+  std::int64_t lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    auto t = trim(line);
+    if (t.empty() || t.front() == '#' || t.starts_with("track ") || t.starts_with("browser "))
+      continue;
+    std::vector<std::string> cols;
+    std::istringstream ls{std::string(t)};
+    std::string col;
+    while (ls >> col) cols.push_back(col);
+    auto bad = [&](const std::string& why) {
+      return UsageError(path.string() + ":" + std::to_string(lineno) + ": " + why);
+    };
+    if (cols.size() < 2) throw bad("expected CHROM POS or CHROM BEG END");
+    Region r;
+    r.contig = cols[0];
+    try {
+      r.start = std::stoll(cols[1]);
+      r.end = cols.size() >= 3 ? std::stoll(cols[2]) : r.start;
+    } catch (const std::exception&) {
+      throw bad("positions must be integers");
+    }
+    if (bed) r.start += 1;  // BED is 0-based, half-open
+    if (r.start < 1 || r.end < r.start) throw bad("invalid interval");
+    regions.push_back(std::move(r));
+  }
+  if (regions.empty()) throw UsageError(path.string() + ": no regions in file");
+  return regions;
+}
+
+std::vector<std::string> read_samples_file(const std::filesystem::path& path) {
+  std::istringstream in(read_text_file(path));
+  std::vector<std::string> names;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string first;
+    if (ls >> first && first.front() != '#') names.push_back(first);
+  }
+  return names;
+}
+
+}  // namespace vczstats::vcz

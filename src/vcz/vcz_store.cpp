@@ -1,0 +1,293 @@
+// VczStore: the VCF Zarr schema on top of the Zarr layer, and query → chunk plan.
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <unordered_map>
+
+#include "vczstats/error.hpp"
+#include "vczstats/vcz.hpp"
+
+namespace vczstats::vcz {
+
+std::int64_t WorkUnit::selected() const {
+  if (mask.empty()) return size();
+  return std::count(mask.begin(), mask.end(), std::uint8_t{1});
+}
+
+std::int64_t ChunkPlan::selected_variants() const {
+  std::int64_t n = 0;
+  for (const auto& u : units) n += u.selected();
+  return n;
+}
+
+VczStore VczStore::open(const std::filesystem::path& path) {
+  VczStore s;
+  s.path_ = path.string();
+  s.store_ = zarr::open_store(path);
+  auto group = zarr::open_group(*s.store_);
+  s.zarr_format_ = group.zarr_format;
+  s.attributes_ = group.attributes;
+  if (auto it = s.attributes_.find("vcf_zarr_version");
+      it != s.attributes_.end() && it->is_string())
+    s.vcf_zarr_version_ = it->get<std::string>();
+
+  for (const char* required : {"sample_id", "variant_position", "contig_id"}) {
+    if (!s.array(required))
+      throw FormatError(s.path_ + ": not a VCF Zarr store: array '" + required + "' is missing");
+  }
+  s.positions_ = zarr::Array::open(s.store_, "variant_position");
+  if (s.positions_.ndim() != 1)
+    throw FormatError(s.path_ + ": variant_position must have one dimension");
+  auto samples = zarr::Array::open(s.store_, "sample_id");
+  s.sample_ids_ = samples.read_region_strings(std::vector<std::int64_t>{0}, samples.shape());
+
+  if (auto g = s.array("call_genotype")) {
+    s.has_genotypes_ = true;
+    s.genotypes_ = *g;
+    if (g->ndim() != 3)
+      throw FormatError(s.path_ +
+                        ": call_genotype must have 3 dimensions (variants, samples, "
+                        "ploidy), found " +
+                        std::to_string(g->ndim()));
+    if (g->dtype().kind != zarr::DataKind::Int)
+      throw FormatError(s.path_ + ": call_genotype must hold signed integers, found " +
+                        g->dtype().name());
+    if (static_cast<std::int64_t>(s.sample_ids_.size()) != g->shape()[1])
+      throw FormatError(s.path_ + ": sample_id has " + std::to_string(s.sample_ids_.size()) +
+                        " entries but call_genotype has " + std::to_string(g->shape()[1]) +
+                        " samples");
+    if (g->shape()[0] != s.positions_.shape()[0])
+      throw FormatError(
+          s.path_ + ": variant_position has " + std::to_string(s.positions_.shape()[0]) +
+          " entries but call_genotype has " + std::to_string(g->shape()[0]) + " variants");
+  }
+  auto contigs = zarr::Array::open(s.store_, "contig_id");
+  s.contig_ids_ = contigs.read_region_strings(std::vector<std::int64_t>{0}, contigs.shape());
+  if (auto len = s.array("contig_length")) s.contig_lengths_ = len->read_all_as<std::int64_t>();
+  return s;
+}
+
+const zarr::Array& VczStore::genotypes() const {
+  if (!has_genotypes_) throw FormatError(path_ + ": the store has no call_genotype (sites only)");
+  return genotypes_;
+}
+
+std::int64_t VczStore::num_variants() const {
+  return positions_.shape()[0];
+}
+std::int64_t VczStore::num_samples_total() const {
+  return static_cast<std::int64_t>(sample_ids_.size());
+}
+std::int64_t VczStore::ploidy() const {
+  return has_genotypes_ ? genotypes_.shape()[2] : 0;
+}
+
+std::optional<zarr::Array> VczStore::array(const std::string& name) const {
+  const bool present = zarr_format_ == 3 ? store_->contains(name + "/zarr.json")
+                                         : store_->contains(name + "/.zarray");
+  if (!present) return std::nullopt;
+  return zarr::Array::open(store_, name);
+}
+
+std::vector<std::string> VczStore::array_names() const {
+  return zarr::list_arrays(*store_);
+}
+
+SampleSelection VczStore::all_samples() const {
+  SampleSelection sel;
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(sample_ids_.size()); ++i)
+    if (!sample_ids_[static_cast<std::size_t>(i)].empty()) sel.indices.push_back(i);
+  return sel;
+}
+
+SampleSelection VczStore::select_samples(const std::vector<std::string>& names,
+                                         bool ignore_missing) const {
+  std::vector<std::string> wanted = names;
+  bool exclude = false;
+  if (!wanted.empty() && wanted.front().starts_with("^")) {
+    exclude = true;
+    wanted.front().erase(0, 1);
+  }
+  std::unordered_map<std::string, std::int64_t> index;
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(sample_ids_.size()); ++i) {
+    const auto& id = sample_ids_[static_cast<std::size_t>(i)];
+    if (!id.empty()) index.emplace(id, i);
+  }
+  std::vector<std::uint8_t> chosen(sample_ids_.size(), 0);
+  for (const auto& name : wanted) {
+    auto it = index.find(name);
+    if (it == index.end()) {
+      if (ignore_missing) continue;
+      throw UsageError("sample '" + name + "' is not in " + path_ +
+                       " (use --force-samples to ignore unknown samples)");
+    }
+    chosen[static_cast<std::size_t>(it->second)] = 1;
+  }
+  SampleSelection sel;
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(sample_ids_.size()); ++i) {
+    const bool visible = !sample_ids_[static_cast<std::size_t>(i)].empty();
+    const bool in_list = chosen[static_cast<std::size_t>(i)] != 0;
+    if (visible && in_list != exclude) sel.indices.push_back(i);
+  }
+  if (sel.indices.empty()) throw UsageError("the sample selection is empty");
+  return sel;
+}
+
+namespace {
+
+// Disjoint, sorted intervals of one contig.
+struct Intervals {
+  std::vector<std::int64_t> starts, ends;  // 1-based inclusive
+
+  void add(std::int64_t s, std::int64_t e) {
+    starts.push_back(s);
+    ends.push_back(e);
+  }
+  void normalise() {
+    std::vector<std::size_t> order(starts.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](auto a, auto b) { return starts[a] < starts[b]; });
+    std::vector<std::int64_t> s, e;
+    for (auto i : order) {
+      if (!s.empty() && starts[i] <= e.back()) {
+        e.back() = std::max(e.back(), ends[i]);
+      } else {
+        s.push_back(starts[i]);
+        e.push_back(ends[i]);
+      }
+    }
+    starts = std::move(s);
+    ends = std::move(e);
+  }
+  // Whether [lo, hi] overlaps any interval.
+  bool overlaps(std::int64_t lo, std::int64_t hi) const {
+    auto it = std::lower_bound(ends.begin(), ends.end(), lo);  // first interval ending >= lo
+    if (it == ends.end()) return false;
+    return starts[static_cast<std::size_t>(it - ends.begin())] <= hi;
+  }
+  std::int64_t min_start() const { return starts.front(); }
+  std::int64_t max_end() const { return ends.back(); }
+};
+
+void add_units(ChunkPlan& plan, std::int64_t chunk, std::int64_t begin, std::int64_t end,
+               const std::vector<std::uint8_t>* mask, std::int64_t max_unit) {
+  // mask (when given) covers [begin, end) and has its first and last entries set.
+  const std::int64_t step = max_unit > 0 ? max_unit : end - begin;
+  for (std::int64_t b = begin; b < end; b += step) {
+    WorkUnit u;
+    u.chunk = chunk;
+    u.begin = b;
+    u.end = std::min(end, b + step);
+    if (mask) {
+      auto first = mask->begin() + (u.begin - begin);
+      auto last = mask->begin() + (u.end - begin);
+      if (std::find(first, last, std::uint8_t{0}) != last) u.mask.assign(first, last);
+      if (std::find(first, last, std::uint8_t{1}) == last) continue;  // nothing selected
+    }
+    plan.units.push_back(std::move(u));
+  }
+}
+
+}  // namespace
+
+ChunkPlan VczStore::plan(const std::vector<Region>& regions, RegionOverlap overlap,
+                         std::int64_t max_unit_variants,
+                         std::vector<std::string>* missing_contigs) const {
+  ChunkPlan plan;
+  const std::int64_t nvar = num_variants();
+  // Work units follow call_genotype's variant chunks (variant_position's for a sites-only store).
+  const zarr::Array& axis = has_genotypes_ ? genotypes_ : positions_;
+  const std::int64_t csize = axis.chunks()[0];
+  const std::int64_t nchunks = axis.num_chunks(0);
+  if (regions.empty()) {
+    for (std::int64_t c = 0; c < nchunks; ++c)
+      add_units(plan, c, c * csize, std::min(nvar, (c + 1) * csize), nullptr, max_unit_variants);
+    return plan;
+  }
+
+  // Resolve contig names; a spec that is itself a contig name means the whole contig.
+  std::unordered_map<std::string, std::int64_t> contig_index;
+  for (std::size_t i = 0; i < contig_ids_.size(); ++i)
+    contig_index.emplace(contig_ids_[i], static_cast<std::int64_t>(i));
+  std::map<std::int64_t, Intervals> by_contig;
+  for (const auto& r : regions) {
+    if (auto it = contig_index.find(r.spec);
+        !r.spec.empty() && r.spec != r.contig && it != contig_index.end()) {
+      by_contig[it->second].add(1, std::numeric_limits<std::int64_t>::max());
+      continue;
+    }
+    auto it = contig_index.find(r.contig);
+    if (it == contig_index.end()) {
+      if (missing_contigs) missing_contigs->push_back(r.contig);
+      continue;
+    }
+    by_contig[it->second].add(r.start, r.end);
+  }
+  for (auto& [c, iv] : by_contig) iv.normalise();
+  if (by_contig.empty()) return plan;
+
+  // Candidate chunks: from region_index when present (no genotype-sized reads), else all.
+  std::vector<std::uint8_t> candidate(static_cast<std::size_t>(nchunks), 0);
+  bool have_index = false;
+  if (auto ri = array("region_index"); ri && ri->ndim() == 2 && ri->shape()[1] >= 5) {
+    auto rows = ri->read_all_as<std::int64_t>();
+    const std::int64_t ncol = ri->shape()[1];
+    // region_index rows: chunk, contig, first POS, last POS, max END, records. It is written
+    // for the variant chunking of the store, which equals call_genotype's in bio2zarr stores;
+    // use it only when that holds.
+    if (positions_.chunks()[0] == csize) {
+      have_index = true;
+      for (std::size_t row = 0; row + static_cast<std::size_t>(ncol) <= rows.size();
+           row += static_cast<std::size_t>(ncol)) {
+        const std::int64_t chunk = rows[row], contig = rows[row + 1];
+        const std::int64_t first = rows[row + 2], max_end = rows[row + 4];
+        auto it = by_contig.find(contig);
+        if (it == by_contig.end() || chunk < 0 || chunk >= nchunks) continue;
+        const std::int64_t hi = overlap == RegionOverlap::Pos ? rows[row + 3] : max_end;
+        if (it->second.overlaps(first, hi)) candidate[static_cast<std::size_t>(chunk)] = 1;
+      }
+    }
+  }
+  if (!have_index) std::fill(candidate.begin(), candidate.end(), std::uint8_t{1});
+
+  auto contig_arr = array("variant_contig");
+  auto len_arr = overlap == RegionOverlap::Record ? array("variant_length") : std::nullopt;
+  std::optional<zarr::Array> allele_arr;
+  if (overlap == RegionOverlap::Record && !len_arr) allele_arr = array("variant_allele");
+
+  for (std::int64_t c = 0; c < nchunks; ++c) {
+    if (!candidate[static_cast<std::size_t>(c)]) continue;
+    const std::int64_t b = c * csize, e = std::min(nvar, (c + 1) * csize);
+    const std::vector<std::int64_t> start{b}, stop{e};
+    std::vector<std::int64_t> contig(static_cast<std::size_t>(e - b), 0);
+    if (contig_arr) contig = contig_arr->read_region_as<std::int64_t>(start, stop);
+    auto pos = positions_.read_region_as<std::int64_t>(start, stop);
+    std::vector<std::int64_t> len;
+    if (len_arr) {
+      len = len_arr->read_region_as<std::int64_t>(start, stop);
+    } else if (allele_arr) {
+      const std::vector<std::int64_t> astart{b, 0}, astop{e, 1};
+      auto ref = allele_arr->read_region_strings(astart, astop);
+      for (auto& r : ref) len.push_back(std::max<std::int64_t>(1, std::ssize(r)));
+    }
+    std::vector<std::uint8_t> mask(static_cast<std::size_t>(e - b), 0);
+    for (std::int64_t i = 0; i < e - b; ++i) {
+      auto it = by_contig.find(contig[static_cast<std::size_t>(i)]);
+      if (it == by_contig.end()) continue;
+      const std::int64_t p = pos[static_cast<std::size_t>(i)];
+      const std::int64_t last =
+          len.empty() ? p : p + std::max<std::int64_t>(1, len[static_cast<std::size_t>(i)]) - 1;
+      mask[static_cast<std::size_t>(i)] = it->second.overlaps(p, last) ? 1 : 0;
+    }
+    auto first = std::find(mask.begin(), mask.end(), std::uint8_t{1});
+    if (first == mask.end()) continue;
+    auto last = std::find(mask.rbegin(), mask.rend(), std::uint8_t{1}).base();
+    const std::vector<std::uint8_t> sub(first, last);
+    add_units(plan, c, b + (first - mask.begin()), b + (last - mask.begin()), &sub,
+              max_unit_variants);
+  }
+  return plan;
+}
+
+}  // namespace vczstats::vcz

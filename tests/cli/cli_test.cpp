@@ -1,0 +1,148 @@
+// The command line: info against bcftools' view of the same VCF, exit codes and one-line error
+// messages naming the file, array or chunk, and help text.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "test_util.hpp"
+
+using namespace vcztest;
+namespace fs = std::filesystem;
+
+namespace {
+std::string field(const std::string& text, const std::string& key) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(key + "\t", 0) == 0) return line.substr(key.size() + 1);
+  return "";
+}
+
+std::string count_lines(const std::string& cmd) {
+  auto out = run_ok(cmd + " | wc -l");
+  return out.substr(0, out.find_first_of(" \n"));
+}
+
+std::string make_store(const TempDir& dir, const std::string& name, const std::string& vcf_args,
+                       const std::string& convert_args) {
+  const auto vcf = (dir / (name + ".vcf.gz")).string();
+  const auto store = (dir / (name + ".vcz")).string();
+  run_ok(python() + " " + tool("random_vcf.py") + " " + vcf_args + " -o " + vcf);
+  run_ok(python() + " " + tool("vcf2vcz.py") + " " + vcf + " " + store + " " + convert_args);
+  return store;
+}
+}  // namespace
+
+TEST(CliInfo, CountsMatchBcftoolsOnSharedStores) {
+  VCZ_REQUIRE_SHARED_DATA();
+  VCZ_REQUIRE_PROGRAM("bcftools");
+  const auto d = shared_data();
+  for (const auto& [store, vcf] : std::vector<std::pair<std::string, std::string>>{
+           {"vcztools/sample.vcz.zip", "vcztools/sample.vcf.gz"},
+           {"vcztools/sample.vcz3.zip", "vcztools/sample.vcf.gz"},
+           {"vcztools/chr22.vcz.zip", "vcztools/chr22.vcf.gz"},
+           {"vcztools/1kg_2020_chrM.vcz.zip", "vcztools/1kg_2020_chrM.vcf.gz"},
+           {"ag1000g/gamb.X.8-12Mb.n100.derived.vcz.zip",
+            "ag1000g/gamb.X.8-12Mb.n100.derived.vcf.gz"}}) {
+    const auto info = run_ok(binary() + " info " + (d / store).string());
+    EXPECT_EQ(field(info, "variants"), count_lines("bcftools view -H " + (d / vcf).string()))
+        << store;
+    EXPECT_EQ(field(info, "samples"), count_lines("bcftools query -l " + (d / vcf).string()))
+        << store;
+    EXPECT_NE(info.find("call_genotype\tint8"), std::string::npos) << info;
+  }
+  // A sites-only store and the annotations store open too.
+  for (const std::string store :
+       {"vcztools/field_type_combos.vcz.zip", "vcztools/1kg_2020_chr20_annotations.vcz.zip"}) {
+    auto r = run(binary() + " info " + (d / store).string());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  }
+  // JSON output parses as the same numbers.
+  const auto json = run_ok(binary() + " info --format json " +
+                           (d / "ag1000g/gamb.X.8-12Mb.n100.derived.vcz.zip").string());
+  EXPECT_NE(json.find("\"variants\": 1019012"), std::string::npos);
+}
+
+TEST(CliErrors, MissingStoreIsAOneLineErrorNamingThePath) {
+  auto r = run(binary() + " afdist /nonexistent/store.vcz");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("/nonexistent/store.vcz"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST(CliErrors, NotAVczStore) {
+  TempDir dir;
+  fs::create_directory(dir / "empty");
+  auto r = run(binary() + " info " + (dir / "empty").string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("empty"), std::string::npos) << r.err;
+  std::ofstream(dir / "junk.zip") << "this is not a zip file";
+  r = run(binary() + " afdist " + (dir / "junk.zip").string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("junk.zip"), std::string::npos) << r.err;
+}
+
+TEST(CliErrors, CorruptGenotypeChunkNamesTheChunk) {
+  TempDir dir;
+  const auto store =
+      make_store(dir, "c", "--seed 3 --samples 10 --variants 100", "--variants-chunk-size 20");
+  // Overwrite one chunk with garbage, and truncate another.
+  { std::ofstream(fs::path(store) / "call_genotype" / "2.0.0", std::ios::binary) << "garbage!"; }
+  auto r = run(binary() + " afdist " + store);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("call_genotype/2.0.0"), std::string::npos) << r.err;
+  const auto chunk3 = fs::path(store) / "call_genotype" / "3.0.0";
+  fs::resize_file(chunk3, fs::file_size(chunk3) / 2);
+  fs::remove(fs::path(store) / "call_genotype" / "2.0.0");  // absent: reads as 0/0, fine
+  r = run(binary() + " afdist " + store);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("call_genotype/3.0.0"), std::string::npos) << r.err;
+}
+
+TEST(CliErrors, UsageErrorsExitWith2) {
+  TempDir dir;
+  const auto store = make_store(dir, "u", "--seed 4 --samples 4 --variants 10", "");
+  for (const std::string& args : std::vector<std::string>{
+           "afdist", "afdist " + store + " --bins 0", "afdist " + store + " --method plink",
+           "afdist " + store + " -r chr1:x-y", "afdist " + store + " -s nobody",
+           "afdist " + store + " --no-such-option", "frobnicate " + store}) {
+    auto r = run(binary() + " " + args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_FALSE(r.err.empty()) << args;
+  }
+  // --force-samples ignores unknown names.
+  auto r = run(binary() + " afdist " + store + " -s nobody,$(bcftools query -l " +
+               (dir / "u.vcf.gz").string() + " | head -1) --force-samples");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(CliErrors, GpuRequestWithoutGpuIsAClearError) {
+  TempDir dir;
+  const auto store = make_store(dir, "g", "--seed 5 --samples 4 --variants 10", "");
+  auto r = run(binary() + " afdist --device gpu " + store);
+  if (r.exit_code == 0) GTEST_SKIP() << "skipped: this machine has a usable GPU";
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--device gpu"), std::string::npos) << r.err;
+  // auto falls back to the CPU and says so under -v.
+  r = run(binary() + " afdist --device auto -v " + store);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("using the CPU"), std::string::npos) << r.err;
+}
+
+TEST(CliHelp, EverySubcommandExplainsItself) {
+  auto r = run(binary() + " --help");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const std::string cmd : {"info", "afdist"}) {
+    EXPECT_NE(r.out.find(cmd), std::string::npos);
+    auto h = run(binary() + " " + cmd + " --help");
+    EXPECT_EQ(h.exit_code, 0);
+    EXPECT_NE(h.out.find("STORE"), std::string::npos) << h.out;
+  }
+  auto h = run(binary() + " afdist --help");
+  for (const std::string opt : {"--regions", "--samples", "--threads", "--device", "--method",
+                                "--bins", "--output", "--format", "--progress", "--verbose"})
+    EXPECT_NE(h.out.find(opt), std::string::npos) << opt;
+}
