@@ -32,7 +32,7 @@ VczStore VczStore::open(const std::filesystem::path& path) {
       it != s.attributes_.end() && it->is_string())
     s.vcf_zarr_version_ = it->get<std::string>();
 
-  for (const char* required : {"sample_id", "variant_position", "contig_id"}) {
+  for (const char* required : {"sample_id", "variant_position"}) {
     if (!s.array(required))
       throw FormatError(s.path_ + ": not a VCF Zarr store: array '" + required + "' is missing");
   }
@@ -62,8 +62,16 @@ VczStore VczStore::open(const std::filesystem::path& path) {
           s.path_ + ": variant_position has " + std::to_string(s.positions_.shape()[0]) +
           " entries but call_genotype has " + std::to_string(g->shape()[0]) + " variants");
   }
-  auto contigs = zarr::Array::open(s.store_, "contig_id");
-  s.contig_ids_ = contigs.read_region_strings(std::vector<std::int64_t>{0}, contigs.shape());
+  if (auto contigs = s.array("contig_id")) {
+    s.contig_ids_ = contigs->read_region_strings(std::vector<std::int64_t>{0}, contigs->shape());
+  } else if (auto it = s.attributes_.find("contigs"); it != s.attributes_.end() && it->is_array()) {
+    // Stores written by sgkit before the VCF Zarr spec list contigs in a group attribute.
+    for (const auto& c : *it) s.contig_ids_.push_back(c.get<std::string>());
+  } else {
+    throw FormatError(s.path_ +
+                      ": not a VCF Zarr store: no contig_id array and no 'contigs' "
+                      "attribute");
+  }
   if (auto len = s.array("contig_length")) s.contig_lengths_ = len->read_all_as<std::int64_t>();
   return s;
 }

@@ -101,3 +101,21 @@ TEST(VczSamples, SelectionFollowsBcftoolsAndHidesEmptyIds) {
   EXPECT_THROW(store.select_samples({"nobody"}), UsageError);
   EXPECT_EQ(store.select_samples({"nobody", ids[1]}, true).indices, (std::vector<std::int64_t>{1}));
 }
+
+TEST(VczStore, PreSpecSgkitStoresListContigsInAnAttribute) {
+  TempDir dir;
+  const auto vcf = (dir / "k.vcf.gz").string();
+  run_ok(python() + " " + tool("random_vcf.py") + " --seed 12 --samples 4 --variants 30 " +
+         "--contigs 2 -o " + vcf);
+  const auto path = (dir / "k.vcz").string();
+  run_ok(python() + " " + tool("vcf2vcz.py") + " " + vcf + " " + path);
+  const auto before = vcz::VczStore::open(path).contig_ids();
+  // Rewrite it the way sgkit < 0.6 laid stores out: no contig_id, a 'contigs' attribute.
+  run_ok(python() + " -c \"import zarr, shutil; z = zarr.open('" + path +
+         "'); z.attrs['contigs'] = list(z['contig_id'][:]); shutil.rmtree('" + path +
+         "/contig_id')\"");
+  auto store = vcz::VczStore::open(path);
+  EXPECT_EQ(store.contig_ids(), before);
+  auto plan = store.plan(vcz::parse_regions(before[1]), vcz::RegionOverlap::Record);
+  EXPECT_GT(plan.selected_variants(), 0);
+}
