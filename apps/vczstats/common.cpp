@@ -44,6 +44,10 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
       ->check(CLI::IsMember({"cpu", "gpu", "auto"}))
       ->capture_default_str()
       ->group("Execution");
+  cmd.add_option("--gpu-streams", o.gpu_streams,
+                 "CUDA streams of the GPU pipeline (copies and kernels overlap across them) "
+                 "[default: 3]")
+      ->group("Execution");
   cmd.add_option("--max-unit-variants", o.max_unit_variants,
                  "Split work units to at most this many variants (testing; 0 = one chunk)")
       ->group("Execution");
@@ -110,6 +114,7 @@ RunOptions run_options(const CommonOptions& o) {
   RunOptions r;
   r.threads = o.threads;
   r.prefetch = o.prefetch;
+  r.gpu_streams = o.gpu_streams;
   r.device = parse_device(o.device);
   const bool show = o.progress == -1 ? isatty(STDERR_FILENO) != 0 : o.progress > 0;
   if (show) {
@@ -131,7 +136,13 @@ void report_run(const CommonOptions& o, const RunStats& s) {
   };
   stage("read+decode", s.read_decode_seconds, "summed over threads");
   stage("gather", s.gather_seconds, "summed over threads (sample subsets)");
-  stage("compute", s.compute_seconds, "summed over threads (heavy pass)");
+  if (s.h2d_bytes > 0)
+    fmt::print(stderr, "vczstats:   {:<12} {:9.3f} s  {:.2f} GB copied, summed over streams\n",
+               "host->device", s.h2d_seconds, static_cast<double>(s.h2d_bytes) * 1e-9);
+  stage("compute", s.compute_seconds,
+        s.h2d_bytes > 0 ? "heavy-pass and histogram kernels (CUDA events, summed over streams)"
+                        : "summed over threads (heavy pass)");
+  if (s.h2d_bytes > 0) stage("device->host", s.d2h_seconds, "histogram");
   stage("reduce", s.reduce_seconds, "merging block counts, per-site reduction (consumer)");
   fmt::print(stderr, "vczstats:   {:<12} {:9.3f} s  {:.3g} calls/s, {:.3f} GB/s decoded\n", "total",
              s.wall_seconds, static_cast<double>(s.calls) / wall,

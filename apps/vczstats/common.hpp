@@ -22,6 +22,7 @@ struct CommonOptions {
   bool force_samples = false;
   unsigned threads = 0;
   unsigned prefetch = 0;
+  unsigned gpu_streams = 0;
   std::string device = "auto";
   std::string output;
   std::string format = "tsv";

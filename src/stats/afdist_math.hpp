@@ -67,6 +67,25 @@ VCZ_HD inline void zarr_add_sample(AfdistSite& s, const T* g) {
   s.hom_alt += (a == b && a != 0) ? 1 : 0;
 }
 
+/// The site of diploid-record counts gathered by the branch-free fast paths (CPU and GPU):
+/// an/ac1 over every call; dosage counts among complete length-2 calls and among length-1
+/// (haploid) ones; the record ploidy is 2 when any call has length 2, else 1 when any has 1.
+VCZ_HD inline AfdistSite diploid_site(int an, int ac1, int d1, int d2, int d1_haploid,
+                                      bool any_length2, bool any_length1) {
+  AfdistSite s;
+  s.an = an;
+  s.ac1 = ac1;
+  if (any_length2) {
+    s.ploidy = 2;
+    s.n_dosage1 = d1;
+    s.n_dosage2 = d2;
+  } else if (any_length1) {
+    s.ploidy = 1;
+    s.n_dosage1 = d1_haploid;
+  }
+  return s;
+}
+
 /// Combine partial counts of one site from two disjoint sets of samples.
 VCZ_HD inline void merge_site(AfdistSite& a, const AfdistSite& b) {
   a.an += b.an;

@@ -55,16 +55,7 @@ void count_int8_diploid(const GenotypeChunkView& blk, std::span<AfdistSite> site
         len2 += l2;
         len1 += l1;
       }
-      part.an = an;
-      part.ac1 = ac1;
-      if (len2) {
-        part.ploidy = 2;
-        part.n_dosage1 = d1_2;
-        part.n_dosage2 = d2_2;
-      } else if (len1) {
-        part.ploidy = 1;
-        part.n_dosage1 = d1_1;
-      }
+      part = afdist::diploid_site(an, ac1, d1_2, d2_2, d1_1, len2 > 0, len1 > 0);
     } else {
       int ref = 0, het = 0, hom_alt = 0;
       for (std::int64_t i = 0; i < n; ++i) {

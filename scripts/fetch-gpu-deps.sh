@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Run HERE (the Debian development machine), before sending the tree to the GPU machine:
+#  1. downloads (apt-get download, no install) the Debian packages the GPU machine's image lacks
+#     for building vczstats into .debs/ (git-ignored); scripts/gpu-check.sh unpacks them there
+#     into a private prefix;
+#  2. makes the test stores of tests/backend/gpu_test_stores.tsv into .gpu/stores/ (git-ignored)
+#     with tests/tools (random_vcf.py + vcf2vcz.py need bcftools and python3-zarr, which the GPU
+#     machine lacks); the GPU end-to-end test reads them through $VCZSTATS_TEST_STORES.
+# Both folders must then travel with the tree: name `.debs` and `.gpu` in the device tool's carry.
+#
+# What the build needs (CMakeLists.txt): headers + link-time .so of blosc, zstd, lz4, isa-l, zlib,
+# bzip2; CMake packages of nlohmann_json, fmt, CLI11, GTest. The runtime libraries come too, so
+# the -dev .so symlinks resolve inside the prefix. Google Benchmark is not needed (no *_bench.cpp).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  libblosc1 libblosc-dev libsnappy1v5
+  libzstd1 libzstd-dev liblz4-1 liblz4-dev zlib1g zlib1g-dev libbz2-1.0 libbz2-dev
+  libisal2 libisal-dev
+  libfmt9 libfmt-dev nlohmann-json3-dev libcli11-dev libgtest-dev
+)
+
+mkdir -p .debs
+if [ "$(id -u)" -eq 0 ]; then
+  apt-get update -qq >/dev/null
+fi
+# apt-get download writes into the current directory and needs it writable by _apt.
+sandbox=()
+[ "$(id -u)" -eq 0 ] && sandbox=(-o APT::Sandbox::User=root)  # root: no _apt user switch
+(cd .debs && rm -f ./*.deb && apt-get download -qq "${sandbox[@]}" "${packages[@]}")
+echo "fetch-gpu-deps: $(find .debs -name '*.deb' | wc -l) packages in .debs ($(du -sh .debs | cut -f1))"
+
+# The newest glibc symbol version the downloaded libraries need (the GPU image must have it).
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for d in .debs/*.deb; do dpkg -x "$d" "$tmp"; done
+need=$(find "$tmp" -name '*.so*' -type f -exec objdump -T {} + 2>/dev/null |
+  grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1 || true)
+echo "fetch-gpu-deps: newest glibc symbol needed: ${need:-none}"
+
+# Test stores for the GPU end-to-end test.
+python=/usr/bin/python3
+stores=.gpu/stores
+mkdir -p "$stores"
+while IFS=$'\t' read -r name vcf_args convert_args; do
+  case "$name" in '' | '#'*) continue ;; esac
+  out="$stores/$name.vcz"
+  case " $convert_args " in *" --zip "*) out="$stores/$name.vcz.zip" ;; esac
+  vcf="$tmp/$name.vcf.gz"
+  # shellcheck disable=SC2086  # the argument columns are word lists
+  "$python" tests/tools/random_vcf.py $vcf_args -o "$vcf"
+  rm -rf "$out"
+  # shellcheck disable=SC2086
+  "$python" tests/tools/vcf2vcz.py "$vcf" "$out" $convert_args
+done <tests/backend/gpu_test_stores.tsv
+echo "fetch-gpu-deps: test stores in $stores ($(du -sh "$stores" | cut -f1))"

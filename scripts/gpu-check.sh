@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# Run ON the GPU machine, from the repository root, after scripts/fetch-gpu-deps.sh ran on the
+# development machine (the tree must carry .debs/ and .gpu/stores/):
+#   1. unpacks every .debs/*.deb into a private prefix under $TMPDIR (never into /);
+#   2. configures build-gpu/ against it (CUDA on, sm_90) and builds;
+#   3. runs the CUDA tests (ctest -R Cuda), then compute-sanitizer memcheck on the CUDA GPU tests;
+#   4. runs the kernel benchmark (bench/gpu_afdist_bench) and records registers and SASS.
+# Logs go to $OUT when set (the device tool brings them back), else .gpu/logs. The exit status is
+# that of the first failed step; every step runs regardless.
+#
+# Options: --configure-only  unpack and configure, then stop (a dry run that works without a GPU)
+#          --phase build|test|all  build only / test only (reusing build-gpu) / both (default)
+# shellcheck disable=SC2317  # unpack and configure run through step()
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+root=$PWD
+
+phase=all
+configure_only=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --configure-only) configure_only=1 ;;
+    --phase) phase=$2; shift ;;
+    *) echo "usage: $0 [--configure-only] [--phase build|test|all]" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+logs=${OUT:-$root/.gpu/logs}
+mkdir -p "$logs"
+prefix=${TMPDIR:-/tmp}/vczstats-gpu-deps
+build=$root/build-gpu
+status=0
+summary=$logs/summary.txt
+: >"$summary"
+note() { echo "gpu-check: $*" >>"$summary"; }  # printed at the end, after the bench table
+step() {  # step NAME LOG COMMAND...: run, log, record the status
+  local name=$1 log=$2
+  shift 2
+  local t0=$SECONDS
+  "$@" >>"$log" 2>&1
+  local rc=$?
+  note "$name: exit $rc ($((SECONDS - t0)) s, log $(basename "$log"))"
+  [ $rc -ne 0 ] && [ $status -eq 0 ] && status=$rc
+  return $rc
+}
+
+# ---- 1. unpack the Debian packages into the prefix ------------------------------------------------
+unpack() {
+  rm -rf "$prefix"
+  mkdir -p "$prefix"
+  local n=0
+  for deb in "$root"/.debs/*.deb; do
+    [ -e "$deb" ] || { echo "no .debs/*.deb: run scripts/fetch-gpu-deps.sh first"; return 1; }
+    if command -v dpkg >/dev/null; then
+      dpkg -x "$deb" "$prefix" || return 1
+    else  # no dpkg: a .deb is an ar archive holding data.tar.*
+      local t
+      t=$(mktemp -d)
+      (cd "$t" && ar x "$deb" && tar -xf data.tar.* -C "$prefix") || return 1
+      rm -rf "$t"
+    fi
+    n=$((n + 1))
+  done
+  # Debian's -dev symlinks may be absolute (libz.so -> /lib/x86_64-linux-gnu/libz.so.1.2.13):
+  # point them into the prefix. .pc files name prefix=/usr: rewrite them too (CMake does not
+  # read them, other tools might). The CMake packages (GTest, fmt, CLI11, nlohmann_json) compute
+  # their prefix from their own location, so they need no fix.
+  find "$prefix" -type l -lname '/*' | while read -r link; do
+    ln -sfn "$prefix$(readlink "$link")" "$link"
+  done
+  find "$prefix" -name '*.pc' -exec sed -i "s|^prefix=/usr|prefix=$prefix/usr|" {} +
+  echo "unpacked $n packages into $prefix"
+}
+
+libpath=$prefix/usr/lib/x86_64-linux-gnu:$prefix/lib/x86_64-linux-gnu
+configure() {
+  local cmake_dir=$prefix/usr/lib/x86_64-linux-gnu/cmake
+  local generator=()
+  command -v ninja >/dev/null && generator=(-G Ninja)
+  cmake -S "$root" -B "$build" "${generator[@]}" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DVCZSTATS_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DCMAKE_PREFIX_PATH="$prefix/usr" \
+    -DGTest_DIR="$cmake_dir/GTest" -Dfmt_DIR="$cmake_dir/fmt" \
+    -DCLI11_DIR="$prefix/usr/share/cmake/CLI11" \
+    -Dnlohmann_json_DIR="$prefix/usr/share/cmake/nlohmann_json" \
+    -DCMAKE_POLICY_VERSION_MINIMUM=3.5 \
+    -DCMAKE_GTEST_DISCOVER_TESTS_DISCOVERY_MODE=PRE_TEST || return 1
+  # Show where each dependency was found: all of them must be under the prefix.
+  grep -E '^(blosc|zstd|lz4|isal)_(INCLUDE_DIR|LIBRARY)|^(ZLIB|BZIP2)_(INCLUDE_DIR|LIBRARY)|^(GTest|fmt|CLI11|nlohmann_json)_DIR' \
+    "$build/CMakeCache.txt"
+  if grep -E '^(blosc|zstd|lz4|isal)_(INCLUDE_DIR|LIBRARY)|^(GTest|fmt|CLI11|nlohmann_json)_DIR' \
+    "$build/CMakeCache.txt" | grep -v "$prefix"; then
+    echo "a dependency was found outside $prefix"
+    return 1
+  fi
+}
+
+if [ "$phase" != test ]; then
+  step unpack "$logs/build.log" unpack
+  step configure "$logs/build.log" configure
+  if [ $configure_only -eq 1 ]; then
+    cat "$summary"
+    exit $status
+  fi
+  step build "$logs/build.log" cmake --build "$build" -j "$(nproc)"
+  # Registers and spills of every kernel (the same flags as the build, plus -Xptxas -v).
+  nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  step ptxas "$logs/kernels.txt" "$nvcc" -std=c++20 -O3 -arch=sm_90 \
+    --expt-relaxed-constexpr -Xptxas -v -I"$root/include" -I"$root/src" \
+    -c "$root/src/backend/cuda/afdist_kernels.cu" -o "$build/afdist_kernels_ptxas.o"
+  cuobjdump=$(command -v cuobjdump || echo "$(dirname "$nvcc")/cuobjdump")
+  if [ -x "$cuobjdump" ]; then
+    step resources "$logs/kernels.txt" "$cuobjdump" --dump-resource-usage \
+      "$build/afdist_kernels_ptxas.o"
+    step sass "$logs/kernels.txt" "$cuobjdump" --dump-sass "$build/afdist_kernels_ptxas.o"
+  fi
+fi
+
+if [ "$phase" != build ] && [ $configure_only -eq 0 ]; then
+  # --phase test on a machine that lost $TMPDIR: the prefix is only needed for its libraries.
+  [ -d "$prefix/usr/lib" ] || step unpack "$logs/build.log" unpack
+  export VCZSTATS_TEST_STORES=$root/.gpu/stores
+  nvidia-smi >"$logs/ctest.log" 2>&1
+  # Only our binaries get the prefix's libraries (cmake, nvcc and gcc keep the system ones).
+  step ctest "$logs/ctest.log" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    ctest --test-dir "$build" -R Cuda --output-on-failure
+  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  step memcheck "$logs/memcheck.log" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    VCZSTATS_GPU_TEST_QUICK=1 timeout 150 "$sanitizer" --tool memcheck --leak-check full --error-exitcode 3 \
+    "$build/tests/vczstats_tests" --gtest_filter='CudaAfdistGpu.*'
+  step bench "$logs/bench.md" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    "$build/bench/gpu_afdist_bench"
+  cat "$logs/bench.md"
+  # The whole pipeline through the CLI, with its -v timing breakdown, GPU and CPU.
+  store=$root/.gpu/stores/wide_int8.vcz
+  if [ -e "$store" ]; then
+    for dev in gpu cpu; do
+      step "cli --device $dev" "$logs/ctest.log" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        "$build/vczstats" afdist "$store" --device "$dev" -v
+    done
+  fi
+  # End to end from a generated store on local disk (page cache warm after the first run):
+  # 10^4 samples x 10^5 variants (2 GB of int8 calls), GPU against every CPU core, same output.
+  big=${TMPDIR:-/tmp}/vczstats-synthetic-10k-100k.vcz
+  e2e=$logs/e2e.md
+  if [ ! -e "$big" ]; then
+    step synthesize "$logs/e2e.log" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+      VCZ_BLOSC_LIB="$prefix/usr/lib/x86_64-linux-gnu/libblosc.so.1" \
+      python3 "$root/bench/make_synthetic_store.py" --samples 10000 --variants 100000 "$big"
+  fi
+  if [ -e "$big" ]; then
+    run_cli() { env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$build/vczstats" "$@"; }
+    run_cli afdist "$big" --device gpu >/dev/null 2>&1  # warm the page cache
+    {
+      echo "| device | run | wall s | breakdown (-v) |"
+      echo "| --- | --- | ---: | --- |"
+      # gpu: the pipeline as it runs by default; gpu-serial: one stream, one slab ahead and one
+      # decode thread, so decode, copy and compute do not overlap; cpu: all cores.
+      for dev in gpu gpu-serial cpu; do
+        case $dev in
+          gpu) args=(--device gpu) ;;
+          gpu-serial) args=(--device gpu --gpu-streams 1 --prefetch 1 -t 1) ;;
+          cpu) args=(--device cpu) ;;
+        esac
+        for rep in 1 2 3; do
+          t0=$(date +%s.%N)
+          run_cli afdist "$big" "${args[@]}" -v >"$logs/e2e-$dev.tsv" 2>"$logs/e2e-$dev.err"
+          t1=$(date +%s.%N)
+          echo "| $dev | $rep | $(python3 -c "print(round($t1 - $t0, 3))") | $(grep -E 'device|total' "$logs/e2e-$dev.err" | tr '\n' ' ') |"
+        done
+      done
+      if cmp -s "$logs/e2e-gpu.tsv" "$logs/e2e-cpu.tsv"; then echo "GPU and CPU outputs identical"; else echo "GPU and CPU outputs DIFFER"; fi
+      cat "$logs"/e2e-gpu.err
+    } >"$e2e" 2>&1
+    cmp -s "$logs/e2e-gpu.tsv" "$logs/e2e-cpu.tsv" || { [ $status -eq 0 ] && status=1; }
+    cat "$e2e"
+  fi
+fi
+cat "$summary"
+exit $status

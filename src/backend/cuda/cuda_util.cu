@@ -1,0 +1,139 @@
+// CUDA error checking and the RAII owners of cuda_util.cuh. Destructors never throw: they
+// release what they own and ignore errors (after a failed kernel every CUDA call fails, and
+// the original exception is already on its way to the caller).
+
+#include <cstdint>
+#include <limits>
+#include <utility>
+
+#include "backend/cuda/cuda_util.cuh"
+
+namespace vczstats::cuda {
+
+void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line) {
+  throw CudaError(std::string("CUDA error: ") + call + " failed at " + file + ":" +
+                  std::to_string(line) + ": " + cudaGetErrorString(err) + " (" +
+                  cudaGetErrorName(err) + ")");
+}
+
+Stream::Stream() {
+  VCZ_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking));
+}
+
+Stream::~Stream() {
+  if (s_) cudaStreamDestroy(s_);
+}
+
+void Stream::synchronize() const {
+  VCZ_CUDA_CHECK(cudaStreamSynchronize(s_));
+}
+
+Event::Event(bool timing) {
+  VCZ_CUDA_CHECK(cudaEventCreateWithFlags(&e_, timing ? cudaEventDefault : cudaEventDisableTiming));
+}
+
+Event::~Event() {
+  if (e_) cudaEventDestroy(e_);
+}
+
+void Event::record(cudaStream_t stream) {
+  VCZ_CUDA_CHECK(cudaEventRecord(e_, stream));
+}
+
+void Event::synchronize() const {
+  VCZ_CUDA_CHECK(cudaEventSynchronize(e_));
+}
+
+PinnedBuffer::PinnedBuffer(std::int64_t bytes) : bytes_(bytes) {
+  if (bytes <= 0) return;
+  void* p = nullptr;
+  VCZ_CUDA_CHECK(cudaHostAlloc(&p, static_cast<std::size_t>(bytes), cudaHostAllocDefault));
+  p_ = static_cast<std::byte*>(p);
+}
+
+PinnedBuffer::~PinnedBuffer() {
+  if (p_) cudaFreeHost(p_);
+}
+
+PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& o) noexcept {
+  if (this != &o) {
+    if (p_) cudaFreeHost(p_);
+    p_ = std::exchange(o.p_, nullptr);
+    bytes_ = std::exchange(o.bytes_, 0);
+  }
+  return *this;
+}
+
+DevicePool::DevicePool(int device) : device_(device) {
+  int supported = 0;
+  VCZ_CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device));
+  if (!supported)
+    throw CudaError("CUDA device " + std::to_string(device) +
+                    " has no stream-ordered memory allocator (cudaMallocAsync)");
+  cudaMemPoolProps props = {};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.handleTypes = cudaMemHandleTypeNone;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
+  VCZ_CUDA_CHECK(cudaMemPoolCreate(&pool_, &props));
+  // Keep freed memory in the pool: buffers are reallocated per run and per benchmark case.
+  std::uint64_t threshold = std::numeric_limits<std::uint64_t>::max();
+  const cudaError_t err =
+      cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &threshold);
+  if (err != cudaSuccess) {
+    cudaMemPoolDestroy(pool_);
+    throw_cuda_error(err, "cudaMemPoolSetAttribute(ReleaseThreshold)", __FILE__, __LINE__);
+  }
+}
+
+DevicePool::~DevicePool() {
+  if (pool_) cudaMemPoolDestroy(pool_);
+}
+
+DeviceBuffer::DeviceBuffer(DevicePool& pool, std::int64_t bytes, cudaStream_t stream)
+    : stream_(stream) {
+  if (bytes < 0) throw CudaError("negative device allocation requested");
+  const std::int64_t padded = align_up(bytes > 0 ? bytes : 1, kAlignment);
+  // The pool's own alignment is not documented: take kAlignment more and align the start.
+  void* raw = nullptr;
+  VCZ_CUDA_CHECK(cudaMallocFromPoolAsync(&raw, static_cast<std::size_t>(padded + kAlignment),
+                                         pool.get(), stream));
+  raw_ = static_cast<std::byte*>(raw);
+  const auto start = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(raw));
+  p_ = raw_ + (align_up(start, kAlignment) - start);
+  bytes_ = padded;
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  reset();
+}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
+  if (this != &o) {
+    reset();
+    raw_ = std::exchange(o.raw_, nullptr);
+    p_ = std::exchange(o.p_, nullptr);
+    bytes_ = std::exchange(o.bytes_, 0);
+    stream_ = o.stream_;
+  }
+  return *this;
+}
+
+void DeviceBuffer::reset() noexcept {
+  // Stream-ordered: the memory returns to the pool after the work queued on stream_ so far.
+  if (raw_) cudaFreeAsync(raw_, stream_);
+  raw_ = p_ = nullptr;
+  bytes_ = 0;
+}
+
+DeviceInfo device_info(int device) {
+  cudaDeviceProp prop = {};
+  VCZ_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  DeviceInfo info;
+  info.device = device;
+  info.name = prop.name;
+  info.multiprocessors = prop.multiProcessorCount;
+  return info;
+}
+
+}  // namespace vczstats::cuda

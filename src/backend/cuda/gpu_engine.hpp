@@ -1,0 +1,41 @@
+#pragma once
+// Entry points of the CUDA backend for the rest of the library (no CUDA headers here, so plain
+// C++ files and the tests can include it). Without CUDA (VCZSTATS_CUDA=OFF) run_afdist_gpu is a
+// stub that throws UsageError, and the testing hooks do not exist.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "backend/cuda/afdist_lanes.hpp"
+#include "vczstats/afdist.hpp"
+#include "vczstats/engine.hpp"
+#include "vczstats/genotypes.hpp"
+#include "vczstats/vcz.hpp"
+
+namespace vczstats {
+
+/// @brief afdist on the GPU: producer threads decode (unit, sample block) items into a ring of
+/// pinned slabs, the calling thread copies each to the device on one of a few CUDA streams and
+/// queues the heavy pass and the histogram reduction there, so decode, copy and compute overlap.
+/// Same result as the CPU backend, bit for bit. Store must have call_genotype.
+/// @throws UsageError, FormatError, IoError, CudaError.
+stats::AfdistResult run_afdist_gpu(const vcz::VczStore& store, const vcz::ChunkPlan& plan,
+                                   const vcz::SampleSelection& samples,
+                                   const stats::AfdistOptions& options, const RunOptions& run,
+                                   RunStats* stats = nullptr);
+
+namespace cuda::testing {
+
+/// @brief Run the heavy-pass kernel of @p path on a host block (copied to the device), ADDING its
+/// counts to @p sites (one per row), exactly as the pipeline does. @throws CudaError, UsageError.
+void count_sites(const GenotypeChunkView& block, stats::AfdistMethod method, HeavyPath path,
+                 std::span<stats::AfdistSite> sites);
+
+/// @brief The histogram of finished sites computed by the reduction kernel (mask empty: all).
+std::vector<std::uint64_t> histogram(std::span<const stats::AfdistSite> sites,
+                                     std::span<const std::uint8_t> mask,
+                                     const stats::AfdistOptions& options, std::int64_t num_samples);
+
+}  // namespace cuda::testing
+}  // namespace vczstats
