@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <random>
 
@@ -149,6 +150,34 @@ void report_run(const CommonOptions& o, const RunStats& s) {
              static_cast<double>(s.decoded_bytes) / wall * 1e-9);
 }
 
+namespace {
+// The temporary output being written, for the signal handler: an interrupted run (Ctrl-C,
+// kill) removes it, then dies of the signal as it would have, so nothing half-written is left.
+char g_tmp_path[4096];
+volatile std::sig_atomic_t g_tmp_active = 0;
+
+extern "C" void remove_tmp_and_die(int sig) {
+  if (g_tmp_active) ::unlink(g_tmp_path);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+void track_tmp(const std::filesystem::path& p) {
+  const std::string s = p.string();
+  if (s.size() >= sizeof g_tmp_path) return;  // too long to track; still removed on errors
+  std::memcpy(g_tmp_path, s.c_str(), s.size() + 1);
+  g_tmp_active = 1;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    // A signal the caller ignores (SIGINT of a background job, nohup's SIGHUP) stays ignored.
+    if (std::signal(sig, remove_tmp_and_die) == SIG_IGN) std::signal(sig, SIG_IGN);
+  }
+}
+
+void untrack_tmp() {
+  g_tmp_active = 0;
+}
+}  // namespace
+
 Output::Output(const std::string& path) {
   if (path.empty() || path == "-") {
     file_ = stdout;
@@ -159,6 +188,7 @@ Output::Output(const std::string& path) {
   tmp_ = path_;
   tmp_ += fmt::format(".tmp{:08x}", rd());
   file_ = std::fopen(tmp_.c_str(), "wb");
+  if (file_) track_tmp(tmp_);
   if (!file_)
     throw IoError(
         fmt::format("{}: cannot create output file: {}", tmp_.string(), std::strerror(errno)));
@@ -168,6 +198,7 @@ Output::~Output() {
   if (file_ && file_ != stdout) {
     std::fclose(file_);
     if (!committed_) std::filesystem::remove(tmp_);
+    untrack_tmp();
   }
 }
 
@@ -181,9 +212,11 @@ void Output::commit() {
   file_ = nullptr;
   if (failed || close_failed) {
     std::filesystem::remove(tmp_);
+    untrack_tmp();
     throw IoError(path_.string() + ": write failed");
   }
   std::filesystem::rename(tmp_, path_);
+  untrack_tmp();
   committed_ = true;
 }
 
