@@ -93,7 +93,6 @@ Query build_query(const CommonOptions& o) {
 
 namespace {
 struct ProgressBar {
-  bool enabled;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last{};
   void update(std::int64_t done, std::int64_t total, std::int64_t variants) {
@@ -119,7 +118,7 @@ RunOptions run_options(const CommonOptions& o) {
   r.device = parse_device(o.device);
   const bool show = o.progress == -1 ? isatty(STDERR_FILENO) != 0 : o.progress > 0;
   if (show) {
-    auto bar = std::make_shared<ProgressBar>(ProgressBar{true});
+    auto bar = std::make_shared<ProgressBar>();
     r.progress = [bar](std::int64_t d, std::int64_t t, std::int64_t v) { bar->update(d, t, v); };
   }
   return r;

@@ -50,7 +50,6 @@ struct RunStats {
   std::int64_t calls = 0;          ///< genotype calls counted (rows × samples × ploidy)
   std::int64_t variants = 0;       ///< variants selected
   std::int64_t units = 0;
-  unsigned threads = 0;
 };
 
 /// @brief afdist over the plan's variants and the selected samples.

@@ -95,8 +95,6 @@ struct ArrayMetadata {
   std::vector<std::string> dimension_names;  ///< _ARRAY_DIMENSIONS or dimension_names
 };
 
-class CodecPipeline;  // defined in src/zarr
-
 /// @brief One array of a store. Immutable once opened, so it may be shared between threads.
 class Array {
  public:

@@ -75,7 +75,6 @@ void run_site_pass_cpu(const vcz::VczStore& store, const vcz::ChunkPlan& plan,
 
   if (stats) {
     stats->device = "cpu, " + std::to_string(threads) + " threads";
-    stats->threads = threads;
     stats->wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
     for (unsigned p = 0; p < threads; ++p) {
       stats->read_decode_seconds += static_cast<double>(counters[p].read_decode_ns) * 1e-9;

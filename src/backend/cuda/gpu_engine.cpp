@@ -430,7 +430,6 @@ stats::AfdistResult run_afdist_gpu(const vcz::VczStore& store, const vcz::ChunkP
 
   if (run_stats) {
     run_stats->device = "gpu (" + info.name + ", " + std::to_string(nstreams) + " streams)";
-    run_stats->threads = threads;
     run_stats->wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
     for (const auto& c : counters) {
       run_stats->read_decode_seconds += static_cast<double>(c.read_decode_ns) * 1e-9;
