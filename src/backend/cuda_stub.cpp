@@ -10,7 +10,7 @@ bool gpu_available(std::string* reason) {
 }
 
 stats::AfdistResult run_afdist_gpu(const vcz::VczStore&, const vcz::ChunkPlan&,
-                                   const vcz::SampleSelection&, const stats::AfdistOptions&,
+                                   const vcz::SampleSelection&, const stats::AfdistAccumulator&,
                                    const RunOptions&, RunStats*) {
   throw UsageError(
       "--device gpu: this build has no CUDA backend (configured with VCZSTATS_CUDA=OFF)");

@@ -43,18 +43,21 @@ stats::AfdistResult run_afdist(const vcz::VczStore& store, const vcz::ChunkPlan&
   stats::AfdistAccumulator acc;
   acc.init(options, samples.size(), store.has_genotypes() ? store.ploidy() : 2);
   const Device device = resolve_device(run.device, /*has_gpu_implementation=*/true, run_stats);
-  if (!store.has_genotypes()) {
-    // A sites-only store: every site has no called allele, as bcftools sees it.
+  if (!store.has_genotypes() || plan.units.empty() || samples.size() == 0) {
+    // Nothing to read, on either backend: every site has no called allele, as bcftools sees a
+    // sites-only store.
     for (const auto& unit : plan.units)
       acc.accumulate(std::vector<stats::AfdistSite>(static_cast<std::size_t>(unit.size())),
                      unit.mask);
-    if (run_stats)
-      run_stats->warnings.push_back(store.path() +
-                                    " has no call_genotype (sites only): every "
-                                    "bin is 0");
+    if (run_stats) {
+      run_stats->device = "none (nothing to read)";
+      if (!store.has_genotypes())
+        run_stats->warnings.push_back(store.path() +
+                                      " has no call_genotype (sites only): every bin is 0");
+    }
     return acc.finalize();
   }
-  if (device == Device::Gpu) return run_afdist_gpu(store, plan, samples, options, run, run_stats);
+  if (device == Device::Gpu) return run_afdist_gpu(store, plan, samples, acc, run, run_stats);
   stream::run_site_pass_cpu(store, plan, samples, acc, run, run_stats);
   return acc.finalize();
 }

@@ -275,21 +275,15 @@ std::int64_t pinned_budget() {
 
 stats::AfdistResult run_afdist_gpu(const vcz::VczStore& store, const vcz::ChunkPlan& plan,
                                    const vcz::SampleSelection& samples,
-                                   const stats::AfdistOptions& options, const RunOptions& run,
+                                   const stats::AfdistAccumulator& acc, const RunOptions& run,
                                    RunStats* run_stats) {
   const auto start = Clock::now();
-  stats::AfdistAccumulator acc;
-  acc.init(options, samples.size(), store.ploidy());
+  const stats::AfdistOptions& options = acc.options();
   stream::GenotypeReader reader(store, samples);
   const auto nunits = static_cast<std::int64_t>(plan.units.size());
   const auto nblocks = static_cast<std::int64_t>(reader.num_blocks());
-  if (nunits == 0 || nblocks == 0) {
-    // Nothing to read (no variant or no sample): every site is empty, as on the CPU.
-    for (const auto& unit : plan.units)
-      acc.accumulate(std::vector<AfdistSite>(static_cast<std::size_t>(unit.size())), unit.mask);
-    if (run_stats) run_stats->device = "gpu (nothing to copy)";
-    return acc.finalize();
-  }
+  if (nunits == 0 || nblocks == 0)
+    throw Error("run_afdist_gpu: nothing to read (run_afdist handles empty plans)");
 
   const unsigned threads = run.threads ? run.threads : hardware_threads();
   const unsigned nstreams = run.gpu_streams ? run.gpu_streams : kDefaultStreams;

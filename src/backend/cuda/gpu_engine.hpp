@@ -20,9 +20,11 @@ namespace vczstats {
 /// queues the heavy pass and the histogram reduction there, so decode, copy and compute overlap.
 /// Same result as the CPU backend, bit for bit. Store must have call_genotype.
 /// @throws UsageError, FormatError, IoError, CudaError.
+/// afdist of a plan with at least one unit and one selected sample, on the GPU. @p acc is the
+/// caller's initialised accumulator: its options, edges and sample count define the histogram.
 stats::AfdistResult run_afdist_gpu(const vcz::VczStore& store, const vcz::ChunkPlan& plan,
                                    const vcz::SampleSelection& samples,
-                                   const stats::AfdistOptions& options, const RunOptions& run,
+                                   const stats::AfdistAccumulator& acc, const RunOptions& run,
                                    RunStats* stats = nullptr);
 
 namespace cuda::testing {
