@@ -67,6 +67,8 @@ class AfdistAccumulator {
   using Site = AfdistSite;
   /// @brief Start an empty histogram for @p num_samples selected samples.
   void init(const AfdistOptions& options, std::int64_t num_samples, std::int64_t ploidy);
+  /// @brief Sites per variant row (one AfdistSite).
+  std::int64_t site_width() const { return 1; }
   /// @brief Heavy pass: add the calls of @p block to @p sites (one per row of the block). CPU
   /// loop; the CUDA backend runs the same per-call math in its kernel.
   void count_sites(const GenotypeChunkView& block, std::span<Site> sites) const;

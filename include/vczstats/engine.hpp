@@ -4,10 +4,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "vczstats/afdist.hpp"
+#include "vczstats/counts.hpp"
 #include "vczstats/device.hpp"
 #include "vczstats/vcz.hpp"
 
@@ -58,5 +60,18 @@ stats::AfdistResult run_afdist(const vcz::VczStore& store, const vcz::ChunkPlan&
                                const vcz::SampleSelection& samples,
                                const stats::AfdistOptions& options, const RunOptions& run,
                                RunStats* stats = nullptr);
+
+/// @brief Receives each work unit's finished per-site counts (unit.size() × site_width int32,
+/// masked variants included), in plan order, on the calling thread.
+using CountsConsumer = std::function<void(std::int64_t unit_index, const vcz::WorkUnit& unit,
+                                          std::span<const std::int32_t> counts)>;
+
+/// @brief The allele-counts heavy pass over the plan's variants and the selected samples (in
+/// selection order, which @p pass's population map follows), handing each unit's counts to
+/// @p consume. Same counts on every backend, thread count and chunking.
+/// @throws UsageError, FormatError, IoError, CudaError.
+void run_allele_counts(const vcz::VczStore& store, const vcz::ChunkPlan& plan,
+                       const vcz::SampleSelection& samples, const stats::AlleleCountsPass& pass,
+                       const RunOptions& run, RunStats* stats, const CountsConsumer& consume);
 
 }  // namespace vczstats

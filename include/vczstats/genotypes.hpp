@@ -16,6 +16,7 @@ struct GenotypeChunkView {
   std::int64_t samples = 0;
   std::int64_t ploidy = 0;
   std::int64_t variant_offset = 0;  ///< global index of the first variant (row 0)
+  std::int64_t sample_offset = 0;   ///< selection index of the first sample (column 0)
 
   /// @brief Element pointer of row @p v (a variant), typed.
   template <class T>

@@ -58,8 +58,9 @@ struct ChunkPlan {
   std::int64_t selected_variants() const;
 };
 
-/// @brief Selected samples: indices into the store's samples axis, ascending, without hidden ("")
-/// samples.
+/// @brief Selected samples: indices into the store's samples axis, without hidden ("") samples,
+/// grouped by sample chunk in ascending chunk order. Ascending overall, except after
+/// apply_populations, which orders each chunk's samples by population.
 struct SampleSelection {
   std::vector<std::int64_t> indices;
   std::int64_t size() const { return static_cast<std::int64_t>(indices.size()); }

@@ -15,4 +15,13 @@ stats::AfdistResult run_afdist_gpu(const vcz::VczStore&, const vcz::ChunkPlan&,
   throw UsageError(
       "--device gpu: this build has no CUDA backend (configured with VCZSTATS_CUDA=OFF)");
 }
+
+bool gpu_has_allele_counts() { return false; }
+
+void run_allele_counts_gpu(const vcz::VczStore&, const vcz::ChunkPlan&,
+                           const vcz::SampleSelection&, const stats::AlleleCountsPass&,
+                           const RunOptions&, RunStats*, const CountsConsumer&) {
+  throw UsageError(
+      "--device gpu: this build has no CUDA backend (configured with VCZSTATS_CUDA=OFF)");
+}
 }  // namespace vczstats

@@ -23,13 +23,26 @@ GenotypeReader::GenotypeReader(const vcz::VczStore& store, const vcz::SampleSele
     throw FormatError(store.path() + ": call_genotype is chunked along the ploidy axis (" +
                       std::to_string(gt_.chunks()[2]) + " of " + std::to_string(ploidy_) +
                       "); rechunk the store");
+  // The selection is grouped by sample chunk, in ascending chunk order (within a chunk the
+  // order may follow populations, see apply_populations); a block is one chunk's samples.
   const std::int64_t cs = gt_.chunks()[1];
+  std::int64_t position = 0;
   for (std::int64_t idx : samples.indices) {
     const std::int64_t chunk = idx / cs;
-    if (blocks_.empty() || blocks_.back().chunk != chunk) blocks_.push_back({chunk, {}, false});
+    if (blocks_.empty() || blocks_.back().chunk != chunk) {
+      if (!blocks_.empty() && chunk < blocks_.back().chunk)
+        throw Error("genotype reader: the sample selection is not grouped by sample chunk");
+      blocks_.push_back({chunk, {}, position, false});
+    }
     blocks_.back().local.push_back(idx - chunk * cs);
+    ++position;
   }
-  for (auto& b : blocks_) b.contiguous_all = static_cast<std::int64_t>(b.local.size()) == cs;
+  for (auto& b : blocks_) {
+    bool in_order = static_cast<std::int64_t>(b.local.size()) == cs;
+    for (std::size_t k = 0; in_order && k < b.local.size(); ++k)
+      in_order = b.local[k] == static_cast<std::int64_t>(k);
+    b.contiguous_all = in_order;
+  }
   num_selected_ = samples.size();
 }
 
@@ -69,6 +82,7 @@ GenotypeChunkView GenotypeReader::read(const vcz::WorkUnit& unit, std::size_t bl
   view.samples = static_cast<std::int64_t>(sb.local.size());
   view.ploidy = ploidy_;
   view.variant_offset = unit.begin;
+  view.sample_offset = sb.first;
   if (sb.contiguous_all) {
     // The stored rows are already dense: point into the decoded chunk.
     view.data = decoded.data() + row0 * stored_row_bytes;

@@ -55,7 +55,8 @@ class GenotypeReader {
   struct SampleBlock {
     std::int64_t chunk = 0;           ///< sample chunk index
     std::vector<std::int64_t> local;  ///< selected sample offsets inside the chunk
-    bool contiguous_all = false;      ///< every column of the stored chunk is selected
+    std::int64_t first = 0;           ///< selection index of the block's first sample
+    bool contiguous_all = false;      ///< the block is every column of the stored chunk, in order
   };
   const zarr::Array& gt_;
   std::vector<SampleBlock> blocks_;

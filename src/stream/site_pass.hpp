@@ -7,9 +7,11 @@
 // few variant chunks but many sample chunks still keeps every thread busy. Merging and reducing
 // in plan order makes the result independent of the number of threads.
 //
-// Acc provides: using Site; void count_sites(const GenotypeChunkView&, std::span<Site>) const;
-//               static void merge_site(Site&, const Site&);
-//               void accumulate(std::span<const Site>, std::span<const std::uint8_t> mask).
+// Acc provides: using Site; std::int64_t site_width() const (Sites per variant row);
+//               void count_sites(const GenotypeChunkView&, std::span<Site>) const (rows × width);
+//               static void merge_site(Site&, const Site&).
+// consume(unit_index, unit, std::span<const Site> sites) receives each unit's finished sites in
+// plan order, on the calling thread.
 
 #include <chrono>
 #include <vector>
@@ -21,10 +23,10 @@
 
 namespace vczstats::stream {
 
-template <class Acc>
+template <class Acc, class Consume>
 void run_site_pass_cpu(const vcz::VczStore& store, const vcz::ChunkPlan& plan,
-                       const vcz::SampleSelection& samples, Acc& acc, const RunOptions& run,
-                       RunStats* stats) {
+                       const vcz::SampleSelection& samples, const Acc& acc, const RunOptions& run,
+                       RunStats* stats, Consume&& consume) {
   using Site = typename Acc::Site;
   using Clock = std::chrono::steady_clock;
   auto ns_since = [](Clock::time_point t0) {
@@ -36,6 +38,7 @@ void run_site_pass_cpu(const vcz::VczStore& store, const vcz::ChunkPlan& plan,
   const unsigned depth = run.prefetch ? run.prefetch : 2 * threads;
   const auto nunits = static_cast<std::int64_t>(plan.units.size());
   const auto nblocks = static_cast<std::int64_t>(reader.num_blocks());
+  const auto width = static_cast<std::size_t>(acc.site_width());
 
   std::vector<BlockBuffers> buffers(threads);
   std::vector<ReadCounters> counters(threads);
@@ -44,7 +47,7 @@ void run_site_pass_cpu(const vcz::VczStore& store, const vcz::ChunkPlan& plan,
   OrderedPrefetcher<std::vector<Site>> prefetcher(
       nunits * nblocks, threads, depth, [&](std::int64_t item, unsigned p) {
         const vcz::WorkUnit& unit = plan.units[static_cast<std::size_t>(item / nblocks)];
-        std::vector<Site> sites(static_cast<std::size_t>(unit.size()));
+        std::vector<Site> sites(static_cast<std::size_t>(unit.size()) * width);
         const GenotypeChunkView view =
             reader.read(unit, static_cast<std::size_t>(item % nblocks), buffers[p], &counters[p]);
         const auto t0 = Clock::now();
@@ -57,7 +60,7 @@ void run_site_pass_cpu(const vcz::VczStore& store, const vcz::ChunkPlan& plan,
   std::vector<Site> unit_sites;
   for (std::int64_t u = 0; u < nunits; ++u) {
     const vcz::WorkUnit& unit = plan.units[static_cast<std::size_t>(u)];
-    unit_sites.assign(static_cast<std::size_t>(unit.size()), Site{});
+    unit_sites.assign(static_cast<std::size_t>(unit.size()) * width, Site{});
     for (std::int64_t b = 0; b < nblocks; ++b) {
       auto sites = prefetcher.next();
       const auto t0 = Clock::now();
@@ -66,7 +69,7 @@ void run_site_pass_cpu(const vcz::VczStore& store, const vcz::ChunkPlan& plan,
       reduce_ns += ns_since(t0);
     }
     const auto t0 = Clock::now();
-    acc.accumulate(unit_sites, unit.mask);
+    consume(u, unit, std::span<const Site>(unit_sites));
     reduce_ns += ns_since(t0);
     done_variants += unit.selected();
     calls += unit.size() * reader.num_samples() * reader.ploidy();

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "vcz/text_file.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/vcz.hpp"
 
@@ -32,7 +33,8 @@ std::int64_t parse_position(std::string_view text, std::string_view whole) {
   return v;
 }
 
-// Read a whole (optionally gzip-compressed) text file.
+}  // namespace
+
 std::string read_text_file(const std::filesystem::path& path) {
   gzFile f = gzopen(path.c_str(), "rb");
   if (!f) throw IoError(path.string() + ": cannot open: " + std::strerror(errno));
@@ -45,8 +47,6 @@ std::string read_text_file(const std::filesystem::path& path) {
   if (failed) throw IoError(path.string() + ": read error");
   return text;
 }
-
-}  // namespace
 
 std::vector<std::string> split_list(std::string_view s, char sep) {
   std::vector<std::string> out;

@@ -58,8 +58,40 @@ stats::AfdistResult run_afdist(const vcz::VczStore& store, const vcz::ChunkPlan&
     return acc.finalize();
   }
   if (device == Device::Gpu) return run_afdist_gpu(store, plan, samples, acc, run, run_stats);
-  stream::run_site_pass_cpu(store, plan, samples, acc, run, run_stats);
+  stream::run_site_pass_cpu(
+      store, plan, samples, acc, run, run_stats,
+      [&](std::int64_t, const vcz::WorkUnit& unit, std::span<const stats::AfdistSite> sites) {
+        acc.accumulate(sites, unit.mask);
+      });
   return acc.finalize();
+}
+
+void run_allele_counts(const vcz::VczStore& store, const vcz::ChunkPlan& plan,
+                       const vcz::SampleSelection& samples, const stats::AlleleCountsPass& pass,
+                       const RunOptions& run, RunStats* run_stats, const CountsConsumer& consume) {
+  const Device device = resolve_device(run.device, gpu_has_allele_counts(), run_stats);
+  if (!store.has_genotypes() || plan.units.empty() || samples.size() == 0) {
+    std::vector<std::int32_t> zeros;
+    for (std::size_t u = 0; u < plan.units.size(); ++u) {
+      const auto& unit = plan.units[u];
+      zeros.assign(static_cast<std::size_t>(unit.size() * pass.site_width()), 0);
+      consume(static_cast<std::int64_t>(u), unit, zeros);
+    }
+    if (run_stats) {
+      run_stats->device = "none (nothing to read)";
+      if (!store.has_genotypes())
+        run_stats->warnings.push_back(store.path() +
+                                      " has no call_genotype (sites only): every count is 0");
+    }
+    return;
+  }
+  if (device == Device::Gpu)
+    return run_allele_counts_gpu(store, plan, samples, pass, run, run_stats, consume);
+  stream::run_site_pass_cpu(
+      store, plan, samples, pass, run, run_stats,
+      [&](std::int64_t u, const vcz::WorkUnit& unit, std::span<const std::int32_t> counts) {
+        consume(u, unit, counts);
+      });
 }
 
 }  // namespace vczstats

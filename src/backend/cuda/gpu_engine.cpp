@@ -442,6 +442,14 @@ stats::AfdistResult run_afdist_gpu(const vcz::VczStore& store, const vcz::ChunkP
   return result;
 }
 
+bool gpu_has_allele_counts() { return false; }
+
+void run_allele_counts_gpu(const vcz::VczStore&, const vcz::ChunkPlan&,
+                           const vcz::SampleSelection&, const stats::AlleleCountsPass&,
+                           const RunOptions&, RunStats*, const CountsConsumer&) {
+  throw UsageError("--device gpu: the allele-counts pass has no GPU implementation yet");
+}
+
 // ---- testing hooks
 // -------------------------------------------------------------------------------
 

@@ -27,6 +27,17 @@ stats::AfdistResult run_afdist_gpu(const vcz::VczStore& store, const vcz::ChunkP
                                    const stats::AfdistAccumulator& acc, const RunOptions& run,
                                    RunStats* stats = nullptr);
 
+/// @brief Whether this build's GPU backend computes the allele-counts heavy pass.
+bool gpu_has_allele_counts();
+
+/// @brief The allele-counts heavy pass on the GPU (same pipeline as afdist); each unit's counts
+/// come back to the host and go to @p consume in plan order. Counts equal the CPU's bit for
+/// bit. @throws UsageError, FormatError, IoError, CudaError.
+void run_allele_counts_gpu(const vcz::VczStore& store, const vcz::ChunkPlan& plan,
+                           const vcz::SampleSelection& samples,
+                           const stats::AlleleCountsPass& pass, const RunOptions& run,
+                           RunStats* stats, const CountsConsumer& consume);
+
 namespace cuda::testing {
 
 /// @brief Run the heavy-pass kernel of @p path on a host block (copied to the device), ADDING its
