@@ -5,4 +5,5 @@
 namespace vczstats::cli {
 void add_info_command(CLI::App& app);
 void add_afdist_command(CLI::App& app);
+void add_site_table_commands(CLI::App& app);
 }  // namespace vczstats::cli

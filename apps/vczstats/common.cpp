@@ -5,8 +5,10 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "vczstats/error.hpp"
@@ -63,8 +65,16 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
   cmd.add_flag("-v,--verbose", o.verbose, "Timing breakdown on stderr")->group("Output");
 }
 
+void add_population_option(CLI::App& cmd, CommonOptions& o) {
+  cmd.add_option("-P,--pops", o.pops,
+                 "Populations file: two columns, sample and population (header optional); only "
+                 "its samples are analysed, each statistic reported per population "
+                 "[default: one population 'all' of the selected samples]")
+      ->group("Selection");
+}
+
 Query build_query(const CommonOptions& o) {
-  Query q{vcz::VczStore::open(o.store), {}, {}};
+  Query q{vcz::VczStore::open(o.store), {}, {}, {}};
   std::vector<vcz::Region> regions;
   if (!o.regions.empty() && !o.regions_file.empty())
     throw UsageError("give either -r/--regions or -R/--regions-file, not both");
@@ -88,6 +98,11 @@ Query build_query(const CommonOptions& o) {
   else
     q.samples = q.store.all_samples();
   if (q.samples.size() == 0) throw UsageError(o.store + ": no samples to analyse");
+  if (!o.pops.empty())
+    q.pops = vcz::apply_populations(q.store, vcz::read_populations_file(o.pops), q.samples,
+                                    o.force_samples);
+  else
+    q.pops = vcz::single_population(q.samples);
   return q;
 }
 
@@ -222,6 +237,60 @@ void Output::commit() {
 void write(Output& out, const std::string& text) {
   if (std::fwrite(text.data(), 1, text.size(), out.file()) != text.size())
     throw IoError("write failed: " + std::string(std::strerror(errno)));
+}
+
+TableWriter::TableWriter(Output& out, std::string format, std::vector<Column> columns,
+                         std::string comment)
+    : out_(out), json_(format == "json"), columns_(std::move(columns)) {
+  if (json_) {
+    buffer_ = "[";
+    return;
+  }
+  if (!comment.empty()) buffer_ += "# " + comment + "\n";
+  for (std::size_t i = 0; i < columns_.size(); ++i) buffer_ += (i ? "\t" : "") + columns_[i].name;
+  buffer_ += "\n";
+}
+
+void TableWriter::row(const std::vector<std::string>& cells) {
+  if (cells.size() != columns_.size()) throw Error("table: row width does not match the header");
+  if (json_) {
+    buffer_ += rows_ ? ",\n{" : "\n{";
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (i) buffer_ += ", ";
+      buffer_ += nlohmann::json(columns_[i].name).dump() + ": ";
+      if (cells[i] == "NA")
+        buffer_ += "null";
+      else if (columns_[i].numeric)
+        buffer_ += cells[i];
+      else
+        buffer_ += nlohmann::json(cells[i]).dump();
+    }
+    buffer_ += "}";
+  } else {
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (i) buffer_ += '\t';
+      buffer_ += cells[i];
+    }
+    buffer_ += '\n';
+  }
+  ++rows_;
+  if (buffer_.size() > (1u << 20)) flush();
+}
+
+void TableWriter::flush() {
+  write(out_, buffer_);
+  buffer_.clear();
+}
+
+void TableWriter::finish() {
+  if (json_) buffer_ += rows_ ? "\n]\n" : "]\n";
+  flush();
+}
+
+std::string format_number(double v) {
+  if (std::isnan(v)) return "NA";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return fmt::format("{}", v);
 }
 
 }  // namespace vczstats::cli

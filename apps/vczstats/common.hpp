@@ -10,6 +10,7 @@
 #include <string>
 
 #include "vczstats/engine.hpp"
+#include "vczstats/populations.hpp"
 #include "vczstats/vcz.hpp"
 
 namespace vczstats::cli {
@@ -29,16 +30,22 @@ struct CommonOptions {
   int progress = -1;  // -1: when stderr is a terminal
   bool verbose = false;
   std::int64_t max_unit_variants = 0;
+  std::string pops;  // -P/--pops (commands that add_population_option)
 };
 
 /// Add STORE and the common options to a subcommand.
 void add_common_options(CLI::App& cmd, CommonOptions& o);
 
-/// What a command needs to run: the opened store, the plan and the sample selection.
+/// Add -P/--pops to a subcommand that reports per population.
+void add_population_option(CLI::App& cmd, CommonOptions& o);
+
+/// What a command needs to run: the opened store, the plan, the sample selection and its
+/// populations (one population "all" without -P).
 struct Query {
   vcz::VczStore store;
   vcz::ChunkPlan plan;
   vcz::SampleSelection samples;
+  vcz::Populations pops;
 };
 Query build_query(const CommonOptions& o);
 RunOptions run_options(const CommonOptions& o);
@@ -64,5 +71,32 @@ class Output {
 
 /// Write a string to an Output, checking for errors.
 void write(Output& out, const std::string& text);
+
+/// A table streamed to an Output row by row: TSV with one header line, or (--format json) a
+/// JSON array of objects. Cells are preformatted text; "NA" is written as null in JSON, and
+/// columns declared numeric are written unquoted. Buffered; finish() writes the rest.
+class TableWriter {
+ public:
+  struct Column {
+    std::string name;
+    bool numeric = true;
+  };
+  TableWriter(Output& out, std::string format, std::vector<Column> columns,
+              std::string comment = "");
+  /// Append one row (as many cells as columns).
+  void row(const std::vector<std::string>& cells);
+  void finish();
+
+ private:
+  void flush();
+  Output& out_;
+  bool json_;
+  std::vector<Column> columns_;
+  std::string buffer_;
+  std::int64_t rows_ = 0;
+};
+
+/// Shortest round-trip text of a double; "NA" for NaN.
+std::string format_number(double v);
 
 }  // namespace vczstats::cli

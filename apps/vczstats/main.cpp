@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   vczstats::cli::add_info_command(app);
   vczstats::cli::add_afdist_command(app);
+  vczstats::cli::add_site_table_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,50 @@
+#pragma once
+/// @file variants.hpp
+/// @brief Per-variant fields (contig, position, ID, alleles) of a range of variants, for
+/// statistics that report sites or windows.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vczstats/vcz.hpp"
+
+namespace vczstats::vcz {
+
+/// @brief The fields of variants [begin, end).
+struct VariantBlock {
+  std::int64_t begin = 0, end = 0;
+  std::vector<std::int32_t> contig;    ///< index into VczStore::contig_ids()
+  std::vector<std::int64_t> position;  ///< 1-based POS
+  std::vector<std::string> id;         ///< "." when absent (only when ids were requested)
+  int max_alleles = 0;                 ///< columns of alleles
+  std::vector<std::string> alleles;    ///< rows × max_alleles, "" padding (when requested)
+  std::int64_t size() const { return end - begin; }
+  /// @brief Number of alleles of row @p r (REF included; trailing "" padding excluded).
+  int num_alleles(std::int64_t r) const;
+  const std::string& allele(std::int64_t r, int k) const {
+    return alleles[static_cast<std::size_t>(r * max_alleles + k)];
+  }
+};
+
+/// @brief Reads VariantBlocks. Thread-safe (arrays are immutable).
+class VariantReader {
+ public:
+  /// @brief @p with_alleles / @p with_ids: also read variant_allele / variant_id.
+  /// @throws FormatError when variant_contig (or variant_allele when asked for) is missing.
+  VariantReader(const VczStore& store, bool with_alleles, bool with_ids);
+  VariantBlock read(std::int64_t begin, std::int64_t end) const;
+  /// @brief Allele columns of variant_allele (2 when the store has none).
+  int max_alleles() const { return max_alleles_; }
+
+ private:
+  const VczStore& store_;
+  zarr::Array contig_, position_;
+  std::optional<zarr::Array> alleles_, ids_;
+  int max_alleles_ = 2;
+};
+
+/// @brief The number of allele columns of a store's variant_allele (2 when absent).
+int store_max_alleles(const VczStore& store);
+
+}  // namespace vczstats::vcz

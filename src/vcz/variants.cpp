@@ -1,0 +1,66 @@
+// Per-variant fields of a range of variants.
+
+#include "vczstats/variants.hpp"
+
+#include "vczstats/error.hpp"
+
+namespace vczstats::vcz {
+
+int VariantBlock::num_alleles(std::int64_t r) const {
+  int n = max_alleles;
+  while (n > 1 && allele(r, n - 1).empty()) --n;
+  return n;
+}
+
+int store_max_alleles(const VczStore& store) {
+  auto a = store.array("variant_allele");
+  if (!a || a->ndim() != 2) return 2;
+  return static_cast<int>(std::max<std::int64_t>(a->shape()[1], 1));
+}
+
+VariantReader::VariantReader(const VczStore& store, bool with_alleles, bool with_ids)
+    : store_(store) {
+  auto contig = store.array("variant_contig");
+  if (!contig) throw FormatError(store.path() + ": variant_contig is missing");
+  contig_ = *contig;
+  position_ = *store.array("variant_position");
+  if (with_alleles) {
+    alleles_ = store.array("variant_allele");
+    if (!alleles_ || alleles_->ndim() != 2)
+      throw FormatError(store.path() + ": variant_allele (variants × alleles) is missing");
+    max_alleles_ = static_cast<int>(alleles_->shape()[1]);
+  } else {
+    max_alleles_ = store_max_alleles(store);
+  }
+  if (with_ids) ids_ = store.array("variant_id");
+}
+
+VariantBlock VariantReader::read(std::int64_t begin, std::int64_t end) const {
+  VariantBlock b;
+  b.begin = begin;
+  b.end = end;
+  const std::vector<std::int64_t> s1{begin}, e1{end};
+  b.contig = contig_.read_region_as<std::int32_t>(s1, e1);
+  b.position = position_.read_region_as<std::int64_t>(s1, e1);
+  const auto ncontigs = static_cast<std::int32_t>(store_.contig_ids().size());
+  for (auto c : b.contig)
+    if (c < 0 || c >= ncontigs)
+      throw FormatError(store_.path() + ": variant_contig holds " + std::to_string(c) +
+                        " in variants " + std::to_string(begin) + "-" + std::to_string(end) +
+                        ", outside the " + std::to_string(ncontigs) + " contigs");
+  if (alleles_) {
+    b.max_alleles = max_alleles_;
+    const std::vector<std::int64_t> s2{begin, 0}, e2{end, max_alleles_};
+    b.alleles = alleles_->read_region_strings(s2, e2);
+  }
+  if (ids_) {
+    b.id = ids_->read_region_strings(s1, e1);
+    for (auto& id : b.id)
+      if (id.empty()) id.push_back('.');  // (assigning "" a literal trips GCC 12 -Wrestrict)
+  } else {
+    b.id.assign(static_cast<std::size_t>(end - begin), ".");
+  }
+  return b;
+}
+
+}  // namespace vczstats::vcz
