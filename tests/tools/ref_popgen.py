@@ -798,11 +798,15 @@ def fstat_site(rec, groups, kind, method):
                     - (pi_within(hs[x], 2, "pairs") + pi_within(hs[y], 2, "pairs")) / 2)
         if kind == "f2":
             return f2(0, 1), 1.0
-        if kind == "f3":  # groups C, A, B: f3 = (f2(C,A) + f2(C,B) - f2(A,B)) / 2, B = pi_C
-            return (f2(0, 1) + f2(0, 2) - f2(1, 2)) / 2, pi_within(hs[0], 2, "pairs")
-        # D: f4 = (f2(A,D) + f2(B,C) - f2(A,C) - f2(B,D)) / 2, den = dxy(A,B) * dxy(C,D)
-        num = (f2(0, 3) + f2(1, 2) - f2(0, 2) - f2(1, 3)) / 2
-        den = pi_between(hs[0], hs[1], 2, "pairs") * pi_between(hs[2], hs[3], 2, "pairs")
+        def dxy(x, y):
+            return pi_between(hs[x], hs[y], 2, "pairs")
+        if kind == "f3":  # groups C, A, B: f3 = (dxy(C,A) + dxy(C,B) - dxy(A,B) - pi_C) / 2, den pi_C
+            pi_c = pi_within(hs[0], 2, "pairs")
+            return (dxy(0, 1) + dxy(0, 2) - dxy(1, 2) - pi_c) / 2, pi_c
+        # D: f4 = (dxy(A,D) + dxy(B,C) - dxy(A,C) - dxy(B,D)) / 2 (the within-population terms
+        # of the four f2 cancel), den = dxy(A,B) * dxy(C,D)
+        num = (dxy(0, 3) + dxy(1, 2) - dxy(0, 2) - dxy(1, 3)) / 2
+        den = dxy(0, 1) * dxy(2, 3)
         return num, den
     # closed forms of Patterson (2012) / scikit-allel, with the ALT frequency
     n = [len(h) for h in hs]
@@ -855,15 +859,13 @@ def cmd_fstats(vcf, pops, args, out):
         for rec, num, den in values:
             write_row(out, [rec.chrom, rec.pos, num, den])
         return
-    # totals: nansum(num)/nansum(den) over all biallelic records; f2's den is 1 per defined site
-    # (so f2 is the mean over sites where it is defined)
+    # totals: sum(num)/sum(den) over the biallelic records where both are defined; f2's den
+    # is 1 per such site, so f2 is the mean over them
     def nansum(xs):
         return sum(x for x in xs if not math.isnan(x))
-    nums = [v[1] if not math.isnan(v[1]) and not math.isnan(v[2]) else math.nan for v in values]
-    dens = [v[2] if not math.isnan(v[1]) and not math.isnan(v[2]) else math.nan for v in values]
-    if kind != "f2":  # scikit-allel sums num and den separately (nansum each)
-        nums = [v[1] for v in values]
-        dens = [v[2] for v in values]
+    defined = [not math.isnan(v[1]) and not math.isnan(v[2]) for v in values]
+    nums = [v[1] if ok else math.nan for v, ok in zip(values, defined)]
+    dens = [v[2] if ok else math.nan for v, ok in zip(values, defined)]
     est = ratio(nansum(nums), nansum(dens))
     se = math.nan
     nb = 0
@@ -873,8 +875,8 @@ def cmd_fstats(vcf, pops, args, out):
         nbk = [nansum(nums[i * B:(i + 1) * B]) for i in range(nb)]
         dbk = [nansum(dens[i * B:(i + 1) * B]) for i in range(nb)]
         se, _ = jackknife(nbk, dbk)
-    write_row(out, ["stat", "pops", "n_sites", "num_sum", "den_sum", "estimate", "n_blocks", "se", "z"])
-    write_row(out, [kind, ",".join(names), len(values), nansum(nums), nansum(dens), est, nb, se,
+    write_row(out, ["stat", "pops", "n_sites", "n_defined", "num_sum", "den_sum", "estimate", "n_blocks", "se", "z"])
+    write_row(out, [kind, ",".join(names), len(values), sum(defined), nansum(nums), nansum(dens), est, nb, se,
                     est / se if se and not math.isnan(se) else math.nan])
 
 

@@ -210,7 +210,12 @@ def test_pairs_equal_counts():
     ]
     triploid = random_vcf("pc12.vcf", "--seed", 12, "--samples", 24, "--variants", 200, "--ploidy", 3,
                           "--missing", 0.1, "--multiallelic", 0.2)
-    for vcf, case in [(vcf, c) for c in cases] + [(triploid, cases[0]), (triploid, cases[3])]:
+    # tiny populations (2 samples) with much missing data: n < 2 at many sites
+    sparse = random_vcf("pc13.vcf", "--seed", 13, "--samples", 8, "--variants", 300, "--missing", 0.35)
+    tiny = random_pops(8, ["A", "B", "C", "D"])
+    runs = [(vcf, pops, c) for c in cases] + [(triploid, pops, cases[0]), (triploid, pops, cases[3])]
+    runs += [(sparse, tiny, c) for c in cases[6:]]
+    for vcf, pops, case in runs:
         a = ref(*case, vcf, "-P", pops, "--method", "pairs")
         b = ref(*case, vcf, "-P", pops, "--method", "counts")
         compare_tables(a, b, case)
