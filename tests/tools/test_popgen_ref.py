@@ -36,11 +36,18 @@ class Skip(Exception):
 
 
 def ref(*args):
-    result = subprocess.run([PY, os.path.join(HERE, "ref_popgen.py"), *map(str, args)],
-                            capture_output=True, text=True)
-    if result.returncode != 0:
-        raise AssertionError(f"ref_popgen.py {' '.join(map(str, args))}: {result.stderr[-800:]}")
-    return result.stdout
+    """Run ref_popgen.py's main() in this process (saves an interpreter and numba start per call)."""
+    import contextlib
+    import io
+    sys.path.insert(0, HERE)
+    import ref_popgen
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            ref_popgen.main([str(a) for a in args])
+    except SystemExit as e:
+        raise AssertionError(f"ref_popgen.py {' '.join(map(str, args))}: exit {e.code}")
+    return out.getvalue()
 
 
 def random_vcf(name, *args):
@@ -383,6 +390,21 @@ def test_vcftools_random_missing_multiallelic():
         assert [x.rsplit(":", 1)[1] for x in t[4:]] == m["allele_counts"].split(","), (t, m)
 
 
+def test_vcftools_edge_cases():
+    # S = 1 and S = 0 bins of --TajimaD, a monomorphic site, a missing genotype
+    path = os.path.join(TMP, "edge.vcf")
+    with open(path, "w") as f:
+        f.write(HEADER.replace("length=31", "length=5000").replace("\tX\tY", "\tX\tY\tZ"))
+        for pos, calls in ((10, "0/1\t0/0\t0/0"), (1500, "0/0\t0/0\t0/0"), (2500, "0/1\t1/1\t0/0"),
+                           (2600, "0/1\t1/1\t./.")):
+            f.write(f"1\t{pos}\t.\tA\tC\t.\t.\t.\tGT\t{calls}\n")
+    pops = pops_file("edge_pops.txt", [("X", "A"), ("Y", "A"), ("Z", "A")])
+    keep = keep_file(pops, "A")
+    vcftools_tajima(path, keep, pops, "A", 1000)
+    vcftools_window_pi(path, keep, pops, "A", 1000, 1000)
+    vcftools_site_pi(path, keep, pops, "A")
+
+
 def test_vcftools_1000_genomes():
     d = REPORT.setdefault("vcftools, 1000 Genomes chr20:1-1500000 (4.3k sites, 3 x 100 samples)", Diff())
     vcf, pops = kg_subset()
@@ -502,9 +524,8 @@ def main():
         try:
             t0 = time.time()
             fn()
-            print(f"  ({time.time() - t0:.1f} s)")
             passed += 1
-            print(f"PASS {name}")
+            print(f"PASS {name} ({time.time() - t0:.1f} s)")
         except Skip as e:
             skipped += 1
             print(f"SKIP {name}: {e}")
