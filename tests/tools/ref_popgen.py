@@ -1045,4 +1045,8 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except BrokenPipeError:  # e.g. piped into head
+        sys.stderr.close()
+        sys.exit(0)

@@ -451,7 +451,6 @@ def test_plink2():
     positions = [m["pos"] for m in counts]
     biallelic = [positions[i] for i, a in enumerate(acount) if "," not in a["ALT"] and a["ALT"] != "."]
     hardy_bi = [h for h in hardy if "," not in h["AX"]]
-    hardy_bi = [h for h in hardy_bi if True]
     assert len(hardy_bi) == len(biallelic)
     for pos, h in zip(biallelic, hardy_bi):
         m = mine[pos]
