@@ -6,4 +6,5 @@ namespace vczstats::cli {
 void add_info_command(CLI::App& app);
 void add_afdist_command(CLI::App& app);
 void add_site_table_commands(CLI::App& app);
+void add_window_commands(CLI::App& app);
 }  // namespace vczstats::cli

@@ -21,7 +21,6 @@ enum class Device { Cpu, Gpu, Auto };
 /// @brief Parse "cpu", "gpu" or "auto". @throws UsageError.
 Device parse_device(const std::string& name);
 
-
 /// @brief Progress report: work units done out of the total, and variants done.
 using ProgressFn = std::function<void(std::int64_t units_done, std::int64_t units_total,
                                       std::int64_t variants_done)>;

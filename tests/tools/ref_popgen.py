@@ -567,6 +567,9 @@ def vcftools_tajima_d(vcf, pops, args, out):
 
 # --------------------------------------------------------------- divergence
 
+WC_BIALLELIC = False
+
+
 def wc_components(rec, pop_members):
     """Weir & Cockerham (1984) a, b, c summed over all alleles, from the samples with a
     complete diploid call; None where undefined (a population without such samples,
@@ -629,6 +632,13 @@ def divergence_site(rec, m1, m2, method):
     else:
         site["nei_hs"] = site["nei_ht"] = math.nan
     wc = wc_components(rec, [m1, m2])
+    if WC_BIALLELIC and wc is not None:
+        # --wc-biallelic: only sites whose called haplotypes in the two populations carry REF
+        # and at most one ALT (vczstats computes WC from genotype-class counts, which
+        # determine the per-allele terms only there)
+        present = set(h1) | set(h2)
+        if len(present - {0}) > 1:
+            wc = None
     site["wc_a"], site["wc_b"], site["wc_c"] = wc if wc else (math.nan,) * 3
     return site
 
@@ -988,6 +998,9 @@ def main(argv=None):
     common.add_argument("--ancestral", choices=("ref", "aa"), default="ref")
     common.add_argument("--method", choices=("pairs", "counts"), default="pairs")
     common.add_argument("--vcftools-compat", action="store_true")
+    common.add_argument("--wc-biallelic", action="store_true",
+                        help="Weir & Cockerham only where the two populations carry REF and at "
+                             "most one ALT")
     common.add_argument("--half-call", choices=("keep", "missing"), default="keep",
                         help="missing: a call with a missing allele is missing as a whole (plink2 --vcf-half-call m)")
     common.add_argument("-o", "--output")
@@ -1023,6 +1036,8 @@ def main(argv=None):
     e = sub.add_parser("het", parents=[common])
     e.add_argument("--small-sample", action="store_true")
     args = p.parse_args(argv)
+    global WC_BIALLELIC
+    WC_BIALLELIC = args.wc_biallelic
 
     regions = parse_regions(args.regions) if args.regions else None
     vcf = Vcf(args.vcf, args.samples.split(",") if args.samples else None, regions, args.regions_overlap,

@@ -1,0 +1,333 @@
+// Windowed scans over the allele counts: diversity (per population) and divergence (per pair of
+// populations). Definitions: tests/tools/POPGEN.md; windows: src/stats/windows.hpp.
+
+#include <fmt/format.h>
+
+#include <limits>
+#include <memory>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "vczstats/error.hpp"
+#include "vczstats/popgen.hpp"
+#include "vczstats/variants.hpp"
+#include "vczstats/windows.hpp"
+
+namespace vczstats::cli {
+namespace {
+
+struct WindowOptions {
+  CommonOptions common;
+  std::int64_t size = 0, step = 0, variants = 0;
+  std::string pairs;
+};
+
+void add_window_options(CLI::App& cmd, WindowOptions& o) {
+  add_common_options(cmd, o.common);
+  add_population_option(cmd, o.common);
+  cmd.add_option("--window-size", o.size,
+                 "Windows of this many bp, from the region start (else base 1), clipped at the "
+                 "region end or contig length; 1-based inclusive start and end")
+      ->check(CLI::PositiveNumber)
+      ->group("Windows");
+  cmd.add_option("--window-step", o.step, "Step between window starts [default: window size]")
+      ->check(CLI::PositiveNumber)
+      ->group("Windows");
+  cmd.add_option("--window-variants", o.variants, "Windows of this many consecutive sites")
+      ->check(CLI::PositiveNumber)
+      ->group("Windows");
+}
+
+/// Assigns each site to its window group: the first -r region (in the order given) selecting
+/// it, else its contig.
+class Grouper {
+ public:
+  Grouper(const vcz::VczStore& store, const CommonOptions& o) : store_(store) {
+    if (!o.regions.empty()) regions_ = vcz::parse_regions(o.regions);
+    if (!o.regions_file.empty()) regions_ = vcz::read_regions_file(o.regions_file);
+    pos_overlap_ = o.regions_overlap == "pos" || o.regions_overlap == "0";
+    for (std::size_t c = 0; c < store.contig_ids().size(); ++c)
+      contig_index_.emplace(store.contig_ids()[c], static_cast<std::int32_t>(c));
+    region_contig_.resize(regions_.size(), -1);
+    for (std::size_t k = 0; k < regions_.size(); ++k) {
+      auto it = contig_index_.find(regions_[k].contig);
+      if (it == contig_index_.end()) it = contig_index_.find(regions_[k].spec);
+      if (it != contig_index_.end()) region_contig_[k] = it->second;
+    }
+  }
+
+  /// The group of a site, or nullopt when no region selects it (cannot happen for planned sites
+  /// except through overlap subtleties).
+  std::optional<stats::WindowGroup> group(std::int32_t contig, std::int64_t pos,
+                                          std::int64_t ref_length) const {
+    const auto& lengths = store_.contig_lengths();
+    const bool has_length = lengths && static_cast<std::size_t>(contig) < lengths->size();
+    stats::WindowGroup g;
+    g.contig = contig;
+    if (regions_.empty()) {
+      g.key = contig;
+      g.start = 1;
+      if (has_length) {
+        g.end = (*lengths)[static_cast<std::size_t>(contig)];
+        g.known_end = true;
+      }
+      return g;
+    }
+    const std::int64_t end = pos + std::max<std::int64_t>(ref_length, 1) - 1;
+    for (std::size_t k = 0; k < regions_.size(); ++k) {
+      if (region_contig_[k] != contig) continue;
+      const auto& r = regions_[k];
+      const bool hit =
+          pos_overlap_ ? (r.start <= pos && pos <= r.end) : (pos <= r.end && end >= r.start);
+      if (!hit) continue;
+      g.key = static_cast<std::int64_t>(k);
+      g.start = r.start;
+      if (r.end != std::numeric_limits<std::int64_t>::max()) {
+        g.end = r.end;
+        g.known_end = true;
+      } else if (has_length) {
+        g.end = (*lengths)[static_cast<std::size_t>(contig)];
+        g.known_end = true;
+      }
+      return g;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  const vcz::VczStore& store_;
+  std::vector<vcz::Region> regions_;
+  std::vector<std::int32_t> region_contig_;
+  std::unordered_map<std::string, std::int32_t> contig_index_;
+  bool pos_overlap_ = false;
+};
+
+/// Runs the heavy pass and feeds every selected site to @p add_site(group, pos, counts) in
+/// genome order.
+template <class AddSite>
+RunStats scan_sites(const Query& q, const WindowOptions& o, const stats::AlleleCountsPass& pass,
+                    AddSite&& add_site) {
+  const vcz::VariantReader reader(q.store, /*with_alleles=*/true, /*with_ids=*/false);
+  const Grouper grouper(q.store, o.common);
+  const auto& layout = pass.layout();
+  RunStats rs;
+  run_allele_counts(
+      q.store, q.plan, q.samples, pass, run_options(o.common), &rs,
+      [&](std::int64_t, const vcz::WorkUnit& unit, std::span<const std::int32_t> counts) {
+        const auto vb = reader.read(unit.begin, unit.end);
+        for (std::int64_t r = 0; r < unit.size(); ++r) {
+          if (!unit.mask.empty() && !unit.mask[static_cast<std::size_t>(r)]) continue;
+          const auto i = static_cast<std::size_t>(r);
+          const auto g = grouper.group(vb.contig[i], vb.position[i],
+                                       static_cast<std::int64_t>(vb.allele(r, 0).size()));
+          if (!g) continue;
+          add_site(*g, vb.position[i], counts.data() + r * layout.site_width());
+        }
+      });
+  return rs;
+}
+
+stats::WindowSpec window_spec(const WindowOptions& o) {
+  if (o.variants > 0 && o.size > 0)
+    throw UsageError("give either --window-size or --window-variants, not both");
+  if (o.step > 0 && o.size == 0) throw UsageError("--window-step needs --window-size");
+  return {o.size, o.step, o.variants};
+}
+
+std::string num(double v) {
+  return format_number(v);
+}
+std::string num(std::int64_t v) {
+  return std::to_string(v);
+}
+
+std::vector<TableWriter::Column> window_columns(std::vector<std::string> names,
+                                                std::vector<std::string> text_names) {
+  std::vector<TableWriter::Column> cols{{"chrom", false}, {"start", true}, {"end", true}};
+  for (auto& n : text_names) cols.push_back({n, false});
+  for (auto& n : names) cols.push_back({n, true});
+  return cols;
+}
+
+const char* kWindowNote =
+    "windows: start and end are 1-based and inclusive; per_bp values divide by end - start + 1";
+
+void add_diversity(CLI::App& app) {
+  auto o = std::make_shared<WindowOptions>();
+  auto* cmd = app.add_subcommand(
+      "diversity",
+      "Diversity per population and window: pi (mean pairwise difference of called "
+      "haplotypes, summed over sites and per bp), segregating sites, Watterson's theta, "
+      "Tajima's D, singletons, and the unfolded theta_pi, theta_H, theta_L, Fay & Wu's H "
+      "(raw and normalised) and Zeng's E with REF as the ancestral allele. Missing alleles are "
+      "left out site by site. Definitions: tests/tools/POPGEN.md.");
+  add_window_options(*cmd, *o);
+  cmd->callback([o] {
+    const auto spec = window_spec(*o);
+    auto q = build_query(o->common);
+    stats::CountsLayout layout{vcz::store_max_alleles(q.store), q.pops.count()};
+    stats::AlleleCountsPass pass;
+    pass.init(layout, q.pops.of);
+    Output out(o->common.output);
+    TableWriter table(
+        out, o->common.format,
+        window_columns({"n_sites", "n_seg", "pi_sum", "pi_per_bp", "theta_w", "theta_w_per_bp",
+                        "n_max", "tajima_d", "singletons", "n_unfolded", "s_unfolded", "theta_pi_u",
+                        "theta_h", "theta_l", "fay_wu_h", "fay_wu_h_norm", "zeng_e"},
+                       {"population"}),
+        o->common.format == "tsv" ? kWindowNote : "");
+    stats::Harmonic harmonic;
+    using Acc = std::vector<stats::DiversitySums>;
+    stats::WindowScanner<Acc> scanner(
+        spec, [&] { return Acc(static_cast<std::size_t>(layout.pops)); },
+        [&](const stats::WindowScanner<Acc>::Window& w) {
+          const double length = static_cast<double>(w.end - w.start + 1);
+          for (int p = 0; p < layout.pops; ++p) {
+            const auto& s = w.acc[static_cast<std::size_t>(p)];
+            const auto r = stats::finish_diversity(s, harmonic);
+            table.row({q.store.contig_ids()[static_cast<std::size_t>(w.contig)],
+                       num(w.start),
+                       num(w.end),
+                       q.pops.names[static_cast<std::size_t>(p)],
+                       num(s.n_sites),
+                       num(s.n_seg),
+                       num(s.pi_sum),
+                       num(s.pi_sum / length),
+                       num(s.theta_w),
+                       num(s.theta_w / length),
+                       num(s.n_max),
+                       num(r.tajima_d),
+                       num(s.singletons),
+                       num(s.n_unfolded),
+                       num(s.s_unfolded),
+                       num(s.theta_pi_u),
+                       num(s.theta_h),
+                       num(s.theta_l),
+                       num(r.fay_wu_h),
+                       num(r.fay_wu_h_norm),
+                       num(r.zeng_e)});
+          }
+        });
+    const RunStats rs = scan_sites(
+        q, *o, pass, [&](const stats::WindowGroup& g, std::int64_t pos, const std::int32_t* c) {
+          scanner.add(g, pos, [&](Acc& acc) {
+            for (int p = 0; p < layout.pops; ++p)
+              acc[static_cast<std::size_t>(p)].add(c + std::int64_t{p} * layout.width(),
+                                                   layout.alleles, harmonic);
+          });
+        });
+    scanner.finish();
+    table.finish();
+    out.commit();
+    report_run(o->common, rs);
+  });
+}
+
+std::vector<std::pair<int, int>> population_pairs(const vcz::Populations& pops,
+                                                  const std::string& spec) {
+  std::vector<std::pair<int, int>> pairs;
+  if (spec.empty()) {
+    for (int i = 0; i < pops.count(); ++i)
+      for (int j = i + 1; j < pops.count(); ++j) pairs.emplace_back(i, j);
+  } else {
+    auto index = [&](const std::string& name) {
+      for (int i = 0; i < pops.count(); ++i)
+        if (pops.names[static_cast<std::size_t>(i)] == name) return i;
+      throw UsageError("--pairs: population '" + name + "' is not in the population file");
+    };
+    for (const auto& item : vcz::split_list(spec, ';')) {
+      const auto two = vcz::split_list(item, ',');
+      if (two.size() != 2) throw UsageError("--pairs: expected A,B;C,D, got '" + item + "'");
+      pairs.emplace_back(index(two[0]), index(two[1]));
+    }
+  }
+  if (pairs.empty()) throw UsageError("divergence needs at least two populations (-P/--pops FILE)");
+  return pairs;
+}
+
+void add_divergence(CLI::App& app) {
+  auto o = std::make_shared<WindowOptions>();
+  auto* cmd = app.add_subcommand(
+      "divergence",
+      "Divergence per pair of populations and window: dxy, da, Hudson Fst (ratio of sums), "
+      "Weir & Cockerham Fst (weighted = ratio of sums, as vcftools; and the mean of per-site "
+      "values; sites with REF and at most one ALT), Nei's Gst. Needs -P/--pops. Definitions: "
+      "tests/tools/POPGEN.md.");
+  add_window_options(*cmd, *o);
+  cmd->add_option("--pairs", o->pairs,
+                  "Population pairs A,B;C,D [default: every pair, in file order]")
+      ->group("Selection");
+  cmd->callback([o] {
+    const auto spec = window_spec(*o);
+    auto q = build_query(o->common);
+    const auto pairs = population_pairs(q.pops, o->pairs);
+    stats::CountsLayout layout{vcz::store_max_alleles(q.store), q.pops.count()};
+    stats::AlleleCountsPass pass;
+    pass.init(layout, q.pops.of);
+    Output out(o->common.output);
+    TableWriter table(
+        out, o->common.format,
+        window_columns({"n_sites", "dxy_sum", "dxy_per_bp", "pi1_sum", "pi2_sum", "da_sum",
+                        "da_per_bp", "n_hudson", "hudson_num", "hudson_den", "hudson_fst", "n_wc",
+                        "wc_a", "wc_abc", "wc_fst", "wc_fst_mean", "nei_gst"},
+                       {"pop1", "pop2"}),
+        o->common.format == "tsv" ? kWindowNote : "");
+    using Acc = std::vector<stats::DivergenceSums>;
+    auto ratio = [](double a, double b) {
+      return b != 0 ? a / b : std::numeric_limits<double>::quiet_NaN();
+    };
+    stats::WindowScanner<Acc> scanner(
+        spec, [&] { return Acc(pairs.size()); },
+        [&](const stats::WindowScanner<Acc>::Window& w) {
+          const double length = static_cast<double>(w.end - w.start + 1);
+          for (std::size_t k = 0; k < pairs.size(); ++k) {
+            const auto& s = w.acc[k];
+            const double da = s.dxy_sum - (s.pi1_sum + s.pi2_sum) / 2;
+            table.row({q.store.contig_ids()[static_cast<std::size_t>(w.contig)],
+                       num(w.start),
+                       num(w.end),
+                       q.pops.names[static_cast<std::size_t>(pairs[k].first)],
+                       q.pops.names[static_cast<std::size_t>(pairs[k].second)],
+                       num(s.n_sites),
+                       num(s.dxy_sum),
+                       num(s.dxy_sum / length),
+                       num(s.pi1_sum),
+                       num(s.pi2_sum),
+                       num(da),
+                       num(da / length),
+                       num(s.n_hudson),
+                       num(s.hudson_num),
+                       num(s.hudson_den),
+                       num(ratio(s.hudson_num, s.hudson_den)),
+                       num(s.n_wc),
+                       num(s.wc_a),
+                       num(s.wc_abc),
+                       num(ratio(s.wc_a, s.wc_abc)),
+                       num(s.n_wc ? s.wc_fst_sum / static_cast<double>(s.n_wc)
+                                  : std::numeric_limits<double>::quiet_NaN()),
+                       num(ratio(s.nei_num, s.nei_ht))});
+          }
+        });
+    const RunStats rs = scan_sites(
+        q, *o, pass, [&](const stats::WindowGroup& g, std::int64_t pos, const std::int32_t* c) {
+          scanner.add(g, pos, [&](Acc& acc) {
+            for (std::size_t k = 0; k < pairs.size(); ++k)
+              acc[k].add(c + std::int64_t{pairs[k].first} * layout.width(),
+                         c + std::int64_t{pairs[k].second} * layout.width(), layout.alleles);
+          });
+        });
+    scanner.finish();
+    table.finish();
+    out.commit();
+    report_run(o->common, rs);
+  });
+}
+
+}  // namespace
+
+void add_window_commands(CLI::App& app) {
+  add_diversity(app);
+  add_divergence(app);
+}
+
+}  // namespace vczstats::cli

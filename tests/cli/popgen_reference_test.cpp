@@ -1,0 +1,198 @@
+// diversity and divergence against independent references run in the test:
+//  - tests/tools/ref_popgen.py (brute force over pairs of haplotypes; POPGEN.md) on random VCFs
+//    with missing calls, multi-allelic sites and mixed ploidy, and on 1000 Genomes data, for
+//    every window kind, regions and populations split across sample chunks;
+//  - vcftools on 1000 Genomes data (no missing calls): --window-pi equals our pi_per_bp and
+//    --weir-fst-pop's weighted and mean Fst equal our wc_fst and wc_fst_mean.
+// Tolerance: 1e-9 relative plus 1e-12 absolute against the reference (double sums in the same
+// order; differences such as da cancel to ~1e-16 instead of 0), vcftools'
+// printed digits against vcftools.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "test_util.hpp"
+
+using namespace vcztest;
+
+namespace {
+
+using Table = std::vector<std::vector<std::string>>;
+
+Table rows(const std::string& text) {
+  Table t;
+  std::istringstream in(text);
+  std::string line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (header) {  // the header line
+      header = false;
+      continue;
+    }
+    std::vector<std::string> cells;
+    std::istringstream ls(line);
+    std::string c;
+    while (std::getline(ls, c, '\t')) cells.push_back(c);
+    t.push_back(cells);
+  }
+  return t;
+}
+
+bool is_nan(const std::string& s) {
+  return s == "NA" || s == "nan" || s == "-nan";
+}
+
+// Cells equal as text or numerically within @p rel (NA == nan); "all" == "ALL" (the reference
+// names the single population ALL).
+void expect_tables(const Table& ours, const Table& ref, double rel, const std::string& what,
+                   std::size_t skip_from = 1000) {
+  ASSERT_EQ(ours.size(), ref.size()) << what;
+  for (std::size_t i = 0; i < ours.size(); ++i) {
+    ASSERT_EQ(ours[i].size(), ref[i].size()) << what << " row " << i;
+    for (std::size_t j = 0; j < ours[i].size() && j < skip_from; ++j) {
+      const std::string& a = ours[i][j];
+      const std::string& b = ref[i][j];
+      if (a == b || (a == "all" && b == "ALL") || (is_nan(a) && is_nan(b))) continue;
+      char* end = nullptr;
+      const double x = std::strtod(a.c_str(), &end);
+      const double y = std::strtod(b.c_str(), nullptr);
+      ASSERT_TRUE(*end == '\0' && !is_nan(a) && !is_nan(b))
+          << what << " row " << i << " col " << j << ": " << a << " vs " << b;
+      EXPECT_NEAR(x, y, rel * std::fabs(y) + 1e-12)  // absolute floor: cancellation near 0
+          << what << " row " << i << " col " << j;
+    }
+  }
+}
+
+struct Data {
+  std::string vcf, store, pops;
+};
+
+void compare_with_reference(const Data& d, const std::vector<std::string>& options, bool with_wc) {
+  const std::string bin = binary() + " ";
+  const std::string ref = python() + " " + tool("ref_popgen.py") + " ";
+  for (const auto& opt : options) {
+    const std::string what = d.store + " " + opt;
+    expect_tables(rows(run_ok(bin + "diversity " + shell_quote(d.store) + " " + opt)),
+                  rows(run_ok(ref + "diversity " + shell_quote(d.vcf) + " " + opt)), 1e-9,
+                  "diversity " + what);
+    if (d.pops.empty()) continue;
+    const std::string p = " -P " + shell_quote(d.pops) + " ";
+    expect_tables(rows(run_ok(bin + "diversity " + shell_quote(d.store) + p + opt + " -t 2")),
+                  rows(run_ok(ref + "diversity " + shell_quote(d.vcf) + p + opt)), 1e-9,
+                  "diversity -P " + what);
+    // Columns from n_wc (16) on are Weir & Cockerham's: compared only without mixed ploidy.
+    expect_tables(rows(run_ok(bin + "divergence " + shell_quote(d.store) + p + opt)),
+                  rows(run_ok(ref + "divergence --wc-biallelic " + shell_quote(d.vcf) + p + opt)),
+                  1e-9, "divergence -P " + what, with_wc ? 1000 : 16);
+  }
+}
+
+void write_pops(const std::string& vcf, const std::string& path, int npops) {
+  std::istringstream names(run_ok("bcftools query -l " + shell_quote(vcf)));
+  std::ofstream p(path);
+  p << "sample population\n";
+  std::string s;
+  for (int i = 0; std::getline(names, s); ++i)
+    if (i % 5 != 4) p << s << " pop" << (i * 7 % npops) << "\n";  // every 5th sample left out
+}
+
+}  // namespace
+
+TEST(CliPopgen, DiversityAndDivergenceMatchBruteForceOnRandomData) {
+  VCZ_REQUIRE_PROGRAM("bcftools");
+  VCZ_REQUIRE_PYTHON_ZARR();
+  TempDir dir;
+  struct Case {
+    std::string name, args;
+    bool with_wc;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"missing_multi",
+            "--seed 21 --samples 33 --variants 600 --contigs 2 --missing 0.07 "
+            "--multiallelic 0.25 --indels 0.1",
+            true},
+           {"mixed_ploidy",
+            "--seed 22 --samples 19 --variants 300 --mixed-ploidy 0.3 --missing 0.05", false},
+       }) {
+    Data d;
+    d.vcf = (dir / (c.name + ".vcf.gz")).string();
+    run_ok(python() + " " + tool("random_vcf.py") + " " + c.args + " -o " + shell_quote(d.vcf));
+    d.store = (dir / (c.name + ".vcz")).string();
+    run_ok(python() + " " + tool("vcf2vcz.py") + " " + shell_quote(d.vcf) + " " +
+           shell_quote(d.store) + " --variants-chunk-size 41 --samples-chunk-size 8");
+    d.pops = (dir / (c.name + ".pops")).string();
+    write_pops(d.vcf, d.pops, 3);
+    // The contig span and the first records, to build regions.
+    std::istringstream recs(run_ok("bcftools query -f '%CHROM\\t%POS\\n' " + shell_quote(d.vcf)));
+    std::string contig, pos;
+    std::vector<std::string> positions;
+    while (recs >> contig >> pos)
+      if (contig == "chr1") positions.push_back(pos);
+    const std::string r1 = "chr1:" + positions[10] + "-" + positions[positions.size() / 2];
+    compare_with_reference(
+        d,
+        {"", "--window-size 100", "--window-size 250 --window-step 70", "--window-variants 17",
+         "-r " + r1 + " --window-size 60",
+         "-r chr2,chr1:1-" + positions[20] + " --window-size 90 --window-step 45",
+         "-r " + r1 + " --regions-overlap pos"},
+        c.with_wc);
+  }
+}
+
+TEST(CliPopgen, MatchBruteForceAndVcftoolsOn1000GenomesData) {
+  VCZ_REQUIRE_PROGRAM("bcftools");
+  VCZ_REQUIRE_PROGRAM("vcftools");
+  VCZ_REQUIRE_PYTHON_ZARR();
+  const std::string ref = "/usr/share/doc/shapeit4/examples/test/reference.vcf.gz";
+  if (!std::filesystem::exists(ref)) GTEST_SKIP() << "skipped: shapeit4-example is not installed";
+  TempDir dir;
+  Data d;
+  d.vcf = (dir / "k.vcf.gz").string();
+  run_ok("bcftools view -r 20:1000000-1400000 -Oz -o " + shell_quote(d.vcf) + " " + ref);
+  d.store = (dir / "k.vcz").string();
+  run_ok(python() + " " + tool("vcf2vcz.py") + " " + shell_quote(d.vcf) + " " +
+         shell_quote(d.store) + " --variants-chunk-size 500 --samples-chunk-size 64");
+  // Two populations: the first and the second 150 samples of the file.
+  d.pops = (dir / "pops").string();
+  const std::string a = (dir / "a").string(), b = (dir / "b").string();
+  run_ok("bcftools query -l " + shell_quote(d.vcf) +
+         " | awk '{print $1, (NR<=150 ? \"A\" : \"B\")}' > " + shell_quote(d.pops) +
+         " && awk '$2==\"A\"{print $1}' " + shell_quote(d.pops) + " > " + shell_quote(a) +
+         " && awk '$2==\"B\"{print $1}' " + shell_quote(d.pops) + " > " + shell_quote(b));
+  compare_with_reference(d, {"--window-size 50000 --window-step 20000"}, true);
+
+  // vcftools --window-pi: windows [sW+1, (s+1)W], only those holding variable sites printed.
+  const std::string out = (dir / "vt").string();
+  run_ok("cd " + shell_quote(dir.path().string()) + " && vcftools --gzvcf " + shell_quote(d.vcf) +
+         " --window-pi 100000 --out vt >/dev/null 2>&1");
+  std::map<std::string, std::string> ours;
+  for (const auto& r :
+       rows(run_ok(binary() + " diversity " + shell_quote(d.store) + " --window-size 100000")))
+    ours[r[1]] = r[7];  // start → pi_per_bp
+  const Table vt = rows(run_ok("cat " + shell_quote(out + ".windowed.pi")));
+  ASSERT_FALSE(vt.empty());
+  for (const auto& r : vt) {
+    ASSERT_TRUE(ours.contains(r[1])) << r[1];
+    EXPECT_NEAR(std::stod(ours[r[1]]), std::stod(r[4]), 5e-6 * std::stod(r[4])) << r[1];
+  }
+  // vcftools --weir-fst-pop: weighted and mean Fst of the whole file.
+  const std::string log =
+      run_ok("cd " + shell_quote(dir.path().string()) + " && vcftools --gzvcf " +
+             shell_quote(d.vcf) + " --weir-fst-pop a --weir-fst-pop b --out wc 2>&1");
+  auto value_after = [&](const std::string& key) {
+    const auto at = log.find(key);
+    EXPECT_NE(at, std::string::npos) << log;
+    return std::stod(log.substr(at + key.size()));
+  };
+  const Table div =
+      rows(run_ok(binary() + " divergence " + shell_quote(d.store) + " -P " + shell_quote(d.pops)));
+  ASSERT_EQ(div.size(), 1u);
+  EXPECT_NEAR(std::stod(div[0][19]), value_after("weighted Fst estimate: "), 5e-8);
+  EXPECT_NEAR(std::stod(div[0][20]), value_after("mean Fst estimate: "), 5e-8);
+}
