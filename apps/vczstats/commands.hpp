@@ -7,4 +7,5 @@ void add_info_command(CLI::App& app);
 void add_afdist_command(CLI::App& app);
 void add_site_table_commands(CLI::App& app);
 void add_window_commands(CLI::App& app);
+void add_spectra_commands(CLI::App& app);
 }  // namespace vczstats::cli

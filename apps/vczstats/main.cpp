@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   vczstats::cli::add_afdist_command(app);
   vczstats::cli::add_site_table_commands(app);
   vczstats::cli::add_window_commands(app);
+  vczstats::cli::add_spectra_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

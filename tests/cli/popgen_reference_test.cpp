@@ -135,6 +135,21 @@ TEST(CliPopgen, DiversityAndDivergenceMatchBruteForceOnRandomData) {
     while (recs >> contig >> pos)
       if (contig == "chr1") positions.push_back(pos);
     const std::string r1 = "chr1:" + positions[10] + "-" + positions[positions.size() / 2];
+    if (c.with_wc) {  // sfs and f-statistics (the SFS's ploidy rule differs with mixed ploidy)
+      const std::string bin = binary() + " ";
+      const std::string ref = python() + " " + tool("ref_popgen.py") + " ";
+      const std::string p = " -P " + shell_quote(d.pops) + " ";
+      for (const std::string& opt : std::vector<std::string>{
+               "sfs", "sfs --folded", "sfs --joint pop0,pop2", "sfs -r " + r1,
+               "fstats --f2 pop0,pop1 --blocks 25", "fstats --f3 pop2,pop0,pop1 --blocks 40",
+               "fstats --d pop0,pop1,pop2,pop0 --blocks 30 -r chr2"}) {
+        const auto space = opt.find(' ');
+        const std::string cmd = opt.substr(0, space);
+        const std::string rest = space == std::string::npos ? "" : opt.substr(space + 1);
+        expect_tables(rows(run_ok(bin + cmd + " " + shell_quote(d.store) + p + rest)),
+                      rows(run_ok(ref + cmd + " " + shell_quote(d.vcf) + p + rest)), 1e-9, opt);
+      }
+    }
     compare_with_reference(
         d,
         {"", "--window-size 100", "--window-size 250 --window-step 70", "--window-variants 17",
