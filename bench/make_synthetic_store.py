@@ -105,6 +105,21 @@ def genotype_chunk(seed, v0, v1, s0, s1, n_samples, missing):
     return g
 
 
+ALLELE_TEXT = {-1: b".", 0: b"0", 1: b"1"}
+
+
+def vcf_lines(positions, blocks):
+    """VCF records (unphased GT) of one variant chunk: blocks are the sample chunks' genotypes."""
+    g = np.concatenate(blocks, axis=1)  # variants × samples × 2
+    text = np.array([b".", b"0", b"1"])[g.astype(np.int64) + 1]  # -1, 0, 1 → text
+    calls = np.char.add(np.char.add(text[:, :, 0], b"/"), text[:, :, 1])
+    lines = []
+    for v in range(g.shape[0]):
+        lines.append(b"chr1\t%d\t.\tA\tT\t.\tPASS\t.\tGT\t" % positions[v] +
+                     b"\t".join(calls[v]) + b"\n")
+    return b"".join(lines)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 epilog=__doc__.split("\n\n", 1)[1],
@@ -118,6 +133,7 @@ def main():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--threads", type=int, default=os.cpu_count())
     p.add_argument("-f", "--force", action="store_true", help="overwrite an existing store")
+    p.add_argument("--vcf", help="also write the same genotypes as a gzipped VCF (for peers)")
     a = p.parse_args()
     global BLOSC
     BLOSC = load_blosc()
@@ -144,6 +160,8 @@ def main():
     write_chunk(tmp, "contig_length", "0", np.array([10 * V + 1000], "<i8").tobytes(), 8, "shuffle")
     write_array(tmp, "variant_position", [V], [cv], "<i4", ["variants"], "shuffle", None)
     write_array(tmp, "variant_contig", [V], [cv], "|i1", ["variants"], "shuffle", None)
+    write_array(tmp, "variant_allele", [V, 2], [cv, 2], "|O", ["variants", "alleles"], "shuffle", "",
+                [{"id": "vlen-utf8"}])
     write_array(tmp, "call_genotype", [V, S, 2], [cv, cs, 2], "|i1",
                 ["variants", "samples", "ploidy"], "bitshuffle", None)
 
@@ -152,6 +170,7 @@ def main():
         pos = (np.arange(cv, dtype=np.int64) + v0) * 10 + 1
         write_chunk(tmp, "variant_position", str(i), pos.astype("<i4").tobytes(), 4, "shuffle")
         write_chunk(tmp, "variant_contig", str(i), np.zeros(cv, "|i1").tobytes(), 1, "shuffle")
+        write_chunk(tmp, "variant_allele", f"{i}.0", vlen_utf8(["A", "T"] * cv), 1, "shuffle")
         stored = 0
         for j in range((S + cs - 1) // cs):
             s0, s1 = j * cs, min(S, (j + 1) * cs)
@@ -160,11 +179,27 @@ def main():
             key = f"{i}.{j}.0"
             write_chunk(tmp, "call_genotype", key, full.tobytes(), 1, "bitshuffle")
             stored += os.path.getsize(os.path.join(tmp, "call_genotype", key))
+        if a.vcf:
+            vcf_parts[i] = vcf_lines(pos[: v1 - v0], [
+                genotype_chunk(a.seed, v0, v1, j * cs, min(S, (j + 1) * cs), S, a.missing)
+                for j in range((S + cs - 1) // cs)])
         return stored
 
+    vcf_parts = {}
     with ThreadPoolExecutor(max_workers=a.threads) as pool:
         stored = sum(pool.map(variant_chunk, range((V + cv - 1) // cv)))
     os.rename(tmp, a.out)
+    if a.vcf:
+        import gzip
+        with gzip.open(a.vcf + ".tmp", "wb", compresslevel=1) as f:
+            f.write(b"##fileformat=VCFv4.2\n")
+            f.write(f"##contig=<ID=chr1,length={10 * V + 1000}>\n".encode())
+            f.write(b'##FORMAT=<ID=GT,Number=1,Type=String,Description="Genotype">\n')
+            f.write(("#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\t"
+                     + "\t".join(f"S{i:07d}" for i in range(S)) + "\n").encode())
+            for i in sorted(vcf_parts):
+                f.write(vcf_parts[i])
+        os.rename(a.vcf + ".tmp", a.vcf)
     decoded = V * S * 2
     print(f"make_synthetic_store: {a.out}: {S} samples x {V} variants, call_genotype "
           f"{decoded / 1e9:.2f} GB decoded, {stored / 1e6:.1f} MB stored "

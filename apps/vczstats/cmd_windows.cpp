@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 #include <memory>
 
@@ -323,11 +324,158 @@ void add_divergence(CLI::App& app) {
   });
 }
 
+// vczstats stats: several statistics in one pass, long format.
+struct StatDef {
+  const char* name;
+  bool pairwise;
+  const char* help;
+};
+constexpr StatDef kStats[] = {
+    {"pi", false, "pi per bp"},
+    {"theta_w", false, "Watterson's theta per bp"},
+    {"tajima_d", false, "Tajima's D"},
+    {"n_seg", false, "segregating sites"},
+    {"singletons", false, "sites with a singleton"},
+    {"fay_wu_h", false, "Fay & Wu's H (REF ancestral)"},
+    {"zeng_e", false, "Zeng's E (REF ancestral)"},
+    {"dxy", true, "dxy per bp"},
+    {"da", true, "da per bp"},
+    {"fst_hudson", true, "Hudson Fst (ratio of sums)"},
+    {"fst_wc", true, "Weir & Cockerham Fst (weighted)"},
+    {"gst", true, "Nei's Gst"},
+};
+
+void add_stats(CLI::App& app) {
+  auto o = std::make_shared<WindowOptions>();
+  std::string names;
+  for (const auto& d : kStats) names += std::string(names.empty() ? "" : ", ") + d.name;
+  auto* cmd = app.add_subcommand(
+      "stats",
+      "Several diversity and divergence statistics in one pass over the genotypes, per window: "
+      "one row per window, statistic and population (or population pair, 'A,B'), columns "
+      "chrom, start, end, statistic, populations, value. Statistics: " +
+          names + ". Definitions: tests/tools/POPGEN.md (as diversity and divergence).");
+  add_window_options(*cmd, *o);
+  auto list = std::make_shared<std::string>("pi,theta_w,tajima_d,dxy,fst_hudson");
+  cmd->add_option("--stats", *list, "Comma-separated statistics")->capture_default_str();
+  cmd->add_option("--pairs", o->pairs, "Population pairs A,B;C,D [default: every pair]")
+      ->group("Selection");
+  cmd->callback([o, list] {
+    const auto spec = window_spec(*o);
+    std::vector<const StatDef*> chosen;
+    bool any_pairwise = false;
+    for (const auto& n : vcz::split_list(*list)) {
+      const StatDef* d = nullptr;
+      for (const auto& k : kStats)
+        if (n == k.name) d = &k;
+      if (!d) throw UsageError("--stats: unknown statistic '" + n + "'");
+      chosen.push_back(d);
+      any_pairwise = any_pairwise || d->pairwise;
+    }
+    if (chosen.empty()) throw UsageError("--stats: no statistic given");
+    auto q = build_query(o->common);
+    const auto pairs =
+        any_pairwise ? population_pairs(q.pops, o->pairs) : std::vector<std::pair<int, int>>{};
+    stats::CountsLayout layout{vcz::store_max_alleles(q.store), q.pops.count()};
+    stats::AlleleCountsPass pass;
+    pass.init(layout, q.pops.of);
+    Output out(o->common.output);
+    TableWriter table(out, o->common.format,
+                      {{"chrom", false},
+                       {"start"},
+                       {"end"},
+                       {"statistic", false},
+                       {"populations", false},
+                       {"value"}},
+                      o->common.format == "tsv" ? kWindowNote : "");
+    stats::Harmonic harmonic;
+    struct Acc {
+      std::vector<stats::DiversitySums> div;
+      std::vector<stats::DivergenceSums> pair;
+    };
+    auto ratio = [](double a, double b) {
+      return b != 0 ? a / b : std::numeric_limits<double>::quiet_NaN();
+    };
+    stats::WindowScanner<Acc> scanner(
+        spec,
+        [&] {
+          return Acc{std::vector<stats::DiversitySums>(static_cast<std::size_t>(layout.pops)),
+                     std::vector<stats::DivergenceSums>(pairs.size())};
+        },
+        [&](const stats::WindowScanner<Acc>::Window& w) {
+          const double length = static_cast<double>(w.end - w.start + 1);
+          const std::string& chrom = q.store.contig_ids()[static_cast<std::size_t>(w.contig)];
+          for (const StatDef* d : chosen) {
+            if (!d->pairwise) {
+              for (int p = 0; p < layout.pops; ++p) {
+                const auto& s = w.acc.div[static_cast<std::size_t>(p)];
+                const std::string name(d->name);
+                double v;
+                if (name == "pi") {
+                  v = s.pi_sum / length;
+                } else if (name == "theta_w") {
+                  v = s.theta_w / length;
+                } else if (name == "n_seg") {
+                  v = static_cast<double>(s.n_seg);
+                } else if (name == "singletons") {
+                  v = static_cast<double>(s.singletons);
+                } else {
+                  const auto r = stats::finish_diversity(s, harmonic);
+                  v = name == "tajima_d" ? r.tajima_d : name == "fay_wu_h" ? r.fay_wu_h : r.zeng_e;
+                }
+                table.row({chrom, num(w.start), num(w.end), d->name,
+                           q.pops.names[static_cast<std::size_t>(p)], num(v)});
+              }
+            } else {
+              for (std::size_t k = 0; k < pairs.size(); ++k) {
+                const auto& s = w.acc.pair[k];
+                const std::string name(d->name);
+                double v;
+                if (name == "dxy")
+                  v = s.dxy_sum / length;
+                else if (name == "da")
+                  v = (s.dxy_sum - (s.pi1_sum + s.pi2_sum) / 2) / length;
+                else if (name == "fst_hudson")
+                  v = ratio(s.hudson_num, s.hudson_den);
+                else if (name == "fst_wc")
+                  v = ratio(s.wc_a, s.wc_abc);
+                else
+                  v = ratio(s.nei_num, s.nei_ht);
+                table.row({chrom, num(w.start), num(w.end), d->name,
+                           q.pops.names[static_cast<std::size_t>(pairs[k].first)] + "," +
+                               q.pops.names[static_cast<std::size_t>(pairs[k].second)],
+                           num(v)});
+              }
+            }
+          }
+        });
+    const bool need_div =
+        std::any_of(chosen.begin(), chosen.end(), [](const StatDef* d) { return !d->pairwise; });
+    const RunStats rs = scan_sites(
+        q, *o, pass, [&](const stats::WindowGroup& g, std::int64_t pos, const std::int32_t* c) {
+          scanner.add(g, pos, [&](Acc& acc) {
+            if (need_div)
+              for (int p = 0; p < layout.pops; ++p)
+                acc.div[static_cast<std::size_t>(p)].add(c + std::int64_t{p} * layout.width(),
+                                                         layout.alleles, harmonic);
+            for (std::size_t k = 0; k < pairs.size(); ++k)
+              acc.pair[k].add(c + std::int64_t{pairs[k].first} * layout.width(),
+                              c + std::int64_t{pairs[k].second} * layout.width(), layout.alleles);
+          });
+        });
+    scanner.finish();
+    table.finish();
+    out.commit();
+    report_run(o->common, rs);
+  });
+}
+
 }  // namespace
 
 void add_window_commands(CLI::App& app) {
   add_diversity(app);
   add_divergence(app);
+  add_stats(app);
 }
 
 }  // namespace vczstats::cli

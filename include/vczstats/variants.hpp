@@ -18,7 +18,9 @@ struct VariantBlock {
   std::vector<std::int64_t> position;  ///< 1-based POS
   std::vector<std::string> id;         ///< "." when absent (only when ids were requested)
   int max_alleles = 0;                 ///< columns of alleles
-  std::vector<std::string> alleles;    ///< rows × max_alleles, "" padding (when requested)
+  /// rows × max_alleles, "" padding (when requested; "N" for every allele of a store without
+  /// variant_allele)
+  std::vector<std::string> alleles;
   std::int64_t size() const { return end - begin; }
   /// @brief Number of alleles of row @p r (REF included; trailing "" padding excluded).
   int num_alleles(std::int64_t r) const;
@@ -30,8 +32,8 @@ struct VariantBlock {
 /// @brief Reads VariantBlocks. Thread-safe (arrays are immutable).
 class VariantReader {
  public:
-  /// @brief @p with_alleles / @p with_ids: also read variant_allele / variant_id.
-  /// @throws FormatError when variant_contig (or variant_allele when asked for) is missing.
+  /// @brief @p with_alleles / @p with_ids: also read variant_allele / variant_id (when the store
+  /// has them). @throws FormatError when variant_contig is missing.
   VariantReader(const VczStore& store, bool with_alleles, bool with_ids);
   VariantBlock read(std::int64_t begin, std::int64_t end) const;
   /// @brief Allele columns of variant_allele (2 when the store has none).

@@ -91,12 +91,36 @@ GenotypeChunkView GenotypeReader::read(const vcz::WorkUnit& unit, std::size_t bl
     const std::int64_t out_row_bytes = view.samples * call_bytes;
     if (static_cast<std::int64_t>(gathered.size()) < rows * out_row_bytes)
       throw Error("genotype reader: gather buffer too small");
-    for (std::int64_t r = 0; r < rows; ++r) {
-      const std::byte* src = decoded.data() + (row0 + r) * stored_row_bytes;
-      std::byte* dst = gathered.data() + r * out_row_bytes;
-      for (std::size_t k = 0; k < sb.local.size(); ++k)
-        std::memcpy(dst + static_cast<std::int64_t>(k) * call_bytes, src + sb.local[k] * call_bytes,
-                    static_cast<std::size_t>(call_bytes));
+    auto gather = [&]<std::size_t kBytes>() {
+      // kBytes > 0: a fixed-size copy the compiler turns into one load and store per call.
+      const std::size_t n = kBytes ? kBytes : static_cast<std::size_t>(call_bytes);
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const std::byte* src = decoded.data() + (row0 + r) * stored_row_bytes;
+        std::byte* dst = gathered.data() + r * out_row_bytes;
+        for (std::size_t k = 0; k < sb.local.size(); ++k)
+          std::memcpy(dst + k * n, src + static_cast<std::size_t>(sb.local[k]) * n,
+                      kBytes ? kBytes : n);
+      }
+    };
+    switch (call_bytes) {
+      case 1:
+        gather.template operator()<1>();
+        break;
+      case 2:
+        gather.template operator()<2>();
+        break;
+      case 4:
+        gather.template operator()<4>();
+        break;
+      case 8:
+        gather.template operator()<8>();
+        break;
+      case 16:
+        gather.template operator()<16>();
+        break;
+      default:
+        gather.template operator()<0>();
+        break;
     }
     view.data = gathered.data();
   }

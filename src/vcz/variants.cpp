@@ -24,13 +24,11 @@ VariantReader::VariantReader(const VczStore& store, bool with_alleles, bool with
   if (!contig) throw FormatError(store.path() + ": variant_contig is missing");
   contig_ = *contig;
   position_ = *store.array("variant_position");
+  max_alleles_ = store_max_alleles(store);
   if (with_alleles) {
     alleles_ = store.array("variant_allele");
-    if (!alleles_ || alleles_->ndim() != 2)
-      throw FormatError(store.path() + ": variant_allele (variants × alleles) is missing");
-    max_alleles_ = static_cast<int>(alleles_->shape()[1]);
-  } else {
-    max_alleles_ = store_max_alleles(store);
+    if (alleles_ && alleles_->ndim() != 2)
+      throw FormatError(store.path() + ": variant_allele must have 2 dimensions");
   }
   if (with_ids) ids_ = store.array("variant_id");
 }
@@ -48,10 +46,12 @@ VariantBlock VariantReader::read(std::int64_t begin, std::int64_t end) const {
       throw FormatError(store_.path() + ": variant_contig holds " + std::to_string(c) +
                         " in variants " + std::to_string(begin) + "-" + std::to_string(end) +
                         ", outside the " + std::to_string(ncontigs) + " contigs");
+  b.max_alleles = max_alleles_;
   if (alleles_) {
-    b.max_alleles = max_alleles_;
     const std::vector<std::int64_t> s2{begin, 0}, e2{end, max_alleles_};
     b.alleles = alleles_->read_region_strings(s2, e2);
+  } else {  // no variant_allele: unnamed REF and ALT
+    b.alleles.assign(static_cast<std::size_t>((end - begin) * max_alleles_), std::string(1, 'N'));
   }
   if (ids_) {
     b.id = ids_->read_region_strings(s1, e1);
