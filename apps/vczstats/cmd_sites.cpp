@@ -146,14 +146,16 @@ void add_site_table_commands(CLI::App& app) {
       app, {"hardy",
             "Hardy-Weinberg equilibrium of REF against the other alleles, per site and population "
             "(as the REF row of plink2 --hardy): hom_ref_ct, het_ref_ct (REF and an ALT), "
-            "two_alt_ct (no REF), observed and expected (2pq) heterozygosity, and the two-sided "
-            "exact test p-value (Wigginton et al. 2005). Calls with a missing allele are left out.",
+            "two_alt_ct (no REF), observed and expected (2pq) heterozygosity, the two-sided "
+            "exact test p-value (Wigginton et al. 2005) and the inbreeding coefficient "
+            "f = 1 - o_het / e_het. Calls with a missing allele are left out.",
             {{"hom_ref_ct", true},
              {"het_ref_ct", true},
              {"two_alt_ct", true},
              {"o_het", true},
              {"e_het", true},
-             {"p_hwe", true}},
+             {"p_hwe", true},
+             {"f", true}},
             [](const SiteRow& s, std::vector<std::string>& cells) {
               const std::int64_t hom1 = s.at(stats::kHomRef), het = s.at(stats::kHetRef),
                                  hom2 = s.at(stats::kHomAlt) + s.at(stats::kHetAlt);
@@ -162,13 +164,15 @@ void add_site_table_commands(CLI::App& app) {
               cells.push_back(std::to_string(het));
               cells.push_back(std::to_string(hom2));
               cells.push_back(ratio(het, n));
-              if (n > 0) {
-                const double p = static_cast<double>(2 * hom1 + het) / static_cast<double>(2 * n);
-                cells.push_back(format_number(2 * p * (1 - p)));
-              } else {
-                cells.push_back("NA");
-              }
+              const double p =
+                  n > 0 ? static_cast<double>(2 * hom1 + het) / static_cast<double>(2 * n) : 0.0;
+              const double e_het = 2 * p * (1 - p);
+              cells.push_back(n > 0 ? format_number(e_het) : "NA");
               cells.push_back(n > 0 ? format_number(stats::hwe_exact_p(het, hom1, hom2)) : "NA");
+              // Inbreeding coefficient of the site: 1 - observed / expected heterozygosity.
+              cells.push_back(e_het > 0 ? format_number(1.0 - static_cast<double>(het) /
+                                                                  static_cast<double>(n) / e_het)
+                                        : "NA");
             }});
   add_table_command(
       app, {"missing",

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <memory>
 
@@ -20,6 +21,7 @@ namespace {
 struct WindowOptions {
   CommonOptions common;
   std::int64_t size = 0, step = 0, variants = 0;
+  std::string windows_file;
   std::string pairs;
 };
 
@@ -33,6 +35,11 @@ void add_window_options(CLI::App& cmd, WindowOptions& o) {
       ->group("Windows");
   cmd.add_option("--window-step", o.step, "Step between window starts [default: window size]")
       ->check(CLI::PositiveNumber)
+      ->group("Windows");
+  cmd.add_option("--windows-file", o.windows_file,
+                 "Windows from a file: BED (*.bed, 0-based half-open) or CHROM BEG END "
+                 "(1-based inclusive); windows may overlap; every window of a contig with sites "
+                 "is listed")
       ->group("Windows");
   cmd.add_option("--window-variants", o.variants, "Windows of this many consecutive sites")
       ->check(CLI::PositiveNumber)
@@ -106,8 +113,8 @@ class Grouper {
 /// Runs the heavy pass and feeds every selected site to @p add_site(group, pos, counts) in
 /// genome order.
 template <class AddSite>
-RunStats scan_sites(const Query& q, const WindowOptions& o, const stats::AlleleCountsPass& pass,
-                    AddSite&& add_site) {
+RunStats scan_sites(const Query& q, const WindowOptions& o, const stats::WindowSpec& spec,
+                    const stats::AlleleCountsPass& pass, AddSite&& add_site) {
   const vcz::VariantReader reader(q.store, /*with_alleles=*/true, /*with_ids=*/false);
   const Grouper grouper(q.store, o.common);
   const auto& layout = pass.layout();
@@ -119,20 +126,37 @@ RunStats scan_sites(const Query& q, const WindowOptions& o, const stats::AlleleC
         for (std::int64_t r = 0; r < unit.size(); ++r) {
           if (!unit.mask.empty() && !unit.mask[static_cast<std::size_t>(r)]) continue;
           const auto i = static_cast<std::size_t>(r);
-          const auto g = grouper.group(vb.contig[i], vb.position[i],
-                                       static_cast<std::int64_t>(vb.allele(r, 0).size()));
+          auto g = grouper.group(vb.contig[i], vb.position[i],
+                                 static_cast<std::int64_t>(vb.allele(r, 0).size()));
           if (!g) continue;
+          if (!spec.intervals.empty()) g->key = g->contig;  // file windows: one group per contig
           add_site(*g, vb.position[i], counts.data() + r * layout.site_width());
         }
       });
   return rs;
 }
 
-stats::WindowSpec window_spec(const WindowOptions& o) {
-  if (o.variants > 0 && o.size > 0)
-    throw UsageError("give either --window-size or --window-variants, not both");
+stats::WindowSpec window_spec(const WindowOptions& o, const vcz::VczStore& store) {
+  const int kinds = (o.variants > 0) + (o.size > 0) + !o.windows_file.empty();
+  if (kinds > 1)
+    throw UsageError("give one of --window-size, --window-variants and --windows-file");
   if (o.step > 0 && o.size == 0) throw UsageError("--window-step needs --window-size");
-  return {o.size, o.step, o.variants};
+  stats::WindowSpec spec{o.size, o.step, o.variants, {}};
+  if (!o.windows_file.empty()) {
+    spec.intervals.resize(store.contig_ids().size());
+    std::unordered_map<std::string, std::size_t> index;
+    for (std::size_t c = 0; c < store.contig_ids().size(); ++c) index[store.contig_ids()[c]] = c;
+    std::int64_t n = 0;
+    for (const auto& r : vcz::read_regions_file(o.windows_file)) {
+      auto it = index.find(r.contig);
+      if (it == index.end()) continue;  // a contig the store does not have
+      spec.intervals[it->second].emplace_back(r.start, r.end);
+      ++n;
+    }
+    if (n == 0) throw UsageError(o.windows_file + ": no window on a contig of " + store.path());
+    for (auto& iv : spec.intervals) std::stable_sort(iv.begin(), iv.end());
+  }
+  return spec;
 }
 
 std::string num(double v) {
@@ -164,8 +188,8 @@ void add_diversity(CLI::App& app) {
       "left out site by site. Definitions: tests/tools/POPGEN.md.");
   add_window_options(*cmd, *o);
   cmd->callback([o] {
-    const auto spec = window_spec(*o);
     auto q = build_query(o->common);
+    const auto spec = window_spec(*o, q.store);
     stats::CountsLayout layout{vcz::store_max_alleles(q.store), q.pops.count()};
     stats::AlleleCountsPass pass;
     pass.init(layout, q.pops.of);
@@ -209,14 +233,15 @@ void add_diversity(CLI::App& app) {
                        num(r.zeng_e)});
           }
         });
-    const RunStats rs = scan_sites(
-        q, *o, pass, [&](const stats::WindowGroup& g, std::int64_t pos, const std::int32_t* c) {
-          scanner.add(g, pos, [&](Acc& acc) {
-            for (int p = 0; p < layout.pops; ++p)
-              acc[static_cast<std::size_t>(p)].add(c + std::int64_t{p} * layout.width(),
-                                                   layout.alleles, harmonic);
-          });
-        });
+    const RunStats rs =
+        scan_sites(q, *o, spec, pass,
+                   [&](const stats::WindowGroup& g, std::int64_t pos, const std::int32_t* c) {
+                     scanner.add(g, pos, [&](Acc& acc) {
+                       for (int p = 0; p < layout.pops; ++p)
+                         acc[static_cast<std::size_t>(p)].add(c + std::int64_t{p} * layout.width(),
+                                                              layout.alleles, harmonic);
+                     });
+                   });
     scanner.finish();
     table.finish();
     out.commit();
@@ -259,8 +284,8 @@ void add_divergence(CLI::App& app) {
                   "Population pairs A,B;C,D [default: every pair, in file order]")
       ->group("Selection");
   cmd->callback([o] {
-    const auto spec = window_spec(*o);
     auto q = build_query(o->common);
+    const auto spec = window_spec(*o, q.store);
     const auto pairs = population_pairs(q.pops, o->pairs);
     stats::CountsLayout layout{vcz::store_max_alleles(q.store), q.pops.count()};
     stats::AlleleCountsPass pass;
@@ -310,7 +335,8 @@ void add_divergence(CLI::App& app) {
           }
         });
     const RunStats rs = scan_sites(
-        q, *o, pass, [&](const stats::WindowGroup& g, std::int64_t pos, const std::int32_t* c) {
+        q, *o, spec, pass,
+        [&](const stats::WindowGroup& g, std::int64_t pos, const std::int32_t* c) {
           scanner.add(g, pos, [&](Acc& acc) {
             for (std::size_t k = 0; k < pairs.size(); ++k)
               acc[k].add(c + std::int64_t{pairs[k].first} * layout.width(),
@@ -343,6 +369,7 @@ constexpr StatDef kStats[] = {
     {"fst_hudson", true, "Hudson Fst (ratio of sums)"},
     {"fst_wc", true, "Weir & Cockerham Fst (weighted)"},
     {"gst", true, "Nei's Gst"},
+    {"pbs", false, "population branch statistic of A for --pbs A,B,C (from Hudson Fst)"},
 };
 
 void add_stats(CLI::App& app) {
@@ -360,8 +387,12 @@ void add_stats(CLI::App& app) {
   cmd->add_option("--stats", *list, "Comma-separated statistics")->capture_default_str();
   cmd->add_option("--pairs", o->pairs, "Population pairs A,B;C,D [default: every pair]")
       ->group("Selection");
-  cmd->callback([o, list] {
-    const auto spec = window_spec(*o);
+  auto pbs_spec = std::make_shared<std::string>();
+  cmd->add_option("--pbs", *pbs_spec,
+                  "Populations A,B,C of the pbs statistic (Yi et al. 2010): T = -ln(1 - Fst) "
+                  "from windowed Hudson Fst, PBS_A = (T_AB + T_AC - T_BC) / 2")
+      ->group("Selection");
+  cmd->callback([o, list, pbs_spec] {
     std::vector<const StatDef*> chosen;
     bool any_pairwise = false;
     for (const auto& n : vcz::split_list(*list)) {
@@ -374,8 +405,23 @@ void add_stats(CLI::App& app) {
     }
     if (chosen.empty()) throw UsageError("--stats: no statistic given");
     auto q = build_query(o->common);
+    const auto spec = window_spec(*o, q.store);
     const auto pairs =
         any_pairwise ? population_pairs(q.pops, o->pairs) : std::vector<std::pair<int, int>>{};
+    const bool want_pbs = std::any_of(chosen.begin(), chosen.end(), [](const StatDef* d) {
+      return d->name == std::string("pbs");
+    });
+    if (want_pbs != !pbs_spec->empty())
+      throw UsageError("the pbs statistic and --pbs A,B,C go together");
+    std::vector<std::pair<int, int>> pbs_pairs;  // (A,B), (A,C), (B,C)
+    std::string pbs_label;
+    if (want_pbs) {
+      const auto abc = vcz::split_list(*pbs_spec);
+      if (abc.size() != 3) throw UsageError("--pbs: expected A,B,C, got '" + *pbs_spec + "'");
+      pbs_pairs = population_pairs(q.pops, abc[0] + "," + abc[1] + ";" + abc[0] + "," + abc[2] +
+                                               ";" + abc[1] + "," + abc[2]);
+      pbs_label = abc[0] + ";" + abc[1] + "," + abc[2];
+    }
     stats::CountsLayout layout{vcz::store_max_alleles(q.store), q.pops.count()};
     stats::AlleleCountsPass pass;
     pass.init(layout, q.pops.of);
@@ -391,7 +437,7 @@ void add_stats(CLI::App& app) {
     stats::Harmonic harmonic;
     struct Acc {
       std::vector<stats::DiversitySums> div;
-      std::vector<stats::DivergenceSums> pair;
+      std::vector<stats::DivergenceSums> pair, pbs;
     };
     auto ratio = [](double a, double b) {
       return b != 0 ? a / b : std::numeric_limits<double>::quiet_NaN();
@@ -400,13 +446,23 @@ void add_stats(CLI::App& app) {
         spec,
         [&] {
           return Acc{std::vector<stats::DiversitySums>(static_cast<std::size_t>(layout.pops)),
-                     std::vector<stats::DivergenceSums>(pairs.size())};
+                     std::vector<stats::DivergenceSums>(pairs.size()),
+                     std::vector<stats::DivergenceSums>(pbs_pairs.size())};
         },
         [&](const stats::WindowScanner<Acc>::Window& w) {
           const double length = static_cast<double>(w.end - w.start + 1);
           const std::string& chrom = q.store.contig_ids()[static_cast<std::size_t>(w.contig)];
           for (const StatDef* d : chosen) {
-            if (!d->pairwise) {
+            if (d->name == std::string("pbs")) {
+              double t[3];
+              for (int k = 0; k < 3; ++k) {
+                const auto& s = w.acc.pbs[static_cast<std::size_t>(k)];
+                const double f = ratio(s.hudson_num, s.hudson_den);
+                t[k] = f < 1 ? -std::log(1 - f) : std::numeric_limits<double>::quiet_NaN();
+              }
+              table.row({chrom, num(w.start), num(w.end), d->name, pbs_label,
+                         num((t[0] + t[1] - t[2]) / 2)});
+            } else if (!d->pairwise) {
               for (int p = 0; p < layout.pops; ++p) {
                 const auto& s = w.acc.div[static_cast<std::size_t>(p)];
                 const std::string name(d->name);
@@ -452,7 +508,8 @@ void add_stats(CLI::App& app) {
     const bool need_div =
         std::any_of(chosen.begin(), chosen.end(), [](const StatDef* d) { return !d->pairwise; });
     const RunStats rs = scan_sites(
-        q, *o, pass, [&](const stats::WindowGroup& g, std::int64_t pos, const std::int32_t* c) {
+        q, *o, spec, pass,
+        [&](const stats::WindowGroup& g, std::int64_t pos, const std::int32_t* c) {
           scanner.add(g, pos, [&](Acc& acc) {
             if (need_div)
               for (int p = 0; p < layout.pops; ++p)
@@ -461,6 +518,10 @@ void add_stats(CLI::App& app) {
             for (std::size_t k = 0; k < pairs.size(); ++k)
               acc.pair[k].add(c + std::int64_t{pairs[k].first} * layout.width(),
                               c + std::int64_t{pairs[k].second} * layout.width(), layout.alleles);
+            for (std::size_t k = 0; k < pbs_pairs.size(); ++k)
+              acc.pbs[k].add(c + std::int64_t{pbs_pairs[k].first} * layout.width(),
+                             c + std::int64_t{pbs_pairs[k].second} * layout.width(),
+                             layout.alleles);
           });
         });
     scanner.finish();

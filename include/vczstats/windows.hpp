@@ -24,6 +24,10 @@ struct WindowSpec {
   std::int64_t size = 0;      ///< bp window length (0: none)
   std::int64_t step = 0;      ///< bp step (0: size)
   std::int64_t variants = 0;  ///< sites per window (0: none)
+  /// Windows given explicitly (a BED file): per contig index, [start, end] 1-based inclusive,
+  /// sorted by start; they may overlap. Empty: none. A contig's windows are all listed once a
+  /// site of it is seen.
+  std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> intervals;
 };
 
 /// @brief A group of sites: where windows start and end.
@@ -59,8 +63,23 @@ class WindowScanner {
       group_ = group;
       started_ = true;
       next_start_ = group.start;
+      next_interval_ = 0;
     }
     last_pos_ = pos;
+    if (!spec_.intervals.empty()) {
+      const auto& iv = intervals();
+      while (next_interval_ < iv.size() && iv[next_interval_].first <= pos) {
+        open_.push_back(fresh(iv[next_interval_].first, iv[next_interval_].second));
+        ++next_interval_;
+      }
+      emit_front_until(pos);
+      for (auto& w : open_)
+        if (w.start <= pos && pos <= w.end) {
+          ++w.sites;
+          add(w.acc);
+        }
+      return;
+    }
     if (spec_.variants > 0) {
       if (open_.empty()) open_.push_back(fresh(pos, pos));
       Window& w = open_.front();
@@ -94,6 +113,11 @@ class WindowScanner {
   /// @brief Emit the windows left in the current group (and the empty ones up to its end).
   void finish() {
     if (!started_) return;
+    if (!spec_.intervals.empty()) {
+      const auto& iv = intervals();
+      for (; next_interval_ < iv.size(); ++next_interval_)
+        open_.push_back(fresh(iv[next_interval_].first, iv[next_interval_].second));
+    }
     if (spec_.size > 0 && spec_.variants == 0 && group_.known_end) {
       while (next_start_ <= group_.end) {
         open_.push_back(fresh(next_start_, window_end(next_start_)));
@@ -128,7 +152,14 @@ class WindowScanner {
     while (!open_.empty()) emit_front();
   }
 
+  const std::vector<std::pair<std::int64_t, std::int64_t>>& intervals() const {
+    static const std::vector<std::pair<std::int64_t, std::int64_t>> none;
+    const auto c = static_cast<std::size_t>(group_.contig);
+    return c < spec_.intervals.size() ? spec_.intervals[c] : none;
+  }
+
   WindowSpec spec_;
+  std::size_t next_interval_ = 0;
   std::function<Acc()> make_;
   Emit emit_;
   WindowGroup group_;

@@ -102,6 +102,72 @@ void write_pops(const std::string& vcf, const std::string& path, int npops) {
     if (i % 5 != 4) p << s << " pop" << (i * 7 % npops) << "\n";  // every 5th sample left out
 }
 
+// `stats` (one pass, long format) against the reference's diversity, divergence and PBS
+// tables; --windows-file windows against the reference run on each window as a region.
+void check_stats_and_file_windows(const Data& d, const std::vector<std::string>& positions) {
+  const std::string bin = binary() + " ";
+  const std::string ref = python() + " " + tool("ref_popgen.py") + " ";
+  const std::string p = " -P " + shell_quote(d.pops) + " ";
+  const std::string w = " --window-size 250 --window-step 70 ";
+  const Table ours =
+      rows(run_ok(bin + "stats " + shell_quote(d.store) + p + w +
+                  "--stats pi,tajima_d,dxy,fst_hudson,fst_wc,pbs --pbs pop1,pop0,pop2"));
+  // Expected long rows from the reference's tables, in our order (window, statistic, pops).
+  const Table div = rows(run_ok(ref + "diversity " + shell_quote(d.vcf) + p + w));
+  const std::string text = run_ok(ref + "divergence --wc-biallelic " + shell_quote(d.vcf) + p + w +
+                                  "--pbs pop1,pop0,pop2");
+  const std::size_t second = text.find("chrom\tstart\tend\tpbs_pop");
+  ASSERT_NE(second, std::string::npos);
+  const Table pair = rows(text.substr(0, second));
+  const Table pbs = rows(text.substr(second));
+  Table expect;
+  const std::size_t npops = 3, npairs = 3;
+  for (std::size_t win = 0; win < pbs.size(); ++win) {
+    auto row = [&](const std::vector<std::string>& base, const std::string& stat,
+                   const std::string& pops, const std::string& value) {
+      expect.push_back({base[0], base[1], base[2], stat, pops, value});
+    };
+    for (std::size_t k = 0; k < npops; ++k)
+      row(div[win * npops + k], "pi", div[win * npops + k][3], div[win * npops + k][7]);
+    for (std::size_t k = 0; k < npops; ++k)
+      row(div[win * npops + k], "tajima_d", div[win * npops + k][3], div[win * npops + k][11]);
+    for (const auto& [stat, col] : std::vector<std::pair<std::string, std::size_t>>{
+             {"dxy", 7}, {"fst_hudson", 15}, {"fst_wc", 19}})
+      for (std::size_t k = 0; k < npairs; ++k) {
+        const auto& r = pair[win * npairs + k];
+        row(r, stat, r[3] + "," + r[4], r[col]);
+      }
+    row(pbs[win], "pbs", pbs[win][3] + ";" + pbs[win][4] + "," + pbs[win][5], pbs[win][9]);
+  }
+  expect_tables(ours, expect, 1e-9, "stats");
+
+  // Windows from a file (overlapping, unsorted, one on a contig the store lacks).
+  const std::string bed = d.store + ".windows.bed";
+  {
+    std::ofstream f(bed);
+    const long a = std::stol(positions[5]), b = std::stol(positions[40]);
+    f << "chr1\t" << b - 10 << "\t" << b + 300 << "\n"
+      << "chr1\t" << a - 1 << "\t" << b << "\n"
+      << "chrZ\t0\t100\n"
+      << "chr1\t" << a + 3 << "\t" << a + 4 << "\n";
+  }
+  const Table got = rows(run_ok(bin + "diversity " + shell_quote(d.store) + p +
+                                " -r chr1 --windows-file " + shell_quote(bed)));
+  ASSERT_EQ(got.size(), 3u * npops);
+  for (std::size_t i = 0; i < got.size(); i += npops) {
+    const std::string region = "chr1:" + got[i][1] + "-" + got[i][2];
+    const Table window(got.begin() + static_cast<long>(i),
+                       got.begin() + static_cast<long>(i + npops));
+    const Table expected = rows(run_ok(ref + "diversity " + shell_quote(d.vcf) + p + " -r " +
+                                       region + " --regions-overlap pos"));
+    if (expected.empty()) {  // the reference lists no region without records; we list it empty
+      for (const auto& r : window) EXPECT_EQ(r[4], "0") << region;
+      continue;
+    }
+    expect_tables(window, expected, 1e-9, "--windows-file " + region);
+  }
+}
+
 }  // namespace
 
 TEST(CliPopgen, DiversityAndDivergenceMatchBruteForceOnRandomData) {
@@ -150,6 +216,7 @@ TEST(CliPopgen, DiversityAndDivergenceMatchBruteForceOnRandomData) {
                       rows(run_ok(ref + cmd + " " + shell_quote(d.vcf) + p + rest)), 1e-9, opt);
       }
     }
+    if (c.with_wc) check_stats_and_file_windows(d, positions);
     compare_with_reference(
         d,
         {"", "--window-size 100", "--window-size 250 --window-step 70", "--window-variants 17",
