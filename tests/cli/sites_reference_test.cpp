@@ -124,10 +124,11 @@ void check_population(const Fixture& f, const TempDir& dir, const std::string& p
       expect_close6(hardy[i][9], ph[i][7], what + " o_het");
       expect_close6(hardy[i][10], ph[i][8], what + " e_het");
       expect_close6(hardy[i][11], ph[i][9], what + " p_hwe");
-      if (std::stod(ph[i][8]) > 0)  // f = 1 - O(HET) / E(HET), from plink2's printed values
+      if (std::stod(ph[i][8]) > 0) {  // f = 1 - O(HET) / E(HET), from plink2's printed values
         EXPECT_NEAR(std::stod(hardy[i][12]), 1.0 - std::stod(ph[i][7]) / std::stod(ph[i][8]),
                     1e-4 * (1.0 + std::fabs(std::stod(ph[i][7]) / std::stod(ph[i][8]))))
             << what << " f";
+      }
     }
     EXPECT_EQ(missing[i][6], pv[i][2]) << what;
     EXPECT_EQ(missing[i][7], pv[i][3]) << what;
