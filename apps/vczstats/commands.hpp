@@ -8,4 +8,5 @@ void add_afdist_command(CLI::App& app);
 void add_site_table_commands(CLI::App& app);
 void add_window_commands(CLI::App& app);
 void add_spectra_commands(CLI::App& app);
+void add_sample_stats_command(CLI::App& app);
 }  // namespace vczstats::cli

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   vczstats::cli::add_site_table_commands(app);
   vczstats::cli::add_window_commands(app);
   vczstats::cli::add_spectra_commands(app);
+  vczstats::cli::add_sample_stats_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

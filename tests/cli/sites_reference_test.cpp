@@ -79,7 +79,7 @@ struct Fixture {
 
 void check_population(const Fixture& f, const TempDir& dir, const std::string& pop,
                       const Table& geno, const Table& hardy, const Table& missing,
-                      const Table& freq) {
+                      const Table& freq, const Table& sample_stats) {
   const auto& samples = f.pops.at(pop);
   const std::string keep = (dir / ("keep_" + pop)).string();
   {
@@ -90,7 +90,7 @@ void check_population(const Fixture& f, const TempDir& dir, const std::string& p
   run_ok("plink2 --vcf " + shell_quote(f.vcf) +
          " --vcf-half-call missing --allow-extra-chr --set-all-var-ids '@:#:$r:$a' "
          "--new-id-max-allele-len 1000 --keep " +
-         shell_quote(keep) + " --geno-counts --hardy --missing variant-only --out " +
+         shell_quote(keep) + " --geno-counts --hardy --missing --het --bad-freqs --out " +
          shell_quote(prefix) + " >/dev/null");
   const Table pg = parse_tsv(read_file(prefix + ".gcount"), false);
   const Table pv = parse_tsv(read_file(prefix + ".vmiss"), false);
@@ -133,6 +133,26 @@ void check_population(const Fixture& f, const TempDir& dir, const std::string& p
     EXPECT_EQ(missing[i][6], pv[i][2]) << what;
     EXPECT_EQ(missing[i][7], pv[i][3]) << what;
   }
+  // sample-stats: plink2 --missing (.smiss) and --het, sample by sample.
+  {
+    std::map<std::string, std::vector<std::string>> ours;
+    for (const auto& r : sample_stats)
+      if (r[1] == pop) ours[r[0]] = r;
+    const Table sm = parse_tsv(read_file(prefix + ".smiss"), false);
+    const Table het = parse_tsv(read_file(prefix + ".het"), false);
+    ASSERT_EQ(sm.size(), samples.size());
+    ASSERT_EQ(het.size(), samples.size());
+    for (std::size_t k = 0; k < sm.size(); ++k) {
+      const auto& r = ours.at(sm[k][0]);
+      EXPECT_EQ(r[2], sm[k][1]) << pop << " " << sm[k][0] << " missing_ct";
+      EXPECT_EQ(r[3], sm[k][2]) << pop << " " << sm[k][0] << " obs_ct";
+      const auto& h = ours.at(het[k][0]);
+      EXPECT_EQ(h[5], het[k][1]) << pop << " " << het[k][0] << " o_hom";
+      expect_close6(h[6], het[k][2], pop + " " + het[k][0] + " e_hom");
+      EXPECT_EQ(h[7], het[k][3]) << pop << " " << het[k][0] << " het_obs_ct";
+      expect_close6(h[8], het[k][4], pop + " " + het[k][0] + " f");
+    }
+  }
   // freq: AN and AC of bcftools +fill-tags on the population's samples.
   std::string list;
   for (const auto& s : samples) list += (list.empty() ? "" : ",") + s;
@@ -159,9 +179,10 @@ void check_store(const Fixture& f, const TempDir& dir) {
   const Table hardy = parse_tsv(run_ok(bin + "hardy " + args));
   const Table missing = parse_tsv(run_ok(bin + "missing " + args));
   const Table freq = parse_tsv(run_ok(bin + "freq " + args + " -t 3"));
+  const Table sample_stats = parse_tsv(run_ok(bin + "sample-stats " + args + " -t 2"));
   for (const auto& [pop, samples] : f.pops)
     check_population(f, dir, pop, of_population(geno, pop), of_population(hardy, pop),
-                     of_population(missing, pop), of_population(freq, pop));
+                     of_population(missing, pop), of_population(freq, pop), sample_stats);
   // One population = -s with its samples; thread count and unit size do not matter.
   const auto& [pop0, samples0] = *f.pops.begin();
   std::string list;
