@@ -5,4 +5,7 @@
 namespace vczstats::cli {
 void add_info_command(CLI::App& app);
 void add_afdist_command(CLI::App& app);
+#ifdef VCZSTATS_HAVE_CONVERT
+void add_convert_command(CLI::App& app);
+#endif
 }  // namespace vczstats::cli

@@ -17,6 +17,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   vczstats::cli::add_info_command(app);
   vczstats::cli::add_afdist_command(app);
+#ifdef VCZSTATS_HAVE_CONVERT
+  vczstats::cli::add_convert_command(app);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
