@@ -11,6 +11,8 @@
 # What the build needs (CMakeLists.txt): headers + link-time .so of blosc, zstd, lz4, isa-l, zlib,
 # bzip2; CMake packages of nlohmann_json, fmt, CLI11, GTest. The runtime libraries come too, so
 # the -dev .so symlinks resolve inside the prefix. Google Benchmark is not needed (no *_bench.cpp).
+# htslib is not needed: gpu-check.sh builds without `convert` (-DVCZSTATS_CONVERT=OFF), whose
+# htslib would bring libcurl and its TLS stack.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

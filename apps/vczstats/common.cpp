@@ -131,12 +131,15 @@ RunOptions run_options(const CommonOptions& o) {
   r.prefetch = o.prefetch;
   r.gpu_streams = o.gpu_streams;
   r.device = parse_device(o.device);
-  const bool show = o.progress == -1 ? isatty(STDERR_FILENO) != 0 : o.progress > 0;
-  if (show) {
-    auto bar = std::make_shared<ProgressBar>();
-    r.progress = [bar](std::int64_t d, std::int64_t t, std::int64_t v) { bar->update(d, t, v); };
-  }
+  r.progress = progress_bar(o.progress);
   return r;
+}
+
+std::function<void(std::int64_t, std::int64_t, std::int64_t)> progress_bar(int flag) {
+  const bool show = flag == -1 ? isatty(STDERR_FILENO) != 0 : flag > 0;
+  if (!show) return {};
+  auto bar = std::make_shared<ProgressBar>();
+  return [bar](std::int64_t d, std::int64_t t, std::int64_t v) { bar->update(d, t, v); };
 }
 
 void report_run(const CommonOptions& o, const RunStats& s) {
@@ -232,6 +235,69 @@ void Output::commit() {
   std::filesystem::rename(tmp_, path_);
   untrack_tmp();
   committed_ = true;
+}
+
+namespace {
+// Signals while an OutputStore is active: the handler only records them (the work directory
+// cannot be removed from a signal handler); a second signal kills at once.
+std::atomic<bool> g_store_cancelled{false};
+volatile std::sig_atomic_t g_store_signal = 0;
+
+extern "C" void note_signal(int sig) {
+  if (g_store_signal != 0) {
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+    return;
+  }
+  g_store_signal = sig;
+  g_store_cancelled.store(true);
+}
+}  // namespace
+
+OutputStore::OutputStore(const std::string& path, bool force) : path_(path), force_(force) {
+  namespace fs = std::filesystem;
+  if (path.empty()) throw UsageError("no output path");
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(path_, ec)) && !force_)
+    throw UsageError(path + " exists (use --force to replace it)");
+  fs::path parent = path_.parent_path();
+  if (parent.empty()) parent = ".";
+  if (!fs::is_directory(parent))
+    throw IoError(fmt::format("{}: the output's folder does not exist", parent.string()));
+  std::random_device rd;
+  for (int attempt = 0; attempt < 100 && work_.empty(); ++attempt) {
+    const fs::path p = parent / fmt::format(".{}.tmp{:08x}", path_.filename().string(), rd());
+    if (fs::create_directory(p, ec)) work_ = p;
+  }
+  if (work_.empty())
+    throw IoError(fmt::format("{}: cannot create a temporary folder", parent.string()));
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    if (std::signal(sig, note_signal) == SIG_IGN) std::signal(sig, SIG_IGN);
+  }
+}
+
+OutputStore::~OutputStore() {
+  std::error_code ec;
+  std::filesystem::remove_all(work_, ec);
+}
+
+const std::atomic<bool>& OutputStore::cancelled() const {
+  return g_store_cancelled;
+}
+
+void OutputStore::commit(const std::filesystem::path& built) {
+  namespace fs = std::filesystem;
+  if (g_store_cancelled.load()) throw IoError(path_.string() + ": interrupted");
+  std::error_code ec;
+  if (force_ && fs::exists(fs::symlink_status(path_, ec))) fs::remove_all(path_);
+  fs::rename(built, path_);
+}
+
+void OutputStore::die_if_signalled() {
+  const int sig = g_store_signal;
+  if (sig == 0) return;
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
 }
 
 void write(Output& out, const std::string& text) {

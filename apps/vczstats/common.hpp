@@ -4,8 +4,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -67,6 +69,34 @@ class Output {
   std::filesystem::path path_, tmp_;
   std::FILE* file_ = nullptr;
   bool committed_ = false;
+};
+
+/// A progress bar on stderr: fn(done, total, variants). Empty when @p flag is 0, or -1 and
+/// stderr is not a terminal.
+std::function<void(std::int64_t, std::int64_t, std::int64_t)> progress_bar(int flag);
+
+/// A store (directory or file) being built: everything goes into a temporary sibling
+/// directory (work()), and commit() renames the result into place. SIGINT, SIGTERM and SIGHUP
+/// set cancelled() instead of killing the process; the command stops, the destructor removes
+/// the temporary directory, and then die_if_signalled() ends the process by that signal. A failed
+/// or interrupted run therefore leaves nothing at the output path.
+class OutputStore {
+ public:
+  /// @throws UsageError when @p path exists and @p force is false.
+  OutputStore(const std::string& path, bool force);
+  ~OutputStore();
+  OutputStore(const OutputStore&) = delete;
+  OutputStore& operator=(const OutputStore&) = delete;
+  const std::filesystem::path& work() const { return work_; }
+  const std::atomic<bool>& cancelled() const;
+  /// Move @p built (inside work()) to the output path, replacing it when forced.
+  void commit(const std::filesystem::path& built);
+  /// When a signal arrived, die of it now (after the destructor cleaned up).
+  static void die_if_signalled();
+
+ private:
+  std::filesystem::path path_, work_;
+  bool force_ = false;
 };
 
 /// Write a string to an Output, checking for errors.

@@ -3,6 +3,7 @@
 /// @brief Private: the concrete stores behind open_store, and little-endian helpers shared by
 /// the zip parser and the codecs.
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -21,6 +22,15 @@ std::shared_ptr<const Store> open_directory_store(const std::filesystem::path& r
 
 /// @brief Open a zip store (read-only memory map of the file).
 std::shared_ptr<const Store> open_zip_store(const std::filesystem::path& file);
+
+/// @brief Write all @p n bytes to @p fd (retrying short writes).
+/// @throws IoError naming @p file.
+void write_all(int fd, const std::byte* data, std::size_t n, const std::filesystem::path& file);
+
+/// @brief zip_directory, with zip64 records for every entry and the archive even when nothing
+/// needs them (so tests can check the zip64 path without writing 4 GiB).
+void zip_directory(const std::filesystem::path& dir, const std::filesystem::path& zip_file,
+                   const std::atomic<bool>* cancelled, bool force_zip64);
 
 /// @brief Read an unsigned little-endian integer of type T at @p p (no alignment needed).
 template <class T>
