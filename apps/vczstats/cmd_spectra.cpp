@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "vczstats/ancestral.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/variants.hpp"
 
@@ -40,7 +41,7 @@ std::vector<int> population_list(const vcz::Populations& pops, const std::string
 /// Runs the heavy pass and calls @p site(num_alleles, counts) for every selected site.
 template <class Site>
 RunStats for_each_site(const Query& q, const CommonOptions& o, const stats::AlleleCountsPass& pass,
-                       Site&& site) {
+                       Site&& site, vcz::AncestralAlleles* ancestral = nullptr) {
   const vcz::VariantReader reader(q.store, /*with_alleles=*/true, /*with_ids=*/false);
   const auto& layout = pass.layout();
   RunStats rs;
@@ -48,9 +49,12 @@ RunStats for_each_site(const Query& q, const CommonOptions& o, const stats::Alle
       q.store, q.plan, q.samples, pass, run_options(o), &rs,
       [&](std::int64_t, const vcz::WorkUnit& unit, std::span<const std::int32_t> counts) {
         const auto vb = reader.read(unit.begin, unit.end);
+        const auto anc =
+            ancestral ? ancestral->indices(vb) : std::vector<int>(vb.position.size(), 0);
         for (std::int64_t r = 0; r < unit.size(); ++r) {
           if (!unit.mask.empty() && !unit.mask[static_cast<std::size_t>(r)]) continue;
-          site(vb.num_alleles(r), counts.data() + r * layout.site_width());
+          site(vb.num_alleles(r), counts.data() + r * layout.site_width(),
+               anc[static_cast<std::size_t>(r)]);
         }
       });
   return rs;
@@ -61,6 +65,7 @@ void add_sfs(CLI::App& app) {
     CommonOptions common;
     bool folded = false;
     std::string joint;
+    std::string ancestral = "ref";
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
@@ -69,11 +74,16 @@ void add_sfs(CLI::App& app) {
       "i = 0..n (REF ancestral), over biallelic sites where every member of the population has "
       "a complete call of the store's ploidy (sites with missing calls are left out, not "
       "projected); one spectrum per n. --folded: minor allele counts. --joint A,B: the 2-D "
-      "spectrum of two populations. Output: population, n, derived (or folded), count.");
+      "spectrum of two populations. --ancestral: REF (default), variant_AA or a FASTA. "
+      "Output: population, n, derived (or folded), count.");
   add_common_options(*cmd, o->common);
   add_population_option(*cmd, o->common);
   cmd->add_flag("--folded", o->folded, "Fold the spectrum: min(i, n - i)");
   cmd->add_option("--joint", o->joint, "Joint spectrum of two populations A,B");
+  cmd->add_option("--ancestral", o->ancestral,
+                  "Ancestral allele: ref, aa (the store's variant_AA) or an ancestral FASTA; "
+                  "sites where it is unknown are left out")
+      ->capture_default_str();
   cmd->callback([o] {
     auto q = build_query(o->common);
     stats::CountsLayout layout{vcz::store_max_alleles(q.store), q.pops.count()};
@@ -81,13 +91,14 @@ void add_sfs(CLI::App& app) {
     pass.init(layout, q.pops.of);
     const std::int64_t ploidy = q.store.has_genotypes() ? q.store.ploidy() : 2;
     // Derived count of population p at a site, or -1 when the site is not used for p.
-    auto derived = [&](int num_alleles, const std::int32_t* site, int p) -> std::int64_t {
-      if (num_alleles != 2) return -1;
+    vcz::AncestralAlleles ancestral(q.store, o->ancestral);
+    auto derived = [&](int num_alleles, const std::int32_t* site, int anc, int p) -> std::int64_t {
+      if (num_alleles != 2 || anc < 0) return -1;
       const std::int32_t* c = site + std::int64_t{p} * layout.width();
       const std::int64_t n = c[layout.alleles + stats::kCalled];
       const std::int64_t members = q.pops.sizes[static_cast<std::size_t>(p)];
       if (c[layout.alleles + stats::kMissing] != 0 || n != members * ploidy) return -1;
-      return n - c[0];
+      return n - c[anc];
     };
     Output out(o->common.output);
     RunStats rs;
@@ -97,12 +108,15 @@ void add_sfs(CLI::App& app) {
       const std::int64_t n2 = q.pops.sizes[static_cast<std::size_t>(ab[1])] * ploidy;
       std::vector<std::uint64_t> table(static_cast<std::size_t>((n1 + 1) * (n2 + 1)), 0);
       bool any = false;
-      rs = for_each_site(q, o->common, pass, [&](int k, const std::int32_t* site) {
-        const auto i = derived(k, site, ab[0]), j = derived(k, site, ab[1]);
-        if (i < 0 || j < 0) return;
-        ++table[static_cast<std::size_t>(i * (n2 + 1) + j)];
-        any = true;
-      });
+      rs = for_each_site(
+          q, o->common, pass,
+          [&](int k, const std::int32_t* site, int anc) {
+            const auto i = derived(k, site, anc, ab[0]), j = derived(k, site, anc, ab[1]);
+            if (i < 0 || j < 0) return;
+            ++table[static_cast<std::size_t>(i * (n2 + 1) + j)];
+            any = true;
+          },
+          &ancestral);
       TableWriter t(out, o->common.format,
                     {{"pop1", false},
                      {"pop2", false},
@@ -124,14 +138,17 @@ void add_sfs(CLI::App& app) {
       for (int p = 0; p < layout.pops; ++p)
         spectra[static_cast<std::size_t>(p)].assign(
             static_cast<std::size_t>(q.pops.sizes[static_cast<std::size_t>(p)] * ploidy + 1), 0);
-      rs = for_each_site(q, o->common, pass, [&](int k, const std::int32_t* site) {
-        for (int p = 0; p < layout.pops; ++p) {
-          const auto i = derived(k, site, p);
-          if (i < 0) continue;
-          ++spectra[static_cast<std::size_t>(p)][static_cast<std::size_t>(i)];
-          used[static_cast<std::size_t>(p)] = true;
-        }
-      });
+      rs = for_each_site(
+          q, o->common, pass,
+          [&](int k, const std::int32_t* site, int anc) {
+            for (int p = 0; p < layout.pops; ++p) {
+              const auto i = derived(k, site, anc, p);
+              if (i < 0) continue;
+              ++spectra[static_cast<std::size_t>(p)][static_cast<std::size_t>(i)];
+              used[static_cast<std::size_t>(p)] = true;
+            }
+          },
+          &ancestral);
       TableWriter t(out, o->common.format,
                     {{"population", false}, {"n"}, {o->folded ? "folded" : "derived"}, {"count"}});
       for (int p = 0; p < layout.pops; ++p) {
@@ -195,43 +212,44 @@ void add_fstats(CLI::App& app) {
     std::int64_t n_sites = 0, n_defined = 0;
     double num_sum = 0, den_sum = 0, block_num = 0, block_den = 0;
     std::vector<double> blocks_num, blocks_den;
-    const RunStats rs = for_each_site(q, o->common, pass, [&](int k, const std::int32_t* site) {
-      if (k != 2) return;
-      ++n_sites;
-      double f[4], hhat[4];
-      std::int64_t n[4];
-      for (std::size_t g = 0; g < groups.size(); ++g) {
-        const std::int32_t* c = site + std::int64_t{groups[g]} * layout.width();
-        n[g] = c[layout.alleles + stats::kCalled];
-        const auto dn = static_cast<double>(n[g]);
-        f[g] = n[g] > 0 ? c[1] / dn : kNaN;
-        hhat[g] = n[g] >= 2 ? static_cast<double>(c[0]) * c[1] / (dn * (dn - 1)) : kNaN;
-      }
-      double num = kNaN, den = kNaN;
-      if (kind == "f2") {
-        num = (f[0] - f[1]) * (f[0] - f[1]) - hhat[0] / static_cast<double>(n[0]) -
-              hhat[1] / static_cast<double>(n[1]);
-        den = 1.0;
-      } else if (kind == "f3") {
-        num = (f[0] - f[1]) * (f[0] - f[2]) - hhat[0] / static_cast<double>(n[0]);
-        den = 2 * hhat[0];
-      } else {
-        num = (f[0] - f[1]) * (f[2] - f[3]);
-        den = (f[0] + f[1] - 2 * f[0] * f[1]) * (f[2] + f[3] - 2 * f[2] * f[3]);
-      }
-      if (!std::isnan(num) && !std::isnan(den)) {
-        ++n_defined;
-        num_sum += num;
-        den_sum += den;
-        block_num += num;
-        block_den += den;
-      }
-      if (o->blocks > 0 && n_sites % o->blocks == 0) {
-        blocks_num.push_back(block_num);
-        blocks_den.push_back(block_den);
-        block_num = block_den = 0;
-      }
-    });
+    const RunStats rs =
+        for_each_site(q, o->common, pass, [&](int k, const std::int32_t* site, int) {
+          if (k != 2) return;
+          ++n_sites;
+          double f[4], hhat[4];
+          std::int64_t n[4];
+          for (std::size_t g = 0; g < groups.size(); ++g) {
+            const std::int32_t* c = site + std::int64_t{groups[g]} * layout.width();
+            n[g] = c[layout.alleles + stats::kCalled];
+            const auto dn = static_cast<double>(n[g]);
+            f[g] = n[g] > 0 ? c[1] / dn : kNaN;
+            hhat[g] = n[g] >= 2 ? static_cast<double>(c[0]) * c[1] / (dn * (dn - 1)) : kNaN;
+          }
+          double num = kNaN, den = kNaN;
+          if (kind == "f2") {
+            num = (f[0] - f[1]) * (f[0] - f[1]) - hhat[0] / static_cast<double>(n[0]) -
+                  hhat[1] / static_cast<double>(n[1]);
+            den = 1.0;
+          } else if (kind == "f3") {
+            num = (f[0] - f[1]) * (f[0] - f[2]) - hhat[0] / static_cast<double>(n[0]);
+            den = 2 * hhat[0];
+          } else {
+            num = (f[0] - f[1]) * (f[2] - f[3]);
+            den = (f[0] + f[1] - 2 * f[0] * f[1]) * (f[2] + f[3] - 2 * f[2] * f[3]);
+          }
+          if (!std::isnan(num) && !std::isnan(den)) {
+            ++n_defined;
+            num_sum += num;
+            den_sum += den;
+            block_num += num;
+            block_den += den;
+          }
+          if (o->blocks > 0 && n_sites % o->blocks == 0) {
+            blocks_num.push_back(block_num);
+            blocks_den.push_back(block_den);
+            block_num = block_den = 0;
+          }
+        });
     const double estimate = den_sum != 0 ? num_sum / den_sum : kNaN;
     double se = kNaN;
     const auto nb = blocks_num.size();

@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "vczstats/ancestral.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/popgen.hpp"
 #include "vczstats/variants.hpp"
@@ -22,6 +23,7 @@ struct WindowOptions {
   CommonOptions common;
   std::int64_t size = 0, step = 0, variants = 0;
   std::string windows_file;
+  std::string ancestral = "ref";
   std::string pairs;
 };
 
@@ -36,6 +38,11 @@ void add_window_options(CLI::App& cmd, WindowOptions& o) {
   cmd.add_option("--window-step", o.step, "Step between window starts [default: window size]")
       ->check(CLI::PositiveNumber)
       ->group("Windows");
+  cmd.add_option("--ancestral", o.ancestral,
+                 "Ancestral allele of the unfolded statistics: ref, aa (the store's "
+                 "variant_AA, INFO/AA) or a FASTA file of the ancestral sequence")
+      ->capture_default_str()
+      ->group("Selection");
   cmd.add_option("--windows-file", o.windows_file,
                  "Windows from a file: BED (*.bed, 0-based half-open) or CHROM BEG END "
                  "(1-based inclusive); windows may overlap; every window of a contig with sites "
@@ -117,12 +124,14 @@ RunStats scan_sites(const Query& q, const WindowOptions& o, const stats::WindowS
                     const stats::AlleleCountsPass& pass, AddSite&& add_site) {
   const vcz::VariantReader reader(q.store, /*with_alleles=*/true, /*with_ids=*/false);
   const Grouper grouper(q.store, o.common);
+  vcz::AncestralAlleles ancestral(q.store, o.ancestral);
   const auto& layout = pass.layout();
   RunStats rs;
   run_allele_counts(
       q.store, q.plan, q.samples, pass, run_options(o.common), &rs,
       [&](std::int64_t, const vcz::WorkUnit& unit, std::span<const std::int32_t> counts) {
         const auto vb = reader.read(unit.begin, unit.end);
+        const auto anc = ancestral.indices(vb);
         for (std::int64_t r = 0; r < unit.size(); ++r) {
           if (!unit.mask.empty() && !unit.mask[static_cast<std::size_t>(r)]) continue;
           const auto i = static_cast<std::size_t>(r);
@@ -130,7 +139,7 @@ RunStats scan_sites(const Query& q, const WindowOptions& o, const stats::WindowS
                                  static_cast<std::int64_t>(vb.allele(r, 0).size()));
           if (!g) continue;
           if (!spec.intervals.empty()) g->key = g->contig;  // file windows: one group per contig
-          add_site(*g, vb.position[i], counts.data() + r * layout.site_width());
+          add_site(*g, vb.position[i], counts.data() + r * layout.site_width(), anc[i]);
         }
       });
   return rs;
@@ -174,8 +183,11 @@ std::vector<TableWriter::Column> window_columns(std::vector<std::string> names,
   return cols;
 }
 
-const char* kWindowNote =
-    "windows: start and end are 1-based and inclusive; per_bp values divide by end - start + 1";
+std::string window_note(const Query& q, const WindowOptions& o) {
+  return "windows: start and end are 1-based and inclusive; per_bp values divide by end - "
+         "start + 1; " +
+         vcz::AncestralAlleles(q.store, o.ancestral).description();
+}
 
 void add_diversity(CLI::App& app) {
   auto o = std::make_shared<WindowOptions>();
@@ -200,7 +212,7 @@ void add_diversity(CLI::App& app) {
                         "n_max", "tajima_d", "singletons", "n_unfolded", "s_unfolded", "theta_pi_u",
                         "theta_h", "theta_l", "fay_wu_h", "fay_wu_h_norm", "zeng_e"},
                        {"population"}),
-        o->common.format == "tsv" ? kWindowNote : "");
+        o->common.format == "tsv" ? window_note(q, *o) : "");
     stats::Harmonic harmonic;
     using Acc = std::vector<stats::DiversitySums>;
     stats::WindowScanner<Acc> scanner(
@@ -233,15 +245,15 @@ void add_diversity(CLI::App& app) {
                        num(r.zeng_e)});
           }
         });
-    const RunStats rs =
-        scan_sites(q, *o, spec, pass,
-                   [&](const stats::WindowGroup& g, std::int64_t pos, const std::int32_t* c) {
-                     scanner.add(g, pos, [&](Acc& acc) {
-                       for (int p = 0; p < layout.pops; ++p)
-                         acc[static_cast<std::size_t>(p)].add(c + std::int64_t{p} * layout.width(),
-                                                              layout.alleles, harmonic);
-                     });
-                   });
+    const RunStats rs = scan_sites(
+        q, *o, spec, pass,
+        [&](const stats::WindowGroup& g, std::int64_t pos, const std::int32_t* c, int anc) {
+          scanner.add(g, pos, [&](Acc& acc) {
+            for (int p = 0; p < layout.pops; ++p)
+              acc[static_cast<std::size_t>(p)].add(c + std::int64_t{p} * layout.width(),
+                                                   layout.alleles, harmonic, anc);
+          });
+        });
     scanner.finish();
     table.finish();
     out.commit();
@@ -297,7 +309,7 @@ void add_divergence(CLI::App& app) {
                         "da_per_bp", "n_hudson", "hudson_num", "hudson_den", "hudson_fst", "n_wc",
                         "wc_a", "wc_abc", "wc_fst", "wc_fst_mean", "nei_gst"},
                        {"pop1", "pop2"}),
-        o->common.format == "tsv" ? kWindowNote : "");
+        o->common.format == "tsv" ? window_note(q, *o) : "");
     using Acc = std::vector<stats::DivergenceSums>;
     auto ratio = [](double a, double b) {
       return b != 0 ? a / b : std::numeric_limits<double>::quiet_NaN();
@@ -336,7 +348,7 @@ void add_divergence(CLI::App& app) {
         });
     const RunStats rs = scan_sites(
         q, *o, spec, pass,
-        [&](const stats::WindowGroup& g, std::int64_t pos, const std::int32_t* c) {
+        [&](const stats::WindowGroup& g, std::int64_t pos, const std::int32_t* c, int) {
           scanner.add(g, pos, [&](Acc& acc) {
             for (std::size_t k = 0; k < pairs.size(); ++k)
               acc[k].add(c + std::int64_t{pairs[k].first} * layout.width(),
@@ -433,7 +445,7 @@ void add_stats(CLI::App& app) {
                        {"statistic", false},
                        {"populations", false},
                        {"value"}},
-                      o->common.format == "tsv" ? kWindowNote : "");
+                      o->common.format == "tsv" ? window_note(q, *o) : "");
     stats::Harmonic harmonic;
     struct Acc {
       std::vector<stats::DiversitySums> div;
@@ -509,12 +521,12 @@ void add_stats(CLI::App& app) {
         std::any_of(chosen.begin(), chosen.end(), [](const StatDef* d) { return !d->pairwise; });
     const RunStats rs = scan_sites(
         q, *o, spec, pass,
-        [&](const stats::WindowGroup& g, std::int64_t pos, const std::int32_t* c) {
+        [&](const stats::WindowGroup& g, std::int64_t pos, const std::int32_t* c, int anc) {
           scanner.add(g, pos, [&](Acc& acc) {
             if (need_div)
               for (int p = 0; p < layout.pops; ++p)
                 acc.div[static_cast<std::size_t>(p)].add(c + std::int64_t{p} * layout.width(),
-                                                         layout.alleles, harmonic);
+                                                         layout.alleles, harmonic, anc);
             for (std::size_t k = 0; k < pairs.size(); ++k)
               acc.pair[k].add(c + std::int64_t{pairs[k].first} * layout.width(),
                               c + std::int64_t{pairs[k].second} * layout.width(), layout.alleles);

@@ -19,14 +19,15 @@ class Harmonic {
   std::vector<double> h1_{0.0, 0.0}, h2_{0.0, 0.0};
 };
 
-/// @brief Per-population diversity sums over the sites of a window (POPGEN.md §4; REF is the
-/// ancestral allele of the unfolded statistics).
+/// @brief Per-population diversity sums over the sites of a window (POPGEN.md §4).
 struct DiversitySums {
   std::int64_t n_sites = 0, n_seg = 0, singletons = 0, n_unfolded = 0, s_unfolded = 0;
   std::int64_t n_max = 0, n_max_u = 0;
   double pi_sum = 0, theta_w = 0, theta_pi_u = 0, theta_h = 0, theta_l = 0;
-  /// @brief Add one site: @p c holds the population's counts (layout width).
-  void add(const std::int32_t* c, int alleles, Harmonic& harmonic);
+  /// @brief Add one site: @p c holds the population's counts (layout width); @p ancestral is
+  /// the index of the ancestral allele (0: REF), negative when unknown (the site is then left
+  /// out of the unfolded statistics).
+  void add(const std::int32_t* c, int alleles, Harmonic& harmonic, int ancestral = 0);
 };
 
 /// @brief The window statistics of DiversitySums.

@@ -37,7 +37,7 @@ double site_pi(const std::int32_t* c, int alleles) {
   return (n * n - sum_squares(c, alleles)) / (n * (n - 1));
 }
 
-void DiversitySums::add(const std::int32_t* c, int alleles, Harmonic& harmonic) {
+void DiversitySums::add(const std::int32_t* c, int alleles, Harmonic& harmonic, int ancestral) {
   ++n_sites;
   const std::int64_t n = called(c, alleles);
   n_max = std::max(n_max, n);
@@ -51,7 +51,7 @@ void DiversitySums::add(const std::int32_t* c, int alleles, Harmonic& harmonic) 
     if (c[a] == 0) continue;
     ++present;
     singleton = singleton || c[a] == 1;
-    if (a != 0) {
+    if (a != ancestral) {
       ++derived_present;
       derived = c[a];
     }
@@ -61,7 +61,7 @@ void DiversitySums::add(const std::int32_t* c, int alleles, Harmonic& harmonic) 
     theta_w += 1.0 / harmonic(n);
     if (singleton) ++singletons;
   }
-  if (derived_present > 1) return;  // two derived alleles: not in the unfolded statistics
+  if (ancestral < 0 || derived_present > 1) return;  // unknown ancestor, or two derived alleles
   ++n_unfolded;
   n_max_u = std::max(n_max_u, n);
   if (derived > 0 && derived < n) {

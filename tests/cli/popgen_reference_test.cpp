@@ -278,3 +278,83 @@ TEST(CliPopgen, MatchBruteForceAndVcftoolsOn1000GenomesData) {
   EXPECT_NEAR(std::stod(div[0][19]), value_after("weighted Fst estimate: "), 5e-8);
   EXPECT_NEAR(std::stod(div[0][20]), value_after("mean Fst estimate: "), 5e-8);
 }
+
+// Polarisation by INFO/AA (variant_AA, written by vczstats convert) against the reference's
+// --ancestral aa, and by an ancestral FASTA holding the same bases (same result).
+TEST(CliPopgen, AncestralAlleleFromVariantAaAndFasta) {
+  VCZ_REQUIRE_PROGRAM("bcftools");
+  VCZ_REQUIRE_PYTHON_ZARR();
+  if (run(binary() + " convert --help").exit_code != 0)
+    GTEST_SKIP() << "skipped: this build has no convert command (htslib)";
+  TempDir dir;
+  const std::string plain = (dir / "plain.vcf.gz").string();
+  run_ok(python() + " " + tool("random_vcf.py") +
+         " --seed 31 --samples 25 --variants 400 --contigs 2 --missing 0.05 --multiallelic 0.2 "
+         "--indels 0 "
+         "-o " +
+         shell_quote(plain));
+  // INFO/AA: REF, an ALT in lower case, N (unknown) or G|||, at random; a FASTA with the same
+  // base at each position (N where unknown). No indels: a FASTA base matches single-base alleles
+  // only.
+  const std::string vcf = (dir / "aa.vcf").string(), fasta = (dir / "anc.fa").string();
+  const std::string script = R"PY(
+import gzip, random, sys
+random.seed(4)
+lines = gzip.open(sys.argv[1], "rt").read().splitlines()
+seq = {}
+with open(sys.argv[2], "w") as out:
+    for line in lines:
+        if line.startswith("##"):
+            out.write(line + "\n"); continue
+        if line.startswith("#CHROM"):
+            out.write('##INFO=<ID=AA,Number=1,Type=String,Description="Ancestral allele">\n')
+            out.write(line + "\n"); continue
+        f = line.split("\t")
+        alts = [] if f[4] == "." else f[4].split(",")
+        r = random.random()
+        aa = f[3] if r < 0.5 else (alts[0].lower() if r < 0.8 and alts else ("N" if r < 0.9 else "G|||"))
+        f[7] = "AA=" + aa if f[7] == "." else f[7] + ";AA=" + aa
+        out.write("\t".join(f) + "\n")
+        s = seq.setdefault(f[0], {})
+        s[int(f[1])] = aa.split("|")[0].upper()[:1]
+with open(sys.argv[3], "w") as fa:
+    for contig, bases in seq.items():
+        n = max(bases) + 10
+        fa.write(">" + contig + " ancestral\n")
+        text = "".join(bases.get(i + 1, "N") for i in range(n))
+        for i in range(0, n, 60):
+            fa.write(text[i:i + 60] + "\n")
+)PY";
+  const std::string py = (dir / "aa.py").string();
+  {
+    std::ofstream f(py);
+    f << script;
+  }
+  run_ok(python() + " " + shell_quote(py) + " " + shell_quote(plain) + " " + shell_quote(vcf) +
+         " " + shell_quote(fasta));
+  const std::string store = (dir / "aa.vcz").string();
+  run_ok(binary() + " convert " + shell_quote(vcf) + " " + shell_quote(store) +
+         " --variants-chunk-size 64 --no-progress");
+  const std::string pops = (dir / "pops").string();
+  write_pops(vcf, pops, 2);
+  const std::string bin = binary() + " ";
+  const std::string ref = python() + " " + tool("ref_popgen.py") + " ";
+  for (const std::string& opt :
+       {std::string(" --window-size 300"), std::string(" -P ") + shell_quote(pops)}) {
+    expect_tables(rows(run_ok(bin + "diversity " + shell_quote(store) + " --ancestral aa" + opt)),
+                  rows(run_ok(ref + "diversity " + shell_quote(vcf) + " --ancestral aa" + opt)),
+                  1e-9, "diversity --ancestral aa" + opt);
+    expect_tables(rows(run_ok(bin + "sfs " + shell_quote(store) + " --ancestral aa" +
+                              opt.substr(0, opt.find("--window")))),
+                  rows(run_ok(ref + "sfs " + shell_quote(vcf) + " --ancestral aa" +
+                              opt.substr(0, opt.find("--window")))),
+                  1e-9, "sfs --ancestral aa" + opt);
+    EXPECT_EQ(rows(run_ok(bin + "diversity " + shell_quote(store) + " --ancestral aa" + opt)),
+              rows(run_ok(bin + "diversity " + shell_quote(store) + " --ancestral " +
+                          shell_quote(fasta) + opt)))
+        << "FASTA" << opt;
+  }
+  // REF polarisation is the default and says so.
+  EXPECT_NE(run_ok(bin + "diversity " + shell_quote(store)).find("ancestral allele: REF"),
+            std::string::npos);
+}
