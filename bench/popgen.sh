@@ -69,7 +69,7 @@ trap 'rm -rf "$out"' EXIT
 "$vczstats" info "$store" >"$out/info"
 samples=$(awk -F'\t' '$1=="samples"{print $2}' "$out/info")
 variants=$(awk -F'\t' '$1=="variants"{print $2}' "$out/info")
-bcftools query -l "$vcf" | awk '{print $1, (NR % 2 ? "p1" : "p2")}' >"$out/pops"
+{ zcat -f "$vcf" 2>/dev/null || true; } | awk -F'\t' '/^#CHROM/{for (i = 10; i <= NF; i++) print $i, (i % 2 ? "p1" : "p2"); exit}' >"$out/pops"
 awk '$2=="p1"{print $1}' "$out/pops" >"$out/p1"
 awk '$2=="p2"{print $1}' "$out/pops" >"$out/p2"
 
