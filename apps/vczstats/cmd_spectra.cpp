@@ -63,7 +63,7 @@ RunStats for_each_site(const Query& q, const CommonOptions& o, const stats::Alle
 void add_sfs(CLI::App& app) {
   struct Options {
     CommonOptions common;
-    bool folded = false;
+    bool folded = false, scaled = false;
     std::string joint;
     std::string ancestral = "ref";
   };
@@ -79,6 +79,9 @@ void add_sfs(CLI::App& app) {
   add_common_options(*cmd, o->common);
   add_population_option(*cmd, o->common);
   cmd->add_flag("--folded", o->folded, "Fold the spectrum: min(i, n - i)");
+  cmd->add_flag("--scaled", o->scaled,
+                "Add a column scaled: count x i (unfolded) or count x i (n - i) / n (folded), "
+                "constant in expectation under the standard neutral model");
   cmd->add_option("--joint", o->joint, "Joint spectrum of two populations A,B");
   cmd->add_option("--ancestral", o->ancestral,
                   "Ancestral allele: ref, aa (the store's variant_AA) or an ancestral FASTA; "
@@ -149,8 +152,10 @@ void add_sfs(CLI::App& app) {
             }
           },
           &ancestral);
-      TableWriter t(out, o->common.format,
-                    {{"population", false}, {"n"}, {o->folded ? "folded" : "derived"}, {"count"}});
+      std::vector<TableWriter::Column> columns{
+          {"population", false}, {"n"}, {o->folded ? "folded" : "derived"}, {"count"}};
+      if (o->scaled) columns.push_back({"scaled"});
+      TableWriter t(out, o->common.format, columns);
       for (int p = 0; p < layout.pops; ++p) {
         if (!used[static_cast<std::size_t>(p)]) continue;
         auto s = spectra[static_cast<std::size_t>(p)];
@@ -161,9 +166,16 @@ void add_sfs(CLI::App& app) {
             f[static_cast<std::size_t>(std::min(i, n - i))] += s[static_cast<std::size_t>(i)];
           s = f;
         }
-        for (std::size_t i = 0; i < s.size(); ++i)
-          t.row({q.pops.names[static_cast<std::size_t>(p)], std::to_string(n), std::to_string(i),
-                 std::to_string(s[i])});
+        for (std::size_t i = 0; i < s.size(); ++i) {
+          std::vector<std::string> row{q.pops.names[static_cast<std::size_t>(p)], std::to_string(n),
+                                       std::to_string(i), std::to_string(s[i])};
+          if (o->scaled) {
+            const auto di = static_cast<double>(i), dn = static_cast<double>(n);
+            const double k = o->folded ? di * (dn - di) / dn : di;
+            row.push_back(format_number(static_cast<double>(s[i]) * k));
+          }
+          t.row(row);
+        }
       }
       t.finish();
     }

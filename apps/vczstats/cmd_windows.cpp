@@ -24,6 +24,7 @@ struct WindowOptions {
   std::int64_t size = 0, step = 0, variants = 0;
   std::string windows_file;
   std::string ancestral = "ref";
+  std::string accessible;
   std::string pairs;
 };
 
@@ -43,6 +44,11 @@ void add_window_options(CLI::App& cmd, WindowOptions& o) {
                  "variant_AA, INFO/AA) or a FASTA file of the ancestral sequence")
       ->capture_default_str()
       ->group("Selection");
+  cmd.add_option("--accessible", o.accessible,
+                 "Accessibility mask: BED (*.bed) or CHROM BEG END file of the callable bases; "
+                 "sites outside it are left out and per_bp values divide by the window's "
+                 "accessible bases")
+      ->group("Windows");
   cmd.add_option("--windows-file", o.windows_file,
                  "Windows from a file: BED (*.bed, 0-based half-open) or CHROM BEG END "
                  "(1-based inclusive); windows may overlap; every window of a contig with sites "
@@ -117,11 +123,60 @@ class Grouper {
   bool pos_overlap_ = false;
 };
 
+/// The accessible bases of each contig (merged, sorted intervals), or everything when no mask.
+class AccessibleMask {
+ public:
+  AccessibleMask(const vcz::VczStore& store, const std::string& path) {
+    if (path.empty()) return;
+    active_ = true;
+    intervals_.resize(store.contig_ids().size());
+    std::unordered_map<std::string, std::size_t> index;
+    for (std::size_t c = 0; c < store.contig_ids().size(); ++c) index[store.contig_ids()[c]] = c;
+    for (const auto& r : vcz::read_regions_file(path)) {
+      auto it = index.find(r.contig);
+      if (it != index.end()) intervals_[it->second].emplace_back(r.start, r.end);
+    }
+    for (auto& iv : intervals_) {  // sort and merge
+      std::sort(iv.begin(), iv.end());
+      std::vector<std::pair<std::int64_t, std::int64_t>> merged;
+      for (const auto& [a, b] : iv) {
+        if (!merged.empty() && a <= merged.back().second + 1)
+          merged.back().second = std::max(merged.back().second, b);
+        else
+          merged.emplace_back(a, b);
+      }
+      iv = std::move(merged);
+    }
+  }
+  bool contains(std::int32_t contig, std::int64_t pos) const {
+    if (!active_) return true;
+    const auto& iv = intervals_[static_cast<std::size_t>(contig)];
+    auto it = std::upper_bound(iv.begin(), iv.end(), std::make_pair(pos, std::int64_t{INT64_MAX}));
+    return it != iv.begin() && std::prev(it)->second >= pos;
+  }
+  /// Bases of [start, end] that are accessible (all of them without a mask).
+  double length(std::int32_t contig, std::int64_t start, std::int64_t end) const {
+    if (!active_) return static_cast<double>(end - start + 1);
+    std::int64_t n = 0;
+    for (const auto& [a, b] : intervals_[static_cast<std::size_t>(contig)]) {
+      if (a > end) break;
+      const std::int64_t lo = std::max(a, start), hi = std::min(b, end);
+      if (lo <= hi) n += hi - lo + 1;
+    }
+    return static_cast<double>(n);
+  }
+
+ private:
+  bool active_ = false;
+  std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> intervals_;
+};
+
 /// Runs the heavy pass and feeds every selected site to @p add_site(group, pos, counts) in
 /// genome order.
 template <class AddSite>
 RunStats scan_sites(const Query& q, const WindowOptions& o, const stats::WindowSpec& spec,
-                    const stats::AlleleCountsPass& pass, AddSite&& add_site) {
+                    const AccessibleMask& mask, const stats::AlleleCountsPass& pass,
+                    AddSite&& add_site) {
   const vcz::VariantReader reader(q.store, /*with_alleles=*/true, /*with_ids=*/false);
   const Grouper grouper(q.store, o.common);
   vcz::AncestralAlleles ancestral(q.store, o.ancestral);
@@ -137,7 +192,7 @@ RunStats scan_sites(const Query& q, const WindowOptions& o, const stats::WindowS
           const auto i = static_cast<std::size_t>(r);
           auto g = grouper.group(vb.contig[i], vb.position[i],
                                  static_cast<std::int64_t>(vb.allele(r, 0).size()));
-          if (!g) continue;
+          if (!g || !mask.contains(vb.contig[i], vb.position[i])) continue;
           if (!spec.intervals.empty()) g->key = g->contig;  // file windows: one group per contig
           add_site(*g, vb.position[i], counts.data() + r * layout.site_width(), anc[i]);
         }
@@ -184,9 +239,11 @@ std::vector<TableWriter::Column> window_columns(std::vector<std::string> names,
 }
 
 std::string window_note(const Query& q, const WindowOptions& o) {
-  return "windows: start and end are 1-based and inclusive; per_bp values divide by end - "
-         "start + 1; " +
-         vcz::AncestralAlleles(q.store, o.ancestral).description();
+  return "windows: start and end are 1-based and inclusive; per_bp values divide by " +
+         (o.accessible.empty() ? std::string("end - start + 1")
+                               : "the window's accessible bases in " + o.accessible +
+                                     " (sites outside it are left out)") +
+         "; " + vcz::AncestralAlleles(q.store, o.ancestral).description();
 }
 
 void add_diversity(CLI::App& app) {
@@ -202,6 +259,7 @@ void add_diversity(CLI::App& app) {
   cmd->callback([o] {
     auto q = build_query(o->common);
     const auto spec = window_spec(*o, q.store);
+    const AccessibleMask mask(q.store, o->accessible);
     stats::CountsLayout layout{vcz::store_max_alleles(q.store), q.pops.count()};
     stats::AlleleCountsPass pass;
     pass.init(layout, q.pops.of);
@@ -218,7 +276,7 @@ void add_diversity(CLI::App& app) {
     stats::WindowScanner<Acc> scanner(
         spec, [&] { return Acc(static_cast<std::size_t>(layout.pops)); },
         [&](const stats::WindowScanner<Acc>::Window& w) {
-          const double length = static_cast<double>(w.end - w.start + 1);
+          const double length = mask.length(w.contig, w.start, w.end);
           for (int p = 0; p < layout.pops; ++p) {
             const auto& s = w.acc[static_cast<std::size_t>(p)];
             const auto r = stats::finish_diversity(s, harmonic);
@@ -246,7 +304,7 @@ void add_diversity(CLI::App& app) {
           }
         });
     const RunStats rs = scan_sites(
-        q, *o, spec, pass,
+        q, *o, spec, mask, pass,
         [&](const stats::WindowGroup& g, std::int64_t pos, const std::int32_t* c, int anc) {
           scanner.add(g, pos, [&](Acc& acc) {
             for (int p = 0; p < layout.pops; ++p)
@@ -298,6 +356,7 @@ void add_divergence(CLI::App& app) {
   cmd->callback([o] {
     auto q = build_query(o->common);
     const auto spec = window_spec(*o, q.store);
+    const AccessibleMask mask(q.store, o->accessible);
     const auto pairs = population_pairs(q.pops, o->pairs);
     stats::CountsLayout layout{vcz::store_max_alleles(q.store), q.pops.count()};
     stats::AlleleCountsPass pass;
@@ -317,7 +376,7 @@ void add_divergence(CLI::App& app) {
     stats::WindowScanner<Acc> scanner(
         spec, [&] { return Acc(pairs.size()); },
         [&](const stats::WindowScanner<Acc>::Window& w) {
-          const double length = static_cast<double>(w.end - w.start + 1);
+          const double length = mask.length(w.contig, w.start, w.end);
           for (std::size_t k = 0; k < pairs.size(); ++k) {
             const auto& s = w.acc[k];
             const double da = s.dxy_sum - (s.pi1_sum + s.pi2_sum) / 2;
@@ -347,7 +406,7 @@ void add_divergence(CLI::App& app) {
           }
         });
     const RunStats rs = scan_sites(
-        q, *o, spec, pass,
+        q, *o, spec, mask, pass,
         [&](const stats::WindowGroup& g, std::int64_t pos, const std::int32_t* c, int) {
           scanner.add(g, pos, [&](Acc& acc) {
             for (std::size_t k = 0; k < pairs.size(); ++k)
@@ -418,6 +477,7 @@ void add_stats(CLI::App& app) {
     if (chosen.empty()) throw UsageError("--stats: no statistic given");
     auto q = build_query(o->common);
     const auto spec = window_spec(*o, q.store);
+    const AccessibleMask mask(q.store, o->accessible);
     const auto pairs =
         any_pairwise ? population_pairs(q.pops, o->pairs) : std::vector<std::pair<int, int>>{};
     const bool want_pbs = std::any_of(chosen.begin(), chosen.end(), [](const StatDef* d) {
@@ -462,7 +522,7 @@ void add_stats(CLI::App& app) {
                      std::vector<stats::DivergenceSums>(pbs_pairs.size())};
         },
         [&](const stats::WindowScanner<Acc>::Window& w) {
-          const double length = static_cast<double>(w.end - w.start + 1);
+          const double length = mask.length(w.contig, w.start, w.end);
           const std::string& chrom = q.store.contig_ids()[static_cast<std::size_t>(w.contig)];
           for (const StatDef* d : chosen) {
             if (d->name == std::string("pbs")) {
@@ -520,7 +580,7 @@ void add_stats(CLI::App& app) {
     const bool need_div =
         std::any_of(chosen.begin(), chosen.end(), [](const StatDef* d) { return !d->pairwise; });
     const RunStats rs = scan_sites(
-        q, *o, spec, pass,
+        q, *o, spec, mask, pass,
         [&](const stats::WindowGroup& g, std::int64_t pos, const std::int32_t* c, int anc) {
           scanner.add(g, pos, [&](Acc& acc) {
             if (need_div)

@@ -358,3 +358,51 @@ with open(sys.argv[3], "w") as fa:
   EXPECT_NE(run_ok(bin + "diversity " + shell_quote(store)).find("ancestral allele: REF"),
             std::string::npos);
 }
+
+// --accessible: sites outside the mask are left out, per-bp values divide by accessible bases.
+TEST(CliPopgen, AccessibleMaskSelectsSitesAndScalesPerBp) {
+  VCZ_REQUIRE_PROGRAM("bcftools");
+  VCZ_REQUIRE_PYTHON_ZARR();
+  TempDir dir;
+  const std::string vcf = (dir / "m.vcf.gz").string(), store = (dir / "m.vcz").string();
+  run_ok(python() + " " + tool("random_vcf.py") +
+         " --seed 41 --samples 15 --variants 300 --contigs 1 --missing 0.05 -o " +
+         shell_quote(vcf));
+  run_ok(python() + " " + tool("vcf2vcz.py") + " " + shell_quote(vcf) + " " + shell_quote(store) +
+         " --variants-chunk-size 50");
+  const std::string bed = (dir / "acc.bed").string();
+  {
+    std::ofstream f(bed);
+    f << "chr1\t99\t400\nchr1\t350\t700\nchr1\t1000\t1100\n";  // 1-based 100-700, 1001-1100
+  }
+  const auto with = rows(run_ok(binary() + " diversity " + shell_quote(store) +
+                                " --window-size 500 --accessible " + shell_quote(bed)));
+  // The same sites through regions: one window per mask interval in the reference.
+  std::istringstream pos(run_ok("bcftools query -f '%POS\\n' " + shell_quote(vcf)));
+  std::vector<long> sites;
+  for (long p; pos >> p;) sites.push_back(p);
+  for (const auto& r : with) {
+    const long start = std::stol(r[1]), end = std::stol(r[2]);
+    long n = 0, accessible = 0;
+    for (long p : sites)
+      n += p >= start && p <= end && ((p >= 100 && p <= 700) || (p >= 1001 && p <= 1100));
+    for (long b = start; b <= end; ++b)
+      accessible += (b >= 100 && b <= 700) || (b >= 1001 && b <= 1100);
+    EXPECT_EQ(std::stol(r[4]), n) << r[1];
+    if (accessible > 0) {
+      EXPECT_NEAR(std::stod(r[7]), std::stod(r[6]) / static_cast<double>(accessible), 1e-15)
+          << r[1];
+    } else {
+      EXPECT_EQ(r[7], "NA") << r[1];
+    }
+  }
+  // A mask covering everything changes nothing.
+  {
+    std::ofstream f(bed);
+    f << "chr1\t0\t100000000\n";
+  }
+  const std::string plain_args = " --window-size 500 " + shell_quote(store);
+  auto a = rows(run_ok(binary() + " diversity" + plain_args + " --accessible " + shell_quote(bed)));
+  auto b = rows(run_ok(binary() + " diversity" + plain_args));
+  EXPECT_EQ(a, b);
+}
