@@ -59,9 +59,8 @@ void add_table_command(CLI::App& app, TableSpec spec) {
   cmd->callback([o, s] {
     auto q = build_query(*o);
     const vcz::VariantReader reader(q.store, /*with_alleles=*/true, /*with_ids=*/true);
-    CountsLayout layout{reader.max_alleles(), q.pops.count()};
-    stats::AlleleCountsPass pass;
-    pass.init(layout, q.pops.of);
+    const stats::AlleleCountsPass pass = allele_counts_pass(q);
+    const CountsLayout& layout = pass.layout();
     Output out(o->output);
     auto columns = site_columns();
     columns.insert(columns.end(), s->columns.begin(), s->columns.end());

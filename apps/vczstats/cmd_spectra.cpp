@@ -89,9 +89,8 @@ void add_sfs(CLI::App& app) {
       ->capture_default_str();
   cmd->callback([o] {
     auto q = build_query(o->common);
-    stats::CountsLayout layout{vcz::store_max_alleles(q.store), q.pops.count()};
-    stats::AlleleCountsPass pass;
-    pass.init(layout, q.pops.of);
+    const stats::AlleleCountsPass pass = allele_counts_pass(q);
+    const stats::CountsLayout& layout = pass.layout();
     const std::int64_t ploidy = q.store.has_genotypes() ? q.store.ploidy() : 2;
     // Derived count of population p at a site, or -1 when the site is not used for p.
     vcz::AncestralAlleles ancestral(q.store, o->ancestral);
@@ -218,9 +217,8 @@ void add_fstats(CLI::App& app) {
                                         kind == "f2"   ? "--f2"
                                         : kind == "f3" ? "--f3"
                                                        : "--d");
-    stats::CountsLayout layout{vcz::store_max_alleles(q.store), q.pops.count()};
-    stats::AlleleCountsPass pass;
-    pass.init(layout, q.pops.of);
+    const stats::AlleleCountsPass pass = allele_counts_pass(q);
+    const stats::CountsLayout& layout = pass.layout();
     std::int64_t n_sites = 0, n_defined = 0;
     double num_sum = 0, den_sum = 0, block_num = 0, block_den = 0;
     std::vector<double> blocks_num, blocks_den;

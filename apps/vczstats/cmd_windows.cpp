@@ -223,6 +223,19 @@ stats::WindowSpec window_spec(const WindowOptions& o, const vcz::VczStore& store
   return spec;
 }
 
+/// What every windowed command sets up: the query, its windows, mask and heavy pass.
+struct Scan {
+  Query q;
+  stats::WindowSpec spec;
+  AccessibleMask mask;
+  stats::AlleleCountsPass pass;
+  explicit Scan(const WindowOptions& o)
+      : q(build_query(o.common)),
+        spec(window_spec(o, q.store)),
+        mask(q.store, o.accessible),
+        pass(allele_counts_pass(q)) {}
+};
+
 std::string num(double v) {
   return format_number(v);
 }
@@ -257,12 +270,9 @@ void add_diversity(CLI::App& app) {
       "left out site by site. Definitions: tests/tools/POPGEN.md.");
   add_window_options(*cmd, *o);
   cmd->callback([o] {
-    auto q = build_query(o->common);
-    const auto spec = window_spec(*o, q.store);
-    const AccessibleMask mask(q.store, o->accessible);
-    stats::CountsLayout layout{vcz::store_max_alleles(q.store), q.pops.count()};
-    stats::AlleleCountsPass pass;
-    pass.init(layout, q.pops.of);
+    Scan scan(*o);
+    const auto& [q, spec, mask, pass] = scan;
+    const stats::CountsLayout& layout = pass.layout();
     Output out(o->common.output);
     TableWriter table(
         out, o->common.format,
@@ -354,13 +364,10 @@ void add_divergence(CLI::App& app) {
                   "Population pairs A,B;C,D [default: every pair, in file order]")
       ->group("Selection");
   cmd->callback([o] {
-    auto q = build_query(o->common);
-    const auto spec = window_spec(*o, q.store);
-    const AccessibleMask mask(q.store, o->accessible);
+    Scan scan(*o);
+    const auto& [q, spec, mask, pass] = scan;
     const auto pairs = population_pairs(q.pops, o->pairs);
-    stats::CountsLayout layout{vcz::store_max_alleles(q.store), q.pops.count()};
-    stats::AlleleCountsPass pass;
-    pass.init(layout, q.pops.of);
+    const stats::CountsLayout& layout = pass.layout();
     Output out(o->common.output);
     TableWriter table(
         out, o->common.format,
@@ -475,9 +482,8 @@ void add_stats(CLI::App& app) {
       any_pairwise = any_pairwise || d->pairwise;
     }
     if (chosen.empty()) throw UsageError("--stats: no statistic given");
-    auto q = build_query(o->common);
-    const auto spec = window_spec(*o, q.store);
-    const AccessibleMask mask(q.store, o->accessible);
+    Scan scan(*o);
+    const auto& [q, spec, mask, pass] = scan;
     const auto pairs =
         any_pairwise ? population_pairs(q.pops, o->pairs) : std::vector<std::pair<int, int>>{};
     const bool want_pbs = std::any_of(chosen.begin(), chosen.end(), [](const StatDef* d) {
@@ -494,9 +500,7 @@ void add_stats(CLI::App& app) {
                                                ";" + abc[1] + "," + abc[2]);
       pbs_label = abc[0] + ";" + abc[1] + "," + abc[2];
     }
-    stats::CountsLayout layout{vcz::store_max_alleles(q.store), q.pops.count()};
-    stats::AlleleCountsPass pass;
-    pass.init(layout, q.pops.of);
+    const stats::CountsLayout& layout = pass.layout();
     Output out(o->common.output);
     TableWriter table(out, o->common.format,
                       {{"chrom", false},

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "vczstats/error.hpp"
+#include "vczstats/variants.hpp"
 
 namespace vczstats::cli {
 
@@ -104,6 +105,12 @@ Query build_query(const CommonOptions& o) {
   else
     q.pops = vcz::single_population(q.samples);
   return q;
+}
+
+stats::AlleleCountsPass allele_counts_pass(const Query& q) {
+  stats::AlleleCountsPass pass;
+  pass.init({vcz::store_max_alleles(q.store), q.pops.count()}, q.pops.of);
+  return pass;
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "vczstats/counts.hpp"
 #include "vczstats/engine.hpp"
 #include "vczstats/populations.hpp"
 #include "vczstats/vcz.hpp"
@@ -50,6 +51,10 @@ struct Query {
   vcz::Populations pops;
 };
 Query build_query(const CommonOptions& o);
+
+/// The allele-counts heavy pass for a query: the store's allele columns, one group of columns
+/// per population.
+stats::AlleleCountsPass allele_counts_pass(const Query& q);
 RunOptions run_options(const CommonOptions& o);
 
 /// Print the -v report of a run to stderr.
