@@ -341,8 +341,7 @@ TEST(CudaCountsGpu, KernelsEqualCpuCountSitesBitForBit) {
     for (std::int64_t samples : {1, 7, 100, 1001, 4099})
       for (int alleles : {1, 2, 3, 4, 5, 6, 7, 8, 40, 2000}) {
         if (alleles == 2000 && elem == 1) continue;  // int8 holds alleles up to 127
-        if (quick && (samples == 1 || samples == 100 ||
-                      (alleles != 2 && alleles != 6 && alleles != 40 && alleles != 2000)))
+        if (quick && (samples != 1001 || (alleles != 2 && alleles != 6 && alleles != 2000)))
           continue;
         if (samples > 1000 && alleles > 2 && alleles < 40 && rng() % 3 != 0) continue;
         const int pops = 1 + static_cast<int>(rng() % 5);
@@ -374,7 +373,7 @@ TEST(CudaCountsGpu, KernelsEqualCpuCountSitesBitForBit) {
             ++cases;
           }
       }
-  EXPECT_GT(cases, quick ? 100 : 1000);
+  EXPECT_GT(cases, quick ? 50 : 1000);
 #endif
 }
 
