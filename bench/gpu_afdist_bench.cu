@@ -180,11 +180,17 @@ bool bench_counts(cuda::DevicePool& pool, cudaStream_t st, const cuda::DeviceBuf
         const char* name;
         cuda::CountsPath path;
       };
-      for (const Case c : {Case{"counts, default (SWAR)", cuda::CountsPath::Auto},
-                           Case{"counts, word path", cuda::CountsPath::Word}}) {
+      for (const Case c :
+           {Case{"counts, default (SWAR, 4 words in flight)", cuda::CountsPath::Auto},
+            Case{"counts, SWAR, 2 words in flight", cuda::CountsPath::Swar},
+            Case{"counts, word path", cuda::CountsPath::Word}}) {
+        const bool swar2 = c.path == cuda::CountsPath::Swar;
         const double ms = median_ms(st, reps, [&] {
           VCZ_CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, count_bytes, st));
-          cuda::launch_allele_counts(a, st, c.path);
+          if (swar2)
+            cuda::launch_swar(a, st, 2);
+          else
+            cuda::launch_allele_counts(a, st, c.path);
         });
         fetch(got);
         if (got != want) {

@@ -494,7 +494,9 @@ TEST(CudaCountsGpu, RunAlleleCountsOnGpuEqualsCpu) {
             expect_same_counts(want, got, pass.layout(),
                                q.name + ", " + pname + ", alleles " + std::to_string(alleles) +
                                    ", " + std::to_string(streams) + " streams");
-            EXPECT_EQ(rs.device.rfind("gpu", 0), 0u) << rs.device;
+            if (!plan.units.empty()) {
+              EXPECT_EQ(rs.device.rfind("gpu", 0), 0u) << rs.device;
+            }
           }
         }
   }

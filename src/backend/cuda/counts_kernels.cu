@@ -3,17 +3,19 @@
 // One warp per variant row (grid-stride over rows, 8 warps per block). The warp walks the row's
 // population segments in turn; for each, every lane runs the per-lane code of counts_lanes.hpp
 // (aligned 16-byte loads coalesced across the warp, counts in registers), the warp sums the 32
-// lane results with xor shuffles (every lane gets the totals), and lane j adds value j into the
-// row's counts, so the write is one coalesced read-modify-write per segment. No global atomics:
+// lane results with a reduce-scatter of xor shuffles (lane 2j or 4j ends with the total of value
+// j), and those lanes add their value into the row's counts: one coalesced read-modify-write per
+// segment. No global atomics:
 // a row belongs to one warp, and the sample blocks of a row are queued one after the other on
 // one stream. Alleles beyond the register columns (kRegisterAlleles, word and generic paths) go
 // to per-warp shared-memory counters with shared atomics and are added to the row at the end of
 // the segment; only when those would not fit in shared memory (more than ~1500 alleles) do they
 // go to the row with global atomics.
 //
-// Instantiations: SWAR for 2 and 4 alleles, the word path for the 14 (element, ploidy) layouts
-// whose calls do not straddle 16-byte words, one generic kernel per element type, and the
-// seed-style baseline per element type.
+// Instantiations: SWAR for 2 and 4 alleles with 4 (default) or 2 words in flight, the word path
+// for the 14 (element, ploidy) layouts whose calls do not straddle 16-byte words, one generic
+// kernel per element type, and the seed-style baseline per element type. The SWAR kernels read
+// up to the end of the block's last 16-byte word (DeviceBuffer sizes are rounded up to 256).
 
 #include <algorithm>
 #include <cstdint>
@@ -50,7 +52,52 @@ struct BigAlleles {
   }
 };
 
-template <int KS>
+/// Halve the values a lane holds: lanes with bit @p Offset set keep the upper half, the others
+/// the lower, each adding its partner's (lane ^ Offset) share of what it keeps.
+template <int N, int Offset>
+__device__ void halve(const std::int32_t (&in)[N], std::int32_t (&out)[N / 2], int lane) {
+  const bool upper = (lane & Offset) != 0;
+  VCZ_UNROLL
+  for (int i = 0; i < N / 2; ++i) {
+    const std::int32_t send = upper ? in[i] : in[i + N / 2];
+    const std::int32_t keep = upper ? in[i + N / 2] : in[i];
+    out[i] = keep + __shfl_xor_sync(kFullMask, send, Offset);
+  }
+}
+
+/// Sum each of the V values over the warp's 32 lanes (a reduce-scatter by recursive halving:
+/// 9 shuffles for V <= 8, 16 for V <= 16, instead of 5 per value). Lane l returns the total of
+/// value l >> shift (shift: kScatterShift<V>).
+template <int V>
+inline constexpr int kScatterShift = V <= 8 ? 2 : 1;
+template <int V>
+__device__ std::int32_t warp_reduce_scatter(const std::int32_t (&v)[V], int lane) {
+  static_assert(V <= 16, "at most 16 values");
+  constexpr int N = V <= 8 ? 8 : 16;
+  std::int32_t a[N];
+  VCZ_UNROLL
+  for (int i = 0; i < N; ++i) a[i] = i < V ? v[i] : 0;
+  std::int32_t one[1];
+  if constexpr (N == 16) {
+    std::int32_t b[8], c[4], d[2];
+    halve<16, 16>(a, b, lane);
+    halve<8, 8>(b, c, lane);
+    halve<4, 4>(c, d, lane);
+    halve<2, 2>(d, one, lane);
+  } else {
+    std::int32_t b[4], c[2];
+    halve<8, 16>(a, b, lane);
+    halve<4, 8>(b, c, lane);
+    halve<2, 4>(c, one, lane);
+    one[0] += __shfl_xor_sync(kFullMask, one[0], 2);
+  }
+  return one[0] + __shfl_xor_sync(kFullMask, one[0], 1);
+}
+
+/// SWAR with U words in flight per lane (4 by default; the benchmark also times 2). Measured on
+/// the H100 (bench/NOTES-gpu-counts.md): 3 blocks per SM (80 registers, 24 warps) beat 2 (128
+/// registers) even where ptxas spills a little for four alleles.
+template <int KS, int U>
 struct SwarPath {
   static constexpr int KR = KS;
   static constexpr bool kBig = false;
@@ -58,7 +105,8 @@ struct SwarPath {
   template <class Big>
   __device__ static LaneCounts<KR> lane(const CountsArgs& a, const std::byte* seg,
                                         std::int64_t calls, int lane, Big&) {
-    return lane_counts_int8_diploid<KS>(seg, calls, a.alleles, lane, kWarpLanes);
+    return lane_counts_int8_diploid<KS, U>(seg, calls, a.alleles, lane, kWarpLanes,
+                                           a.data + a.rows * a.samples * 2);
   }
 };
 
@@ -118,17 +166,11 @@ __global__ void __launch_bounds__(kThreads, Path::kBlocksPerSm)
       BigAlleles<KR> big{shared, out};
       LaneCounts<KR> c =
           Path::lane(a, row + seg.begin * call_bytes, seg.end - seg.begin, lane, big);
-      VCZ_UNROLL
-      for (int off = kWarpLanes / 2; off > 0; off /= 2) {
-        VCZ_UNROLL
-        for (int j = 0; j < kValues; ++j) c.v[j] += __shfl_xor_sync(kFullMask, c.v[j], off);
-      }
-      std::int32_t mine = 0;
-      VCZ_UNROLL
-      for (int j = 0; j < kValues; ++j)
-        if (lane == j) mine = c.v[j];
-      const int col = lane_value_column(lane, KR, a.alleles);
-      if (lane < kValues && col >= 0) out[col] += mine;
+      const std::int32_t total = warp_reduce_scatter(c.v, lane);
+      constexpr int kShift = kScatterShift<kValues>;
+      const int j = lane >> kShift;
+      const int col = lane_value_column(j, KR, a.alleles);
+      if ((lane & ((1 << kShift) - 1)) == 0 && j < kValues && col >= 0) out[col] += total;
       if (shared) {  // the segment's alleles beyond KR, then clear them for the next
         __syncwarp();
         for (int k = lane; k < nbig; k += kWarpLanes) {
@@ -194,6 +236,17 @@ void check_args(const CountsArgs& a) {
 
 }  // namespace
 
+void launch_swar(const CountsArgs& a, cudaStream_t stream, int words_in_flight) {
+  if (!counts_path_fits(CountsPath::Swar, a.elem_bytes, a.ploidy, a.alleles))
+    throw UsageError("allele counts: the SWAR kernel needs int8 diploid, at most 4 alleles");
+  if (a.rows <= 0 || a.samples <= 0 || a.num_segments <= 0) return;
+  check_args(a);
+  const bool two = a.alleles <= 2;
+  if (words_in_flight >= 4)
+    return two ? launch_path<SwarPath<2, 4>>(a, stream) : launch_path<SwarPath<4, 4>>(a, stream);
+  return two ? launch_path<SwarPath<2, 2>>(a, stream) : launch_path<SwarPath<4, 2>>(a, stream);
+}
+
 void launch_allele_counts(const CountsArgs& a, cudaStream_t stream, CountsPath path) {
   if (a.rows <= 0 || a.samples <= 0 || a.num_segments <= 0) return;
   check_args(a);
@@ -202,8 +255,7 @@ void launch_allele_counts(const CountsArgs& a, cudaStream_t stream, CountsPath p
     throw UsageError("allele counts: the requested kernel does not fit the layout");
   switch (path) {
     case CountsPath::Swar:
-      if (a.alleles <= 2) return launch_path<SwarPath<2>>(a, stream);
-      return launch_path<SwarPath<kSwarMaxAlleles>>(a, stream);
+      return launch_swar(a, stream, kSwarWordsInFlight);
     case CountsPath::Word:
       if (with_element_type(a.elem_bytes, [&](auto t) { launch_word<decltype(t)>(a, stream); }))
         return;

@@ -22,7 +22,9 @@ struct CountSegment {
 /// @brief A genotype block resident on the device, its population segments, and the per-site
 /// counts it adds to.
 struct CountsArgs {
-  const std::byte* data = nullptr;  ///< 16-byte aligned; rows × samples × ploidy × elem bytes
+  /// 16-byte aligned; rows × samples × ploidy × elem bytes, readable up to the next multiple
+  /// of 16 bytes (a DeviceBuffer is)
+  const std::byte* data = nullptr;
   int elem_bytes = 1;
   std::int64_t rows = 0;
   std::int64_t samples = 0;
@@ -57,6 +59,13 @@ inline CountsArgs counts_args(const GenotypeChunkView& block, const stats::Count
 /// path that does not fit the layout, a misaligned block).
 void launch_allele_counts(const CountsArgs& args, cudaStream_t stream,
                           CountsPath path = CountsPath::Auto);
+
+/// @brief Words in flight per lane of the SWAR kernel that launch_allele_counts runs.
+inline constexpr int kSwarWordsInFlight = 4;
+
+/// @brief The SWAR kernel with @p words_in_flight (2 or 4) 16-byte loads per lane in flight
+/// (for the benchmark, which times both). @throws UsageError when the layout does not fit.
+void launch_swar(const CountsArgs& args, cudaStream_t stream, int words_in_flight);
 
 /// @brief The seed-style kernel (one thread per variant looping over its samples with element
 /// loads, adding straight into global memory) that the pipeline's baseline mode runs, for

@@ -231,7 +231,10 @@ GpuSitePass::GpuSitePass(const vcz::VczStore& store, const vcz::ChunkPlan& plan,
   // A view lies in the decoded chunk (whole sample chunk) or the gather buffer (subset).
   const std::int64_t input_bytes = std::max(decoded_bytes_, gathered_bytes_);
   const std::int64_t slab_bytes = align_up(decoded_bytes_, 256) + align_up(gathered_bytes_, 256);
-  depth_ = run.prefetch ? run.prefetch : 2 * std::int64_t{threads_};
+  // Items ahead: every producer busy plus one per stream. The GPU takes items as fast as they
+  // come, so a deeper queue (the CPU's 2 × threads) would only pin more memory, which costs
+  // time at the start of every run (pinning a 20 MB chunk slab takes milliseconds).
+  depth_ = run.prefetch ? run.prefetch : std::int64_t{threads_} + nstreams;
   // Huge chunks: fewer items ahead rather than pinning most of the host's memory.
   const std::int64_t fit =
       pinned_budget() / std::max<std::int64_t>(slab_bytes, 1) - std::int64_t{nstreams} - 1;

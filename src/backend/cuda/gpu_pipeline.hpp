@@ -9,7 +9,7 @@
 //                                         last block: the statistic's end of unit    work
 //
 // Items are (unit, sample block) pairs in plan order, produced ahead by an OrderedPrefetcher
-// (depth = run.prefetch or 2 × threads). Each unit runs on stream (unit mod S) with that
+// (depth = run.prefetch or threads + S). Each unit runs on stream (unit mod S) with that
 // stream's own device input buffer, so a unit's blocks are counted in order and units on
 // different streams overlap (decode of k+2, copy of k+1 and compute of k). The ring holds
 // depth + S + 1 slabs, pinned lazily: every claimed-but-unconsumed item holds one (at most
