@@ -1,35 +1,53 @@
-// Kernel-only benchmark of the afdist heavy pass on device-resident data.
+// Kernel-only benchmark of the GPU heavy passes on device-resident data (afdist and the
+// allele-counts pass), and an end-to-end mode for the allele-counts pipeline.
 //
-// Makes a random int8 diploid genotype block on the GPU (default 10^4 samples × 10^5 variants =
-// 2 GB; allele frequencies from a neutral-like 1/k spectrum, some multi-allelic sites, rare
-// missing alleles), then times with CUDA events (median of --reps runs after a warm-up):
+// Kernels: makes a random int8 diploid genotype block on the GPU (default 10^4 samples × 10^5
+// variants = 2 GB; allele frequencies from a neutral-like 1/k spectrum, some multi-allelic
+// sites, rare missing alleles), then times with CUDA events (median of --reps runs after a
+// warm-up):
 //   - a device-to-device cudaMemcpy of a large buffer (bytes read + written: the copy roof);
-//   - the heavy-pass kernels as the pipeline runs them (SWAR, the default for int8 diploid) and
-//     the per-call word path, for both methods;
-//   - a seed-style baseline: one thread per variant looping over its samples with 1-byte loads.
-// Reports GB/s of genotype bytes read and their ratio to the copy bandwidth as a Markdown table,
-// and checks that every kernel produced the same sites.
+//   - the afdist heavy-pass kernels as the pipeline runs them (SWAR, the default for int8
+//     diploid) and the per-call word path, for both methods; a seed-style baseline (one thread
+//     per variant looping over its samples with 1-byte loads);
+//   - the allele-counts kernels as the pipeline runs them (clear the counts, count the block)
+//     for 1, 2 and 4 populations (equal runs of samples) and 2 or 4 allele columns: the default
+//     path (SWAR), the word path, and the seed-style baseline.
+// Reports GB/s of genotype bytes read and their ratio to the copy bandwidth as Markdown tables,
+// and checks that every kernel produced the same sites / counts as the baseline.
 //
-// Registers (nvcc 13.0, sm_90, -Xptxas -v; heavy kernels capped at 64 by __launch_bounds__(256, 4),
-// i.e. 32 warps per SM): SWAR bcftools 62, SWAR zarr-afdist 59, word path 47-62 (int8 diploid:
-// bcftools 58, zarr-afdist 47), generic 40-48, histogram 32; all 25 kernels 0 bytes of stack and
-// no spills. scripts/gpu-check.sh records the same report (and SASS) on the GPU machine.
+// End to end (--counts-e2e STORE): run_allele_counts on the CPU (all cores), the GPU pipeline
+// and the seed-style baseline (VCZSTATS_GPU_SEED_BASELINE), one population or --pops N equal
+// runs, --reps times each after a warm-up run; prints wall seconds, calls/s, the -v style stage
+// breakdown, and whether the counts are identical.
+//
+// Registers (nvcc 13.0, sm_90, -Xptxas -v): afdist heavy kernels capped at 64 by
+// __launch_bounds__(256, 4): SWAR bcftools 62, SWAR zarr-afdist 59, word path 47-62, generic
+// 40-48, histogram 32; counts kernels capped at 85 by __launch_bounds__(256, 3) (SWAR, word) or
+// 64 (generic); every kernel 0 bytes of stack and no spills. scripts/gpu-check.sh records the
+// report (and SASS) on the GPU machine.
 //
 // Usage: gpu_afdist_bench [--samples N] [--variants N] [--reps N]
+//        gpu_afdist_bench --counts-e2e STORE [--pops N] [--reps N]
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "backend/cuda/afdist_kernels.cuh"
+#include "backend/cuda/counts_kernels.cuh"
 #include "backend/cuda/cuda_util.cuh"
 #include "stats/afdist_math.hpp"
+#include "vczstats/engine.hpp"
+#include "vczstats/thread_pool.hpp"
+#include "vczstats/vcz.hpp"
 
 using namespace vczstats;
 using stats::AfdistMethod;
@@ -113,11 +131,155 @@ bool same(const AfdistSite& a, const AfdistSite& b) {
          a.het == b.het && a.hom_alt == b.hom_alt;
 }
 
+/// The allele-counts kernels on the block: GB/s against the copy roof, counts checked against
+/// the seed-style baseline. Returns whether every kernel agreed.
+bool bench_counts(cuda::DevicePool& pool, cudaStream_t st, const cuda::DeviceBuffer& data,
+                  std::int64_t variants, std::int64_t samples, int reps, double copy_gbs) {
+  const std::int64_t bytes = variants * samples * 2;
+  std::printf("\n| counts kernel | alleles | pops | median ms | GB/s read | of D2D copy |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|\n");
+  bool all_same = true;
+  for (int alleles : {2, 4})
+    for (int pops : {1, 2, 4}) {
+      std::vector<cuda::CountSegment> segs;
+      for (int p = 0; p < pops; ++p)
+        segs.push_back({samples * p / pops, samples * (p + 1) / pops, p, 0});
+      cuda::DeviceBuffer dsegs(pool, static_cast<std::int64_t>(segs.size() * sizeof(segs[0])), st);
+      VCZ_CUDA_CHECK(cudaMemcpyAsync(dsegs.data(), segs.data(), segs.size() * sizeof(segs[0]),
+                                     cudaMemcpyHostToDevice, st));
+      const stats::CountsLayout layout{alleles, pops};
+      const std::int64_t n = variants * layout.site_width();
+      const auto count_bytes = static_cast<std::size_t>(n) * sizeof(std::int32_t);
+      cuda::DeviceBuffer counts(pool, static_cast<std::int64_t>(count_bytes), st);
+      GenotypeChunkView view;
+      view.data = data.data();
+      view.variants = variants;
+      view.samples = samples;
+      view.ploidy = 2;
+      const cuda::CountsArgs a =
+          cuda::counts_args(view, layout, dsegs.as<cuda::CountSegment>(),
+                            static_cast<std::int64_t>(segs.size()), counts.as<std::int32_t>());
+      std::vector<std::int32_t> want(static_cast<std::size_t>(n)), got(want.size());
+      auto fetch = [&](std::vector<std::int32_t>& into) {
+        VCZ_CUDA_CHECK(
+            cudaMemcpyAsync(into.data(), counts.data(), count_bytes, cudaMemcpyDeviceToHost, st));
+        VCZ_CUDA_CHECK(cudaStreamSynchronize(st));
+      };
+      auto row = [&](const char* name, double ms) {
+        const double gbs = static_cast<double>(bytes) / (ms * 1e-3) * 1e-9;
+        std::printf("| %s | %d | %d | %.3f | %.0f | %.0f%% |\n", name, alleles, pops, ms, gbs,
+                    100.0 * gbs / copy_gbs);
+      };
+      // Timed as the pipeline runs them: clear the counts, count the block.
+      const double base_ms = median_ms(st, std::min(reps, 10), [&] {
+        VCZ_CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, count_bytes, st));
+        cuda::launch_allele_counts_baseline(a, st);
+      });
+      fetch(want);
+      struct Case {
+        const char* name;
+        cuda::CountsPath path;
+      };
+      for (const Case c :
+           {Case{"counts, default (SWAR, 4 words in flight)", cuda::CountsPath::Auto},
+            Case{"counts, SWAR, 2 words in flight", cuda::CountsPath::Swar},
+            Case{"counts, word path", cuda::CountsPath::Word}}) {
+        const bool swar2 = c.path == cuda::CountsPath::Swar;
+        const double ms = median_ms(st, reps, [&] {
+          VCZ_CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, count_bytes, st));
+          if (swar2)
+            cuda::launch_swar(a, st, 2);
+          else
+            cuda::launch_allele_counts(a, st, c.path);
+        });
+        fetch(got);
+        if (got != want) {
+          std::fprintf(stderr, "MISMATCH: %s, %d alleles, %d pops\n", c.name, alleles, pops);
+          all_same = false;
+        }
+        row(c.name, ms);
+      }
+      row("seed-style baseline (thread per variant)", base_ms);
+    }
+  std::printf("\ncounts of every kernel equal the baseline's: %s\n", all_same ? "yes" : "NO");
+  return all_same;
+}
+
+/// run_allele_counts end to end on @p path: CPU, GPU pipeline, seed-style baseline.
+int counts_e2e(const std::string& path, int pops, int reps) {
+  const auto store = vcz::VczStore::open(path);
+  const auto samples = store.all_samples();
+  const auto plan = store.plan({}, vcz::RegionOverlap::Record);
+  std::vector<std::int32_t> pop_of;
+  for (std::int64_t i = 0; i < samples.size(); ++i)
+    pop_of.push_back(static_cast<std::int32_t>(i * pops / samples.size()));
+  stats::AlleleCountsPass pass;
+  pass.init({4, pops}, pop_of);
+  std::printf(
+      "# allele counts end to end: %s, %lld samples x %lld variants, %d population(s), "
+      "4 allele columns, %u CPU threads\n\n",
+      path.c_str(), static_cast<long long>(samples.size()),
+      static_cast<long long>(store.num_variants()), pops, hardware_threads());
+  std::printf(
+      "| mode | run | wall s | calls/s | read+decode s | h2d s | compute s | d2h s | "
+      "consume s | device |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+  std::vector<std::int32_t> reference;
+  bool same = true;
+  std::map<std::string, std::pair<RunStats, double>> last;
+  for (const char* mode : {"cpu", "gpu", "gpu-seed-baseline"}) {
+    RunOptions run;
+    run.device = std::string(mode) == "cpu" ? Device::Cpu : Device::Gpu;
+    if (std::string(mode) == "gpu-seed-baseline")
+      ::setenv("VCZSTATS_GPU_SEED_BASELINE", "1", 1);
+    else
+      ::unsetenv("VCZSTATS_GPU_SEED_BASELINE");
+    for (int r = 0; r <= reps; ++r) {  // run 0 warms the page cache and the device
+      std::vector<std::int32_t> all;
+      RunStats rs;
+      const auto t0 = std::chrono::steady_clock::now();
+      run_allele_counts(store, plan, samples, pass, run, &rs,
+                        [&](std::int64_t, const vcz::WorkUnit&, std::span<const std::int32_t> c) {
+                          all.insert(all.end(), c.begin(), c.end());
+                        });
+      const double wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (reference.empty()) reference = all;
+      same = same && all == reference;
+      if (r == 0) continue;
+      std::printf("| %s | %d | %.3f | %.3g | %.3f | %.3f | %.3f | %.3f | %.3f | %s |\n", mode, r,
+                  wall, static_cast<double>(rs.calls) / wall, rs.read_decode_seconds,
+                  rs.h2d_seconds, rs.compute_seconds, rs.d2h_seconds, rs.reduce_seconds,
+                  rs.device.c_str());
+      if (r == reps) last[mode] = {rs, wall};
+    }
+  }
+  // Which stage bounds the pipeline: each stage's time if it ran alone at full overlap (decode
+  // spread over the producer threads; copies and kernels summed over streams; consume on the
+  // calling thread), against the wall time.
+  const auto& [gs, gwall] = last["gpu"];
+  const double decode = (gs.read_decode_seconds + gs.gather_seconds) / hardware_threads();
+  const std::pair<const char*, double> stages[] = {{"read+decode (per producer thread)", decode},
+                                                   {"host->device copies", gs.h2d_seconds},
+                                                   {"kernels", gs.compute_seconds},
+                                                   {"device->host copies", gs.d2h_seconds},
+                                                   {"consumer", gs.reduce_seconds}};
+  const auto* bound = &stages[0];
+  for (const auto& st : stages)
+    if (st.second > bound->second) bound = &st;
+  std::printf("\nGPU pipeline (last run, wall %.3f s): ", gwall);
+  for (const auto& st : stages) std::printf("%s %.3f s; ", st.first, st.second);
+  std::printf("\nbound by: %s (%.0f%% of wall)\n", bound->first, 100.0 * bound->second / gwall);
+  ::unsetenv("VCZSTATS_GPU_SEED_BASELINE");
+  std::printf("\ncounts identical across modes: %s\n", same ? "yes" : "NO");
+  return same ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::int64_t samples = 10000, variants = 100000;
-  int reps = 15;
+  int reps = 15, pops = 1;
+  std::string e2e_store;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     if (k == "--samples")
@@ -125,13 +287,22 @@ int main(int argc, char** argv) {
     else if (k == "--variants")
       variants = std::atoll(argv[i + 1]);
     else if (k == "--reps")
-      reps = std::max(10, std::atoi(argv[i + 1]));
+      reps = std::max(1, std::atoi(argv[i + 1]));
+    else if (k == "--counts-e2e")
+      e2e_store = argv[i + 1];
+    else if (k == "--pops")
+      pops = std::max(1, std::atoi(argv[i + 1]));
     else {
-      std::fprintf(stderr, "usage: %s [--samples N] [--variants N] [--reps N]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--samples N] [--variants N] [--reps N]\n"
+                   "       %s --counts-e2e STORE [--pops N] [--reps N]\n",
+                   argv[0], argv[0]);
       return 2;
     }
   }
   try {
+    if (!e2e_store.empty()) return counts_e2e(e2e_store, pops, reps);
+    reps = std::max(reps, 10);
     VCZ_CUDA_CHECK(cudaSetDevice(0));
     const cuda::DeviceInfo info = cuda::device_info(0);
     cuda::DevicePool pool(0);
@@ -218,7 +389,8 @@ int main(int argc, char** argv) {
           mname, ms, gbs, 100.0 * gbs / copy_gbs);
     }
     std::printf("\nsites of every kernel equal the baseline's: %s\n", all_same ? "yes" : "NO");
-    return all_same ? 0 : 1;
+    const bool counts_same = bench_counts(pool, st, data, variants, samples, reps, copy_gbs);
+    return all_same && counts_same ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpu_afdist_bench: %s\n", e.what());
     return 1;

@@ -57,3 +57,13 @@ while IFS=$'\t' read -r name vcf_args convert_args; do
   "$python" tests/tools/vcf2vcz.py "$vcf" "$out" $convert_args
 done <tests/backend/gpu_test_stores.tsv
 echo "fetch-gpu-deps: test stores in $stores ($(du -sh "$stores" | cut -f1))"
+
+# The VCZ stores of ../shared/data (the GPU end-to-end tests run on them too; ../shared does not
+# travel): .gpu/shared-data, read through VCZSTATS_SHARED_DATA.
+if [ -d ../shared/data ]; then
+  dest=$PWD/.gpu/shared-data
+  rm -rf "$dest"
+  mkdir -p "$dest"
+  (cd ../shared/data && find . -name '*.vcz*' -exec cp --parents {} "$dest/" \;)
+  echo "fetch-gpu-deps: shared stores in .gpu/shared-data ($(du -sh "$dest" | cut -f1))"
+fi

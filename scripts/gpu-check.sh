@@ -4,7 +4,14 @@
 #   1. unpacks every .debs/*.deb into a private prefix under $TMPDIR (never into /);
 #   2. configures build-gpu/ against it (CUDA on, sm_90) and builds;
 #   3. runs the CUDA tests (ctest -R Cuda), then compute-sanitizer memcheck on the CUDA GPU tests;
-#   4. runs the kernel benchmark (bench/gpu_afdist_bench) and records registers and SASS.
+#   4. runs the kernel benchmark (bench/gpu_afdist_bench: afdist and allele-counts kernels
+#      against the D2D copy) and records registers and SASS;
+#   5. end to end on a generated 10^4 x 10^5 store: afdist through the CLI and the allele-counts
+#      pass through the benchmark's --counts-e2e mode, each on the CPU (all cores), the GPU
+#      pipeline and the seed-style baseline (VCZSTATS_GPU_SEED_BASELINE=1: one thread per
+#      variant, pageable copies, no overlap).
+# The VCZ stores of ../shared/data travel as .gpu/shared-data (scripts/fetch-gpu-deps.sh copies
+# them); the tests find them through VCZSTATS_SHARED_DATA.
 # Logs go to $OUT when set (the device tool brings them back), else .gpu/logs. The exit status is
 # that of the first failed step; every step runs regardless.
 #
@@ -108,29 +115,32 @@ if [ "$phase" != test ]; then
   step build "$logs/build.log" cmake --build "$build" -j "$(nproc)"
   # Registers and spills of every kernel (the same flags as the build, plus -Xptxas -v).
   nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-  step ptxas "$logs/kernels.txt" "$nvcc" -std=c++20 -O3 -arch=sm_90 \
-    --expt-relaxed-constexpr -Xptxas -v -I"$root/include" -I"$root/src" \
-    -c "$root/src/backend/cuda/afdist_kernels.cu" -o "$build/afdist_kernels_ptxas.o"
   cuobjdump=$(command -v cuobjdump || echo "$(dirname "$nvcc")/cuobjdump")
-  if [ -x "$cuobjdump" ]; then
-    step resources "$logs/kernels.txt" "$cuobjdump" --dump-resource-usage \
-      "$build/afdist_kernels_ptxas.o"
-    step sass "$logs/kernels.txt" "$cuobjdump" --dump-sass "$build/afdist_kernels_ptxas.o"
-  fi
+  for kernels in afdist_kernels counts_kernels; do
+    step "ptxas $kernels" "$logs/kernels.txt" "$nvcc" -std=c++20 -O3 -arch=sm_90 \
+      --expt-relaxed-constexpr -Xptxas -v -I"$root/include" -I"$root/src" \
+      -c "$root/src/backend/cuda/$kernels.cu" -o "$build/${kernels}_ptxas.o"
+    if [ -x "$cuobjdump" ]; then
+      step "resources $kernels" "$logs/kernels.txt" "$cuobjdump" --dump-resource-usage \
+        "$build/${kernels}_ptxas.o"
+      step "sass $kernels" "$logs/sass.txt" "$cuobjdump" --dump-sass "$build/${kernels}_ptxas.o"
+    fi
+  done
 fi
 
 if [ "$phase" != build ] && [ $configure_only -eq 0 ]; then
   # --phase test on a machine that lost $TMPDIR: the prefix is only needed for its libraries.
   [ -d "$prefix/usr/lib" ] || step unpack "$logs/build.log" unpack
   export VCZSTATS_TEST_STORES=$root/.gpu/stores
+  [ -d "$root/.gpu/shared-data" ] && export VCZSTATS_SHARED_DATA=$root/.gpu/shared-data
   nvidia-smi >"$logs/ctest.log" 2>&1
   # Only our binaries get the prefix's libraries (cmake, nvcc and gcc keep the system ones).
   step ctest "$logs/ctest.log" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     ctest --test-dir "$build" -R Cuda --output-on-failure
   sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   step memcheck "$logs/memcheck.log" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-    VCZSTATS_GPU_TEST_QUICK=1 timeout 150 "$sanitizer" --tool memcheck --leak-check full --error-exitcode 3 \
-    "$build/tests/vczstats_tests" --gtest_filter='CudaAfdistGpu.*'
+    VCZSTATS_GPU_TEST_QUICK=1 timeout 300 "$sanitizer" --tool memcheck --leak-check full --error-exitcode 3 \
+    "$build/tests/vczstats_tests" --gtest_filter='CudaAfdistGpu.*:CudaCountsGpu.*'
   step bench "$logs/bench.md" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     "$build/bench/gpu_afdist_bench"
   cat "$logs/bench.md"
@@ -158,16 +168,19 @@ if [ "$phase" != build ] && [ $configure_only -eq 0 ]; then
       echo "| device | run | wall s | breakdown (-v) |"
       echo "| --- | --- | ---: | --- |"
       # gpu: the pipeline as it runs by default; gpu-serial: one stream, one slab ahead and one
-      # decode thread, so decode, copy and compute do not overlap; cpu: all cores.
-      for dev in gpu gpu-serial cpu; do
+      # decode thread, so decode, copy and compute do not overlap; gpu-seed-baseline: what the
+      # seeds did (one thread per variant, pageable copies, nothing overlapped); cpu: all cores.
+      for dev in gpu gpu-serial gpu-seed-baseline cpu; do
+        seed=0
         case $dev in
           gpu) args=(--device gpu) ;;
           gpu-serial) args=(--device gpu --gpu-streams 1 --prefetch 1 -t 1) ;;
+          gpu-seed-baseline) args=(--device gpu) seed=1 ;;
           cpu) args=(--device cpu) ;;
         esac
         for rep in 1 2 3; do
           t0=$(date +%s.%N)
-          run_cli afdist "$big" "${args[@]}" -v >"$logs/e2e-$dev.tsv" 2>"$logs/e2e-$dev.err"
+          VCZSTATS_GPU_SEED_BASELINE=$seed run_cli afdist "$big" "${args[@]}" -v >"$logs/e2e-$dev.tsv" 2>"$logs/e2e-$dev.err"
           t1=$(date +%s.%N)
           echo "| $dev | $rep | $(python3 -c "print(round($t1 - $t0, 3))") | $(grep -E 'device|total' "$logs/e2e-$dev.err" | tr '\n' ' ') |"
         done
@@ -176,7 +189,13 @@ if [ "$phase" != build ] && [ $configure_only -eq 0 ]; then
       cat "$logs"/e2e-gpu.err
     } >"$e2e" 2>&1
     cmp -s "$logs/e2e-gpu.tsv" "$logs/e2e-cpu.tsv" || { [ $status -eq 0 ] && status=1; }
-    cat "$e2e"
+    cmp -s "$logs/e2e-gpu-seed-baseline.tsv" "$logs/e2e-cpu.tsv" || { [ $status -eq 0 ] && status=1; }
+    # The allele-counts pass end to end (1 and 4 populations): CPU, GPU pipeline, seed baseline.
+    for pops in 1 4; do
+      step "counts e2e, $pops pops" "$logs/e2e-counts.md" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        "$build/bench/gpu_afdist_bench" --counts-e2e "$big" --pops "$pops" --reps 2
+    done
+    cat "$e2e" "$logs/e2e-counts.md"
   fi
 fi
 cat "$summary"

@@ -21,10 +21,12 @@ VCZ_HD inline int genotype_class(int len, bool missing, int zeros, bool distinct
   return distinct_alt ? kHetAlt : kHomAlt;
 }
 
-/// Add one sample's call (ploidy slots at g) to the counts c of its population (width
-/// alleles + CountsLayout::kExtra).
-template <class T>
-VCZ_HD inline void add_call(std::int32_t* c, const T* g, int ploidy, int alleles) {
+/// Scan one sample's call (ploidy slots at g): @p on_called(a) for each called allele a (the
+/// slots before the first fill that are not negative), in order; returns the genotype class
+/// column (genotype_class). The one definition of the per-call rules: the CPU loops and the
+/// CUDA kernels differ only in what on_called does.
+template <class T, class OnCalled>
+VCZ_HD inline int scan_call(const T* g, int ploidy, OnCalled&& on_called) {
   int len = 0, zeros = 0;
   bool missing = false, distinct_alt = false;
   T first_alt = 0;
@@ -36,8 +38,7 @@ VCZ_HD inline void add_call(std::int32_t* c, const T* g, int ploidy, int alleles
       missing = true;
       continue;
     }
-    ++c[alleles + kCalled];
-    if (a < T(alleles)) ++c[a];
+    on_called(a);
     if (a == 0) {
       ++zeros;
     } else if (first_alt == 0) {
@@ -46,7 +47,17 @@ VCZ_HD inline void add_call(std::int32_t* c, const T* g, int ploidy, int alleles
       distinct_alt = true;
     }
   }
-  const int cls = genotype_class(len, missing, zeros, distinct_alt);
+  return genotype_class(len, missing, zeros, distinct_alt);
+}
+
+/// Add one sample's call (ploidy slots at g) to the counts c of its population (width
+/// alleles + CountsLayout::kExtra).
+template <class T>
+VCZ_HD inline void add_call(std::int32_t* c, const T* g, int ploidy, int alleles) {
+  const int cls = scan_call(g, ploidy, [&](T a) {
+    ++c[alleles + kCalled];
+    if (static_cast<std::int64_t>(a) < alleles) ++c[a];  // not T(alleles): int8 wraps at 128
+  });
   if (cls >= 0) ++c[alleles + cls];
 }
 

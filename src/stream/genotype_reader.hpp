@@ -35,6 +35,12 @@ class GenotypeReader {
   std::int64_t num_samples() const { return num_selected_; }
   std::int64_t ploidy() const { return ploidy_; }
   int elem_bytes() const { return elem_bytes_; }
+  /// Selection index of the first sample of block @p block (the views' sample_offset).
+  std::int64_t block_first(std::size_t block) const { return blocks_.at(block).first; }
+  /// Selected samples of block @p block (the views' samples).
+  std::int64_t block_samples(std::size_t block) const {
+    return static_cast<std::int64_t>(blocks_.at(block).local.size());
+  }
   /// Bytes of one decoded genotype chunk (the largest buffer a thread needs).
   std::int64_t chunk_bytes() const { return gt_.chunk_bytes(); }
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "backend/cuda/afdist_lanes.hpp"
+#include "backend/gpu_test_support.hpp"
 #include "stats/afdist_math.hpp"
 #include "test_util.hpp"
 #include "vczstats/afdist.hpp"
@@ -36,6 +37,11 @@ using namespace vczstats;
 using namespace vczstats::stats;
 namespace vc = vczstats::cuda;
 namespace fs = std::filesystem;
+using gputest::Block;
+using gputest::make_block;
+using gputest::obtain_store;
+using gputest::Profile;
+using gputest::store_specs;
 
 namespace {
 
@@ -63,85 +69,6 @@ void expect_same_sites(const std::vector<AfdistSite>& want, const std::vector<Af
                     << describe(got[i]);
       return;
     }
-}
-
-// ---- random genotype blocks -------------------------------------------------------------------
-
-/// How a block's values are drawn.
-struct Profile {
-  double missing = 0.05;   ///< -1 per slot
-  double multi = 0.1;      ///< alleles 2..4
-  double fill_rows = 0.5;  ///< fraction of rows with some shorter calls (-2 fill)
-  double fill = 0.2;       ///< in such rows, fraction of calls shortened (length 0..ploidy-1)
-  double odd = 0.01;       ///< odd values: -128, -3, -2 anywhere, 100, 127 (and wider ones)
-};
-
-/// A block in 16-byte aligned host memory, like a device buffer.
-struct Block {
-  std::vector<vc::Word16> storage;
-  GenotypeChunkView view;
-};
-
-void put(std::byte* p, int elem, std::int64_t v) {
-  switch (elem) {
-    case 1: {
-      const auto x = static_cast<std::int8_t>(v);
-      std::memcpy(p, &x, 1);
-      break;
-    }
-    case 2: {
-      const auto x = static_cast<std::int16_t>(v);
-      std::memcpy(p, &x, 2);
-      break;
-    }
-    case 4: {
-      const auto x = static_cast<std::int32_t>(v);
-      std::memcpy(p, &x, 4);
-      break;
-    }
-    default:
-      std::memcpy(p, &v, 8);
-  }
-}
-
-Block make_block(std::mt19937_64& rng, int elem, std::int64_t rows, std::int64_t samples,
-                 int ploidy, const Profile& prof) {
-  Block b;
-  const std::int64_t bytes = rows * samples * ploidy * elem;
-  b.storage.resize(static_cast<std::size_t>(bytes / 16 + 1));
-  auto* base = reinterpret_cast<std::byte*>(b.storage.data());
-  std::uniform_real_distribution<double> u01(0, 1);
-  const std::vector<std::int64_t> odd8 = {-128, -3, -2, 100, 127, 1, 0};
-  const std::vector<std::int64_t> odd_wide = {-32768, -300, -2, 300, 32767, -129, 128, 257};
-  std::int64_t off = 0;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const bool row_fills = u01(rng) < prof.fill_rows;
-    for (std::int64_t s = 0; s < samples; ++s) {
-      int len = ploidy;
-      if (row_fills && u01(rng) < prof.fill) len = static_cast<int>(rng() % ploidy);
-      for (int j = 0; j < ploidy; ++j, off += elem) {
-        std::int64_t v;
-        const double x = u01(rng);
-        if (j >= len)
-          v = -2;
-        else if (x < prof.missing)
-          v = -1;
-        else if (x < prof.missing + prof.odd)
-          v = elem > 1 && rng() % 2 ? odd_wide[rng() % odd_wide.size()] : odd8[rng() % odd8.size()];
-        else if (x < prof.missing + prof.odd + prof.multi)
-          v = 2 + static_cast<std::int64_t>(rng() % 3);
-        else
-          v = u01(rng) < 0.3 ? 1 : 0;
-        put(base + off, elem, v);
-      }
-    }
-  }
-  b.view.data = base;
-  b.view.elem_bytes = elem;
-  b.view.variants = rows;
-  b.view.samples = samples;
-  b.view.ploidy = ploidy;
-  return b;
 }
 
 std::vector<AfdistSite> cpu_count(const GenotypeChunkView& v, AfdistMethod method,
@@ -309,21 +236,7 @@ TEST(CudaAfdistLanes, SwarBcftoolsEqualsPerCallRulesOnEveryByteClass) {
       ASSERT_TRUE(same(want, fast.site())) << "no-fill path, word " << std::hex << w;
     }
   };
-  for (int a0 : v)
-    for (int b0 : v)
-      for (int a1 : v)
-        for (int b1 : v) {
-          const std::int8_t b[4] = {static_cast<std::int8_t>(a0), static_cast<std::int8_t>(b0),
-                                    static_cast<std::int8_t>(a1), static_cast<std::int8_t>(b1)};
-          check(b);
-        }
-  std::mt19937_64 rng(7);
-  for (int i = 0; i < 1000000; ++i) {
-    const auto w = static_cast<std::uint32_t>(rng());
-    std::int8_t b[4];
-    std::memcpy(b, &w, 4);
-    check(b);
-  }
+  gputest::for_each_int8_word(v, 1000000, 7, check);
 }
 
 TEST(CudaAfdistLanes, SwarZarrEqualsPerCallRulesOnEveryByteClass) {
@@ -439,12 +352,6 @@ TEST(CudaAfdistLanes, AutoPathPicksTheFastestFit) {
 // ---- GPU: the kernels
 // ----------------------------------------------------------------------------
 
-#define VCZ_REQUIRE_GPU()                                                                  \
-  do {                                                                                     \
-    std::string why;                                                                       \
-    if (!vczstats::gpu_available(&why)) GTEST_SKIP() << "skipped: no GPU (" << why << ")"; \
-  } while (0)
-
 TEST(CudaAfdistGpu, HeavyKernelsEqualCpuCountSitesBitForBit) {
   VCZ_REQUIRE_GPU();
 #ifdef VCZSTATS_HAVE_CUDA
@@ -516,55 +423,6 @@ TEST(CudaAfdistGpu, HistogramKernelEqualsCpuAccumulator) {
 // ---- GPU: run_afdist end to end
 // ----------------------------------------------------------------------
 
-namespace {
-
-struct StoreSpec {
-  std::string name, vcf_args, convert_args;
-};
-
-std::vector<StoreSpec> store_specs() {
-  std::ifstream in(fs::path(VCZ_SOURCE_DIR) / "tests/backend/gpu_test_stores.tsv");
-  std::vector<StoreSpec> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream ls(line);
-    StoreSpec s;
-    std::getline(ls, s.name, '\t');
-    std::getline(ls, s.vcf_args, '\t');
-    std::getline(ls, s.convert_args, '\t');
-    out.push_back(s);
-  }
-  return out;
-}
-
-std::string store_file_name(const StoreSpec& s) {
-  return s.name + (s.convert_args.find("--zip") != std::string::npos ? ".vcz.zip" : ".vcz");
-}
-
-/// The store of @p spec: made now when python3-zarr and bcftools are installed, else taken from
-/// $VCZSTATS_TEST_STORES (scripts/fetch-gpu-deps.sh makes them for the GPU machine); "" if
-/// neither.
-std::string obtain_store(const vcztest::TempDir& dir, const StoreSpec& spec) {
-  if (vcztest::have_python_zarr() && vcztest::have_program("bcftools")) {
-    const auto vcf = (dir / (spec.name + ".vcf.gz")).string();
-    const auto store = (dir / store_file_name(spec)).string();
-    vcztest::run_ok(vcztest::python() + " " + vcztest::tool("random_vcf.py") + " " + spec.vcf_args +
-                    " -o " + vcztest::shell_quote(vcf));
-    vcztest::run_ok(vcztest::python() + " " + vcztest::tool("vcf2vcz.py") + " " +
-                    vcztest::shell_quote(vcf) + " " + vcztest::shell_quote(store) + " " +
-                    spec.convert_args);
-    return store;
-  }
-  if (const char* dir_env = std::getenv("VCZSTATS_TEST_STORES")) {
-    const fs::path p = fs::path(dir_env) / store_file_name(spec);
-    if (fs::exists(p)) return p.string();
-  }
-  return "";
-}
-
-}  // namespace
-
 TEST(CudaAfdistGpu, RunAfdistOnGpuEqualsCpu) {
   VCZ_REQUIRE_GPU();
   vcztest::TempDir dir;
@@ -588,14 +446,8 @@ TEST(CudaAfdistGpu, RunAfdistOnGpuEqualsCpu) {
         {"all", all},
         {"every other", store.select_samples(every_other)},
         {"one", store.select_samples(one)}};
-    const auto& contigs = store.contig_ids();
-    std::vector<std::pair<std::string, vcz::ChunkPlan>> plans;
-    plans.emplace_back("whole", store.plan({}, vcz::RegionOverlap::Record));
-    plans.emplace_back("units of 5", store.plan({}, vcz::RegionOverlap::Record, 5));
-    std::string regions = contigs[0] + ":1000-2500";
-    if (contigs.size() > 1) regions += "," + contigs[1] + ":123-777";
-    plans.emplace_back(regions,
-                       store.plan(vcz::parse_regions(regions), vcz::RegionOverlap::Record, 7));
+    const auto plans = gputest::test_plans(store);
+    const std::string regions = plans.back().first;
     for (AfdistMethod m : methods_for(static_cast<int>(store.ploidy())))
       for (const auto& [sname, samples] : selections)
         for (const auto& [pname, plan] : plans) {

@@ -17,10 +17,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 #include "backend/cuda/afdist_kernels.cuh"
 #include "backend/cuda/afdist_lanes.hpp"
 #include "backend/cuda/cuda_util.cuh"
+#include "backend/cuda/dispatch.hpp"
 
 namespace vczstats::cuda {
 namespace {
@@ -120,26 +122,11 @@ void launch_word_ploidy(const HeavyArgs& a, cudaStream_t stream) {
 
 template <class T>
 void launch_word(const HeavyArgs& a, cudaStream_t stream) {
-  constexpr int kMaxPloidy = 16 / static_cast<int>(sizeof(T));
-  switch (a.ploidy) {
-    case 1:
-      return launch_word_ploidy<T, 1>(a, stream);
-    case 2:
-      return launch_word_ploidy<T, 2>(a, stream);
-    case 4:
-      if constexpr (kMaxPloidy >= 4) return launch_word_ploidy<T, 4>(a, stream);
-      break;
-    case 8:
-      if constexpr (kMaxPloidy >= 8) return launch_word_ploidy<T, 8>(a, stream);
-      break;
-    case 16:
-      if constexpr (kMaxPloidy >= 16) return launch_word_ploidy<T, 16>(a, stream);
-      break;
-    default:
-      break;
-  }
-  throw UsageError("afdist: the word kernel needs ploidy × element bytes to divide 16 (ploidy " +
-                   std::to_string(a.ploidy) + ", " + std::to_string(sizeof(T)) + "-byte alleles)");
+  if (!with_word_ploidy<T>(a.ploidy,
+                           [&](auto p) { launch_word_ploidy<T, decltype(p)::value>(a, stream); }))
+    throw UsageError("afdist: the word kernel needs ploidy × element bytes to divide 16 (ploidy " +
+                     std::to_string(a.ploidy) + ", " + std::to_string(sizeof(T)) +
+                     "-byte alleles)");
 }
 
 // ---- histogram ---------------------------------------------------------------------------------
@@ -175,7 +162,38 @@ __global__ void __launch_bounds__(kHistThreads) afdist_histogram_kernel(const Hi
   }
 }
 
+// ---- seed-style baseline -----------------------------------------------------------------------
+
+template <class T>
+__global__ void afdist_baseline_kernel(const HeavyArgs a) {
+  const std::int64_t v = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (v >= a.rows) return;
+  const T* row = reinterpret_cast<const T*>(a.data) + v * a.samples * a.ploidy;
+  AfdistSite s;
+  for (std::int64_t i = 0; i < a.samples; ++i) {
+    if (a.method == AfdistMethod::Bcftools)
+      stats::afdist::bcftools_add_sample(s, row + i * a.ploidy, a.ploidy);
+    else
+      stats::afdist::zarr_add_sample(s, row + i * a.ploidy);
+  }
+  AfdistSite g = a.sites[v];
+  stats::afdist::merge_site(g, s);
+  a.sites[v] = g;
+}
+
 }  // namespace
+
+void launch_afdist_baseline(const HeavyArgs& a, cudaStream_t stream) {
+  if (a.rows <= 0 || a.samples <= 0) return;
+  if (a.method == AfdistMethod::ZarrAfdist && a.ploidy != 2)
+    throw UsageError("afdist: --method zarr-afdist needs diploid genotypes");
+  const auto blocks = static_cast<unsigned>((a.rows + 127) / 128);
+  if (!with_element_type(a.elem_bytes, [&](auto t) {
+        afdist_baseline_kernel<decltype(t)><<<blocks, 128, 0, stream>>>(a);
+      }))
+    throw UsageError("afdist: unsupported genotype element size " + std::to_string(a.elem_bytes));
+  VCZ_CUDA_CHECK_LAUNCH("afdist_baseline_kernel");
+}
 
 void launch_afdist_heavy(const HeavyArgs& a, cudaStream_t stream, HeavyPath path) {
   if (a.rows <= 0 || a.samples <= 0) return;
@@ -192,33 +210,14 @@ void launch_afdist_heavy(const HeavyArgs& a, cudaStream_t stream, HeavyPath path
         return launch_rows<SwarRows<AfdistMethod::Bcftools>>(a, stream);
       return launch_rows<SwarRows<AfdistMethod::ZarrAfdist>>(a, stream);
     case HeavyPath::Word:
-      switch (a.elem_bytes) {
-        case 1:
-          return launch_word<std::int8_t>(a, stream);
-        case 2:
-          return launch_word<std::int16_t>(a, stream);
-        case 4:
-          return launch_word<std::int32_t>(a, stream);
-        case 8:
-          return launch_word<std::int64_t>(a, stream);
-        default:
-          break;
-      }
+      if (with_element_type(a.elem_bytes, [&](auto t) { launch_word<decltype(t)>(a, stream); }))
+        return;
       break;
     case HeavyPath::Generic:
     case HeavyPath::Auto:
-      switch (a.elem_bytes) {
-        case 1:
-          return launch_rows<GenericRows<std::int8_t>>(a, stream);
-        case 2:
-          return launch_rows<GenericRows<std::int16_t>>(a, stream);
-        case 4:
-          return launch_rows<GenericRows<std::int32_t>>(a, stream);
-        case 8:
-          return launch_rows<GenericRows<std::int64_t>>(a, stream);
-        default:
-          break;
-      }
+      if (with_element_type(a.elem_bytes,
+                            [&](auto t) { launch_rows<GenericRows<decltype(t)>>(a, stream); }))
+        return;
       break;
   }
   throw UsageError("afdist: unsupported genotype element size " + std::to_string(a.elem_bytes));

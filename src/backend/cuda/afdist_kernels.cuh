@@ -28,6 +28,10 @@ struct HeavyArgs {
 void launch_afdist_heavy(const HeavyArgs& args, cudaStream_t stream,
                          HeavyPath path = HeavyPath::Auto);
 
+/// @brief The seed-style heavy pass (one thread per variant looping over its samples with
+/// element loads) that the pipeline's baseline mode runs, for comparison only. Same sites.
+void launch_afdist_baseline(const HeavyArgs& args, cudaStream_t stream);
+
 /// @brief Finished per-site counts to reduce into a histogram.
 struct HistogramArgs {
   const stats::AfdistSite* sites = nullptr;

@@ -1,0 +1,75 @@
+#pragma once
+// Launchers of the allele-counts kernels. Every call takes the stream it is queued on; every
+// launch is checked; nothing here synchronises.
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "backend/cuda/counts_lanes.hpp"
+#include "vczstats/genotypes.hpp"
+
+namespace vczstats::cuda {
+
+/// @brief A run [begin, end) of a block's columns that belong to population @p pop
+/// (AlleleCountsPass::Segment, as the kernels read it).
+struct CountSegment {
+  std::int64_t begin = 0, end = 0;
+  std::int32_t pop = 0;
+  std::int32_t unused = 0;
+};
+
+/// @brief A genotype block resident on the device, its population segments, and the per-site
+/// counts it adds to.
+struct CountsArgs {
+  /// 16-byte aligned; rows × samples × ploidy × elem bytes, readable up to the next multiple
+  /// of 16 bytes (a DeviceBuffer is)
+  const std::byte* data = nullptr;
+  int elem_bytes = 1;
+  std::int64_t rows = 0;
+  std::int64_t samples = 0;
+  int ploidy = 2;
+  const CountSegment* segments = nullptr;  ///< device array, in column order, covering [0, samples)
+  std::int64_t num_segments = 0;
+  int alleles = 2;                 ///< CountsLayout::alleles
+  int pops = 1;                    ///< CountsLayout::pops
+  std::int32_t* counts = nullptr;  ///< rows × pops × (alleles + kExtra), ADDED to
+};
+
+/// @brief The arguments for @p block (resident on the device) with @p layout.
+inline CountsArgs counts_args(const GenotypeChunkView& block, const stats::CountsLayout& layout,
+                              const CountSegment* segments, std::int64_t num_segments,
+                              std::int32_t* counts) {
+  CountsArgs a;
+  a.data = block.data;
+  a.elem_bytes = block.elem_bytes;
+  a.rows = block.variants;
+  a.samples = block.samples;
+  a.ploidy = static_cast<int>(block.ploidy);
+  a.segments = segments;
+  a.num_segments = num_segments;
+  a.alleles = layout.alleles;
+  a.pops = layout.pops;
+  a.counts = counts;
+  return a;
+}
+
+/// @brief Queue the counts of one sample block on @p stream. Blocks of the same rows must be
+/// queued on the same stream (they add to the same counts). @throws CudaError, UsageError (a
+/// path that does not fit the layout, a misaligned block).
+void launch_allele_counts(const CountsArgs& args, cudaStream_t stream,
+                          CountsPath path = CountsPath::Auto);
+
+/// @brief Words in flight per lane of the SWAR kernel that launch_allele_counts runs.
+inline constexpr int kSwarWordsInFlight = 4;
+
+/// @brief The SWAR kernel with @p words_in_flight (2 or 4) 16-byte loads per lane in flight
+/// (for the benchmark, which times both). @throws UsageError when the layout does not fit.
+void launch_swar(const CountsArgs& args, cudaStream_t stream, int words_in_flight);
+
+/// @brief The seed-style kernel (one thread per variant looping over its samples with element
+/// loads, adding straight into global memory) that the pipeline's baseline mode runs, for
+/// comparison only. Same counts.
+void launch_allele_counts_baseline(const CountsArgs& args, cudaStream_t stream);
+
+}  // namespace vczstats::cuda

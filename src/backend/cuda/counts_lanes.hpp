@@ -1,0 +1,452 @@
+#pragma once
+// The work one lane of a warp does in the allele-counts kernels (counts_kernels.cu), written as
+// host/device functions like afdist_lanes.hpp: the kernels add only the warp shuffles that sum
+// the 32 lane results and the write into the row's counts, and tests/backend/cuda_counts_test.cpp
+// runs these very functions lane by lane on the CPU against AlleleCountsPass::count_sites.
+//
+// A warp owns one variant row and walks the row's population segments (runs of columns of one
+// population, AlleleCountsPass::segments) in turn. For each segment a lane returns LaneCounts:
+// KR allele columns (alleles 0..KR-1, compile-time indices so they stay in registers) and the
+// CountColumn extras. Alleles in [KR, alleles) are rare (multi-allelic sites beyond KR): they go
+// to a callback (the kernel adds them to per-warp shared-memory counters).
+//
+// Three ways to read a segment, as in afdist:
+//  - SWAR, int8 diploid with alleles <= 4 (the common VCZ layout): the segment's aligned 16-byte
+//    words (row_segments) are read coalesced across the warp, U per lane in flight, and counted
+//    two calls per 32-bit word with byte-wise predicates into packed byte counters;
+//  - words, any layout whose call (ploidy × element bytes) divides 16: the same loads, per-call
+//    math on the register copy;
+//  - generic, any layout: one call per lane in turn with element loads.
+// Calls before the first and after the last whole word of a segment take the per-call math.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "backend/cuda/afdist_lanes.hpp"  // Word16, load_word16, load_step, row_segments, warp_any
+#include "stats/counts_math.hpp"
+#include "stats/hd.hpp"
+#include "vczstats/counts.hpp"
+
+namespace vczstats::cuda {
+
+using stats::CountsLayout;
+
+/// @brief One lane's counts of a segment: allele columns 0..KR-1 (alleles >= KR are not here),
+/// then the CountColumn extras (v[KR + kCalled] ...).
+template <int KR>
+struct LaneCounts {
+  static constexpr int kValues = KR + CountsLayout::kExtra;
+  std::int32_t v[kValues] = {};
+  VCZ_HD void add(const LaneCounts& o) {
+    VCZ_UNROLL
+    for (int j = 0; j < kValues; ++j) v[j] += o.v[j];
+  }
+};
+
+/// @brief The column (within a population's group of alleles + kExtra) of value @p j of a
+/// LaneCounts<KR>, or -1 when it is an allele column >= @p alleles (counted, not reported).
+VCZ_HD constexpr int lane_value_column(int j, int kr, int alleles) {
+  if (j < kr) return j < alleles ? j : -1;
+  return alleles + (j - kr);
+}
+
+/// @brief Ignores alleles >= KR (for KR >= alleles, where there are none to report).
+struct NoBigAlleles {
+  VCZ_HD void operator()(int) const {}
+};
+
+/// @brief One call (ploidy slots of T at @p g; P > 0: the ploidy as a compile-time constant,
+/// else @p ploidy) added to @p c, with exactly the rules of stats::counts::add_call. Alleles in
+/// [KR, alleles) go to @p big.
+template <int KR, int P, class T, class Big>
+VCZ_HD inline void add_call_lane(LaneCounts<KR>& c, const T* g, int ploidy, int alleles, Big& big) {
+  const int cls = stats::counts::scan_call(g, P > 0 ? P : ploidy, [&](T a) {
+    ++c.v[KR + stats::kCalled];
+    VCZ_UNROLL
+    for (int k = 0; k < KR; ++k) c.v[k] += a == T(k) ? 1 : 0;
+    if (a >= T(KR) && static_cast<std::int64_t>(a) < alleles) big(static_cast<int>(a));
+  });
+  VCZ_UNROLL
+  for (int k = stats::kHomRef; k <= stats::kMissing; ++k) c.v[KR + k] += cls == k ? 1 : 0;
+}
+
+/// @brief Calls [0, n) of a segment at @p p, one per lane in turn, read as plain elements.
+template <int KR, int P, class T, class Big>
+VCZ_HD inline void add_calls_strided(LaneCounts<KR>& c, const std::byte* p, std::int64_t n,
+                                     int ploidy, int alleles, int lane, int lanes, Big& big) {
+  const T* g = reinterpret_cast<const T*>(p);
+  const int step = P > 0 ? P : ploidy;
+  for (std::int64_t i = lane; i < n; i += lanes)
+    add_call_lane<KR, P>(c, g + i * step, ploidy, alleles, big);
+}
+
+// ---- generic path: any type and ploidy --------------------------------------------------------
+
+/// @brief Lane @p lane's share of a segment of @p calls calls (any layout) starting at @p seg.
+template <int KR, class T, class Big>
+VCZ_HD inline LaneCounts<KR> lane_counts_generic(const std::byte* seg, std::int64_t calls,
+                                                 int ploidy, int alleles, int lane, int lanes,
+                                                 Big& big) {
+  LaneCounts<KR> c;
+  add_calls_strided<KR, 0, T>(c, seg, calls, ploidy, alleles, lane, lanes, big);
+  return c;
+}
+
+// ---- word path: call bytes divide 16 -----------------------------------------------------------
+
+/// @brief Lane @p lane's share of a segment whose calls (P slots of T) do not straddle 16-byte
+/// words: whole words with U loads in flight, per-call math on the register copy.
+template <int KR, class T, int P, int U = 2, class Big>
+VCZ_HD inline LaneCounts<KR> lane_counts_words(const std::byte* seg, std::int64_t calls,
+                                               int alleles, int lane, int lanes, Big& big) {
+  constexpr int kElems = 16 / static_cast<int>(sizeof(T));
+  constexpr int kCallBytes = P * static_cast<int>(sizeof(T));
+  static_assert(16 % kCallBytes == 0, "calls must not straddle 16-byte words");
+  constexpr int kCallsPerWord = 16 / kCallBytes;
+  LaneCounts<KR> c;
+  const RowSegments rs = row_segments(seg, calls * kCallBytes, kCallBytes);
+  for (std::int64_t base = 0; base < rs.words; base += std::int64_t{U} * lanes) {
+    Word16 w[U];
+    bool valid[U];
+    load_step(rs.words_begin, rs.words, base, lane, lanes, w, valid);
+    VCZ_UNROLL
+    for (int u = 0; u < U; ++u) {
+      if (!valid[u]) continue;
+      T e[kElems];
+      VCZ_UNROLL
+      for (int i = 0; i < kElems; ++i) e[i] = word_element<T>(w[u], i);
+      VCZ_UNROLL
+      for (int k = 0; k < kCallsPerWord; ++k) add_call_lane<KR, P>(c, e + k * P, P, alleles, big);
+    }
+  }
+  add_calls_strided<KR, P, T>(c, seg, rs.head_calls, P, alleles, lane, lanes, big);
+  add_calls_strided<KR, P, T>(c, rs.tail_begin, rs.tail_calls, P, alleles, lane, lanes, big);
+  return c;
+}
+
+// ---- int8 diploid: two calls per 32-bit word with byte-wise arithmetic
+// ---------------------------
+//
+// A 32-bit word w holds two calls, bytes a0 b0 a1 b1 (a = first slot); ws = w >> 8 brings each
+// call's b byte under its a byte, so a call's predicates sit at its a byte (top bits 7 and 23,
+// kSlotA). Byte predicates come out as the top bit of each byte, exact (no carries between
+// bytes); with t = w & 0x7F..:
+//   N = byte < 0: w & 0x80..               Ej = byte == j: ~(((t ^ j·0x01..) + 0x7F..) | w) &
+//   0x80.. F = byte == -2 (fill): ~((t ^ 0x7E..) + 0x7F..) & w & 0x80.. EQ = a == b: the zero test
+//   of w ^ ws at kSlotA
+// With Fa, Fb = F at a, at b (a call of length 1) and C = complete (a >= 0 and b >= 0 or a fill),
+// the rules of add_call for a diploid call:
+//   called += bytes >= 0, except a b after a fill         Ej likewise (allele j, j < KS)
+//   hom_ref = E0a & (EQ | Fb)                            het_ref = C & !Fb & (E0a ^ E0b)
+//   hom_alt = C & !E0a & (EQ | Fb)                       missing = calls with a slot (!Fa) - C
+//   het_alt = calls with a slot minus the other four classes.
+// Without fills (Fa = Fb = 0, the usual row; the number of calls is known) the formulas shorten;
+// a warp-uniform branch picks. Per-byte predicates are added as (mask >> 7) into packed byte
+// counters, the kSlotA ones as the mask itself (bits 7 and 23 count up into bits 7..14 and
+// 23..30, with a multiply-add that runs off the integer ALU pipe); both are folded into 32-bit
+// totals before 255 additions. The calls before the first and after the last whole word of a
+// segment are counted from those words with the bytes outside the segment set to fills, and
+// each step asks L2 for the next step's words (across a segment's end: the next segment's).
+// These formulas are ALU-bound on the H100 (about 25 integer operations per 32-bit word), so
+// each operation saved shows in the bandwidth; bench/NOTES-gpu-counts.md has the measurements.
+
+namespace swar {  // kHigh, kLow7, kOnes, kSlotA: afdist_lanes.hpp
+
+/// @brief Sum of the four bytes of @p packed (any byte values).
+VCZ_HD inline std::int32_t sum_bytes(std::uint32_t packed) {
+  const std::uint32_t pairs = (packed & 0x00FF00FFu) + ((packed >> 8) & 0x00FF00FFu);
+  return static_cast<std::int32_t>((pairs & 0xFFFFu) + (pairs >> 16));
+}
+
+/// @brief @p acc + (@p mask >> 7) for a mask with bits only at 7, 15, 23, 31 (packed byte
+/// counters). (As hi32(mask × (2^25 + 1)) + acc, a multiply-add off the ALU pipe, it was slower
+/// on the H100: the 64-bit addend of IMAD.HI costs registers and moves.)
+VCZ_HD inline std::uint32_t add_top_bits(std::uint32_t acc, std::uint32_t mask) {
+  return acc + (mask >> 7);
+}
+
+/// @brief @p acc + @p mask × 257 for a kSlotA mask (bits 7 and 23): a multiply-add on the FMA
+/// pipe, off the ALU. The counts stay in bits 7..14 and 23..30 (sum_slot_a); the copies the
+/// multiply makes count in bits 15..22 (below bit 23 while a count is under 256) and from
+/// bit 31 up (dropped).
+VCZ_HD inline std::uint32_t add_slot_a(std::uint32_t acc, std::uint32_t mask) {
+#if defined(__CUDA_ARCH__)
+  std::uint32_t r;
+  asm("mad.lo.u32 %0, %1, 257, %2;" : "=r"(r) : "r"(mask), "r"(acc));
+  return r;
+#else
+  return acc + mask * 257u;
+#endif
+}
+
+/// @brief 4 bytes at @p p (4-byte aligned), on the GPU with the streaming cache hint.
+VCZ_HD inline std::uint32_t load_word4(const std::byte* p) {
+#if defined(__CUDA_ARCH__)
+  return __ldcs(reinterpret_cast<const unsigned int*>(p));
+#else
+  std::uint32_t r;
+  std::memcpy(&r, p, sizeof r);
+  return r;
+#endif
+}
+
+/// @brief Ask for the 16 bytes at @p p to be brought into L2 (no-op on the host).
+VCZ_HD inline void prefetch_l2(const std::byte* p) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+#else
+  (void)p;
+#endif
+}
+
+/// @brief Ones in the bytes [lo, hi) of a 32-bit word (clamped to 0..4).
+VCZ_HD inline std::uint32_t byte_range_mask(int lo, int hi) {
+  auto ones = [](int n) -> std::uint32_t {
+    return n <= 0 ? 0u : n >= 4 ? 0xFFFFFFFFu : (1u << (8 * n)) - 1u;
+  };
+  return ones(hi) & ~ones(lo);
+}
+
+/// @brief Count held by a counter of kSlotA masks added as they are.
+VCZ_HD inline std::int32_t sum_slot_a(std::uint32_t c) {
+  return static_cast<std::int32_t>(((c >> 7) & 0xFFu) + ((c >> 23) & 0xFFu));
+}
+
+/// @brief Packed counters of one lane since the last fold, and their totals.
+template <int KS>
+struct Counts {
+  std::uint32_t ac[KS] = {};                            ///< packed bytes
+  std::uint32_t called = 0;                             ///< packed bytes
+  std::uint32_t hom_ref = 0, het_ref = 0, hom_alt = 0;  ///< kSlotA masks
+  std::uint32_t complete = 0, slots = 0;                ///< kSlotA masks
+  LaneCounts<KS> total;
+  std::int32_t calls = 0;  ///< calls with a slot (no-fill path: counted by the caller)
+  std::int32_t complete_total = 0;
+
+  /// @brief Top bits of the fill bytes of @p w.
+  static VCZ_HD std::uint32_t fills(std::uint32_t w) {
+    return ~(((w & kLow7) ^ 0x7E7E7E7Eu) + kLow7) & w & kHigh;
+  }
+
+  /// @brief Two calls; kFills false: @p f (the fills of w) is 0 (the caller counts the calls).
+  template <bool kFills>
+  VCZ_HD void add(std::uint32_t w, std::uint32_t f) {
+    // Allele predicates Ej (byte == j). Four alleles: from "byte in 0..3" and the byte's low two
+    // bits moved to bit 7 (shifts, which can run off the ALU pipe), one logic operation each;
+    // two alleles: the zero tests of w and w ^ 0x01.. (as cheap, fewer registers).
+    std::uint32_t e[KS];
+    if constexpr (KS == 4) {
+      const std::uint32_t small = ~(((w & 0x7C7C7C7Cu) + 0x7C7C7C7Cu) | w) & kHigh;
+      const std::uint32_t b0 = w << 7, b1 = w << 6;
+      e[0] = small & ~b0 & ~b1;
+      e[1] = small & b0 & ~b1;
+      e[2] = small & ~b0 & b1;
+      e[3] = small & b0 & b1;
+    } else {
+      static_assert(KS == 2, "allele columns: 2 or 4");
+      const std::uint32_t t = w & kLow7;
+      e[0] = ~((t + kLow7) | w) & kHigh;
+      e[1] = ~(((t ^ kOnes) + kLow7) | w) & kHigh;
+    }
+    const std::uint32_t e0 = e[0];
+    const std::uint32_t ws = w >> 8, d = w ^ ws;
+    const std::uint32_t eq = ~(((d & kLow7) + kLow7) | d) & kSlotA;
+    std::uint32_t keep = kHigh, c, hom;
+    if constexpr (kFills) {
+      const std::uint32_t fa = f & kSlotA, fb = (f >> 8) & kSlotA;
+      keep = ~(fa << 8) & kHigh;  // a b byte after a fill is no slot
+      slots = add_slot_a(slots, ~fa & kSlotA);
+      c = ~w & (~ws | fb) & kSlotA;
+      hom = eq | fb;
+      het_ref = add_slot_a(het_ref, (e0 ^ (e0 >> 8)) & c & ~fb);
+    } else {
+      c = ~(w | ws) & kSlotA;
+      hom = eq;
+      het_ref = add_slot_a(het_ref, (e0 ^ (e0 >> 8)) & c);
+    }
+    complete = add_slot_a(complete, c);
+    hom_ref = add_slot_a(hom_ref, e0 & hom);
+    hom_alt = add_slot_a(hom_alt, c & ~e0 & hom);
+    called = add_top_bits(called, ~w & keep);
+    VCZ_UNROLL
+    for (int j = 0; j < KS; ++j) ac[j] = add_top_bits(ac[j], e[j] & keep);
+  }
+
+  VCZ_HD void fold() {
+    VCZ_UNROLL
+    for (int j = 0; j < KS; ++j) total.v[j] += sum_bytes(ac[j]);
+    total.v[KS + stats::kCalled] += sum_bytes(called);
+    total.v[KS + stats::kHomRef] += sum_slot_a(hom_ref);
+    total.v[KS + stats::kHetRef] += sum_slot_a(het_ref);
+    total.v[KS + stats::kHomAlt] += sum_slot_a(hom_alt);
+    complete_total += sum_slot_a(complete);
+    calls += sum_slot_a(slots);
+    VCZ_UNROLL
+    for (int j = 0; j < KS; ++j) ac[j] = 0;
+    called = hom_ref = het_ref = hom_alt = complete = slots = 0;
+  }
+
+  /// @brief The totals (call fold() first): missing = calls with a slot that are not complete,
+  /// het_alt = calls with a slot minus the other classes.
+  VCZ_HD LaneCounts<KS> result() const {
+    LaneCounts<KS> r = total;
+    r.v[KS + stats::kMissing] = calls - complete_total;
+    r.v[KS + stats::kHetAlt] = complete_total - total.v[KS + stats::kHomRef] -
+                               total.v[KS + stats::kHetRef] - total.v[KS + stats::kHomAlt];
+    return r;
+  }
+};
+
+/// @brief Top bits of the bytes of @p w that may be fills: negative and even (-2, -4, ...,
+/// -128; not the usual missing -1). A superset of the fills, two operations: enough to choose
+/// the formulas (the full ones are exact for any byte).
+VCZ_HD inline std::uint32_t maybe_fills(std::uint32_t w) {
+  return w & ~(w << 7) & kHigh;
+}
+
+/// @brief Count the U words of one step (valid[u]: word u is real), warp-uniformly choosing
+/// the no-fill formulas when no lane's words may hold a fill.
+template <int KS, int U>
+VCZ_HD inline void add_step(Counts<KS>& acc, const Word16 (&w)[U], const bool (&valid)[U]) {
+  std::uint32_t any_fill = 0;
+  int real = 0;
+  VCZ_UNROLL
+  for (int u = 0; u < U; ++u) {
+    if (!valid[u]) continue;
+    ++real;
+    VCZ_UNROLL
+    for (int j = 0; j < 4; ++j) any_fill |= w[u].w[j] & ~(w[u].w[j] << 7);  // maybe_fills
+  }
+  if (warp_any((any_fill & kHigh) != 0)) {  // mixed ploidy, odd values: the full formulas
+    VCZ_UNROLL
+    for (int u = 0; u < U; ++u) {
+      if (!valid[u]) continue;
+      VCZ_UNROLL
+      for (int j = 0; j < 4; ++j) acc.template add<true>(w[u].w[j], Counts<KS>::fills(w[u].w[j]));
+    }
+  } else {
+    VCZ_UNROLL
+    for (int u = 0; u < U; ++u) {
+      if (!valid[u]) continue;
+      VCZ_UNROLL
+      for (int j = 0; j < 4; ++j) acc.template add<false>(w[u].w[j], 0u);
+    }
+    acc.calls += 8 * real;
+  }
+}
+}  // namespace swar
+
+/// @brief Lane @p lane's share of an int8 diploid segment, 8 calls per 16-byte word: full steps
+/// of U words per lane (loads in flight), then the remaining words one per lane; alleles >= KS
+/// are counted only as called (use with alleles <= KS).
+template <int KS, int U = kWordsInFlight>
+VCZ_HD inline LaneCounts<KS> lane_counts_int8_diploid(const std::byte* seg, std::int64_t calls,
+                                                      int alleles, int lane, int lanes,
+                                                      const std::byte* prefetch_end = nullptr) {
+  // Each step adds at most 4U per counter position; the remainder (fewer than U·lanes words,
+  // at most U more steps of one word) at most 4U more, the two partial words 8 more.
+  constexpr int kFoldSteps = (255 - 4 * U - 8) / (4 * U);
+  static_assert(kFoldSteps >= 1, "too many words per step for byte counters");
+  const RowSegments rs = row_segments(seg, calls * 2, 2);
+  const std::int64_t per_step = std::int64_t{U} * lanes;
+  const std::int64_t full = rs.words / per_step * per_step;
+  swar::Counts<KS> acc;
+  int steps = 0;
+  for (std::int64_t base = 0; base < full; base += per_step) {
+    Word16 w[U];
+    bool valid[U];
+    VCZ_UNROLL
+    for (int u = 0; u < U; ++u) {
+      w[u] = load_word16(rs.words_begin + 16 * (base + lane + std::int64_t{u} * lanes));
+      valid[u] = true;
+    }
+    // The next step's words into L2 while this one is counted: past the segment's end they are
+    // the next segment's first words, so its first loads do not wait for DRAM.
+    VCZ_UNROLL
+    for (int u = 0; u < U; ++u) {
+      const std::byte* next =
+          rs.words_begin + 16 * (base + per_step + lane + std::int64_t{u} * lanes);
+      if (next < prefetch_end) swar::prefetch_l2(next);
+    }
+    swar::add_step<KS, U>(acc, w, valid);
+    if (++steps == kFoldSteps) {
+      acc.fold();
+      steps = 0;
+    }
+  }
+  for (std::int64_t base = full; base < rs.words; base += lanes) {
+    Word16 w[1];
+    bool valid[1];
+    load_step(rs.words_begin, rs.words, base, lane, lanes, w, valid);
+    swar::add_step<KS, 1>(acc, w, valid);
+  }
+  // The calls before the first and after the last whole word: the 16-byte words holding them
+  // (inside the buffer, which is readable up to its rounded end) with the bytes outside the
+  // segment replaced by fills (-2, -2 is a call with no slot: it counts nowhere).
+  const auto begin = reinterpret_cast<std::uintptr_t>(seg);
+  const std::uintptr_t end = begin + static_cast<std::uintptr_t>(calls * 2);
+  const std::uintptr_t head_word = begin & ~std::uintptr_t{15};
+  const std::uintptr_t tail_word = end & ~std::uintptr_t{15};
+  for (int q = lane; q < 8; q += lanes) {  // 8 lanes, one 32-bit word each
+    // q / 4 = 0: the word holding the segment's start, if it starts inside a word; 1: the word
+    // holding its end, if it ends inside another word. q % 4: which 32 bits of it.
+    const int p = q / 4, j = q % 4;
+    const std::uintptr_t word = p == 0 ? head_word : tail_word;
+    const bool partial = p == 0
+                             ? begin != head_word && calls > 0
+                             : end != tail_word && (tail_word != head_word || begin == head_word);
+    if (!partial) continue;
+    const int lo = static_cast<int>(std::max(begin, word) - word) - 4 * j;
+    const int hi = static_cast<int>(std::min(end, word + 16) - word) - 4 * j;
+    const std::uint32_t keep = swar::byte_range_mask(lo, hi);
+    if (keep == 0) continue;
+    const std::uint32_t raw = swar::load_word4(
+        seg + (static_cast<std::ptrdiff_t>(word) - static_cast<std::ptrdiff_t>(begin)) + 4 * j);
+    const std::uint32_t x = (raw & keep) | (0xFEFEFEFEu & ~keep);
+    acc.template add<true>(x, swar::Counts<KS>::fills(x));
+  }
+  acc.fold();
+  (void)alleles;
+  return acc.result();
+}
+
+// ---- path choice -----------------------------------------------------------------------------
+
+/// @brief Which counts code runs a layout (Auto: the fastest that fits).
+enum class CountsPath {
+  Auto,     ///< int8 diploid with alleles <= 4: Swar; call bytes divide 16: Word; else Generic
+  Swar,     ///< int8 diploid, alleles <= kSwarMaxAlleles
+  Word,     ///< ploidy × element bytes divides 16
+  Generic,  ///< any layout
+};
+
+/// @brief Most alleles the SWAR path counts (allele columns in packed counters).
+inline constexpr int kSwarMaxAlleles = 4;
+/// @brief Allele columns the word path keeps in registers (the generic path: kGenericAlleles);
+/// larger alleles go to per-warp shared-memory counters.
+inline constexpr int kRegisterAlleles = 4;
+inline constexpr int kGenericAlleles = 8;
+
+/// @brief Whether @p path can run a layout.
+constexpr bool counts_path_fits(CountsPath path, int elem_bytes, int ploidy, int alleles) {
+  const int call_bytes = elem_bytes * ploidy;
+  switch (path) {
+    case CountsPath::Swar:
+      return elem_bytes == 1 && ploidy == 2 && alleles <= kSwarMaxAlleles;
+    case CountsPath::Word:
+      return call_bytes > 0 && call_bytes <= 16 && 16 % call_bytes == 0;
+    default:
+      return true;
+  }
+}
+
+/// @brief The path Auto takes.
+constexpr CountsPath auto_counts_path(int elem_bytes, int ploidy, int alleles) {
+  if (counts_path_fits(CountsPath::Swar, elem_bytes, ploidy, alleles)) return CountsPath::Swar;
+  if (counts_path_fits(CountsPath::Word, elem_bytes, ploidy, alleles)) return CountsPath::Word;
+  return CountsPath::Generic;
+}
+
+}  // namespace vczstats::cuda
