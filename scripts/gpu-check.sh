@@ -197,6 +197,25 @@ if [ "$phase" != build ] && [ $configure_only -eq 0 ]; then
     done
     cat "$e2e" "$logs/e2e-counts.md"
   fi
+  # Windowed population-genetics scan (pi, theta_W, Tajima's D, dxy, Hudson Fst; two
+  # populations) on the GPU and on every CPU core, against vcftools from the .debs, on the
+  # Ag1000G store and on a generated 10^4-sample store with its VCF.
+  vcftools_bin=$prefix/usr/bin/vcftools
+  if [ -x "$vcftools_bin" ]; then
+    popgen=$logs/popgen.md
+    : >"$popgen"
+    ag=$root/.gpu/shared-data/ag1000g/gamb.X.8-12Mb.n100.derived.vcz.zip
+    if [ -e "$ag" ]; then
+      step "popgen ag1000g" "$popgen" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        VCZSTATS="$build/vczstats" VCFTOOLS="$vcftools_bin" \
+        bash "$root/bench/popgen.sh" -s "$ag" -d gpu,cpu -n 3
+    fi
+    step "popgen synthetic" "$popgen" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+      VCZSTATS="$build/vczstats" VCFTOOLS="$vcftools_bin" \
+      VCZ_BLOSC_LIB="$prefix/usr/lib/x86_64-linux-gnu/libblosc.so.1" \
+      bash "$root/bench/popgen.sh" --synthetic 10000,20000 -d gpu,cpu -n 3 -w 20000
+    cat "$popgen"
+  fi
 fi
 cat "$summary"
 exit $status
