@@ -67,5 +67,7 @@ if [ -d ../shared/data ]; then
   rm -rf "$dest"
   mkdir -p "$dest"
   (cd ../shared/data && find . -name '*.vcz*' -exec cp --parents {} "$dest/" \;)
+  # and the Ag1000G VCF, for vcftools in bench/popgen.sh
+  (cd ../shared/data && find . -path '*ag1000g*' -name '*.vcf.gz' -exec cp --parents {} "$dest/" \;)
   echo "fetch-gpu-deps: shared stores in .gpu/shared-data ($(du -sh "$dest" | cut -f1))"
 fi
