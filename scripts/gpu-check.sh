@@ -16,7 +16,8 @@
 # that of the first failed step; every step runs regardless.
 #
 # Options: --configure-only  unpack and configure, then stop (a dry run that works without a GPU)
-#          --phase build|test|all  build only / test only (reusing build-gpu) / both (default)
+#          --phase build|test|popgen|all  build only / tests and benchmarks except the popgen scan
+#                  (reusing build-gpu) / the popgen scan against vcftools only / everything (default)
 # shellcheck disable=SC2317  # unpack and configure run through step()
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -28,7 +29,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --configure-only) configure_only=1 ;;
     --phase) phase=$2; shift ;;
-    *) echo "usage: $0 [--configure-only] [--phase build|test|all]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--configure-only] [--phase build|test|popgen|all]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -133,6 +134,8 @@ if [ "$phase" != build ] && [ $configure_only -eq 0 ]; then
   [ -d "$prefix/usr/lib" ] || step unpack "$logs/build.log" unpack
   export VCZSTATS_TEST_STORES=$root/.gpu/stores
   [ -d "$root/.gpu/shared-data" ] && export VCZSTATS_SHARED_DATA=$root/.gpu/shared-data
+fi
+if [ "$phase" != build ] && [ "$phase" != popgen ] && [ $configure_only -eq 0 ]; then
   nvidia-smi >"$logs/ctest.log" 2>&1
   # Only our binaries get the prefix's libraries (cmake, nvcc and gcc keep the system ones).
   step ctest "$logs/ctest.log" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
@@ -197,6 +200,8 @@ if [ "$phase" != build ] && [ $configure_only -eq 0 ]; then
     done
     cat "$e2e" "$logs/e2e-counts.md"
   fi
+fi
+if { [ "$phase" = all ] || [ "$phase" = popgen ]; } && [ $configure_only -eq 0 ]; then
   # Windowed population-genetics scan (pi, theta_W, Tajima's D, dxy, Hudson Fst; two
   # populations) on the GPU and on every CPU core, against vcftools from the .debs, on the
   # Ag1000G store and on a generated 10^4-sample store with its VCF.
