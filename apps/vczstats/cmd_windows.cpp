@@ -177,7 +177,11 @@ template <class AddSite>
 RunStats scan_sites(const Query& q, const WindowOptions& o, const stats::WindowSpec& spec,
                     const AccessibleMask& mask, const stats::AlleleCountsPass& pass,
                     AddSite&& add_site) {
-  const vcz::VariantReader reader(q.store, /*with_alleles=*/true, /*with_ids=*/false);
+  // Alleles only when something uses them: REF's length for record overlap with regions, and
+  // the match of an ancestral allele.
+  const bool regions = !o.common.regions.empty() || !o.common.regions_file.empty();
+  const vcz::VariantReader reader(q.store, /*with_alleles=*/regions || o.ancestral != "ref",
+                                  /*with_ids=*/false);
   const Grouper grouper(q.store, o.common);
   vcz::AncestralAlleles ancestral(q.store, o.ancestral);
   const auto& layout = pass.layout();

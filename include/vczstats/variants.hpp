@@ -16,16 +16,18 @@ struct VariantBlock {
   std::int64_t begin = 0, end = 0;
   std::vector<std::int32_t> contig;    ///< index into VczStore::contig_ids()
   std::vector<std::int64_t> position;  ///< 1-based POS
-  std::vector<std::string> id;         ///< "." when absent (only when ids were requested)
+  std::vector<std::string> id;         ///< "." when absent; empty when ids were not requested
   int max_alleles = 0;                 ///< columns of alleles
-  /// rows × max_alleles, "" padding (when requested; "N" for every allele of a store without
-  /// variant_allele)
+  /// rows × max_alleles, "" padding; empty when not requested or the store has no
+  /// variant_allele
   std::vector<std::string> alleles;
   std::int64_t size() const { return end - begin; }
   /// @brief Number of alleles of row @p r (REF included; trailing "" padding excluded).
   int num_alleles(std::int64_t r) const;
+  /// @brief Allele @p k of row @p r ("N" when the alleles were not read).
   const std::string& allele(std::int64_t r, int k) const {
-    return alleles[static_cast<std::size_t>(r * max_alleles + k)];
+    static const std::string unnamed(1, 'N');
+    return alleles.empty() ? unnamed : alleles[static_cast<std::size_t>(r * max_alleles + k)];
   }
 };
 
@@ -43,6 +45,7 @@ class VariantReader {
   const VczStore& store_;
   zarr::Array contig_, position_;
   std::optional<zarr::Array> alleles_, ids_;
+  bool with_ids_ = false;
   int max_alleles_ = 2;
 };
 

@@ -7,6 +7,7 @@
 namespace vczstats::vcz {
 
 int VariantBlock::num_alleles(std::int64_t r) const {
+  if (alleles.empty()) return max_alleles;
   int n = max_alleles;
   while (n > 1 && allele(r, n - 1).empty()) --n;
   return n;
@@ -30,6 +31,7 @@ VariantReader::VariantReader(const VczStore& store, bool with_alleles, bool with
     if (alleles_ && alleles_->ndim() != 2)
       throw FormatError(store.path() + ": variant_allele must have 2 dimensions");
   }
+  with_ids_ = with_ids;
   if (with_ids) ids_ = store.array("variant_id");
 }
 
@@ -47,17 +49,15 @@ VariantBlock VariantReader::read(std::int64_t begin, std::int64_t end) const {
                         " in variants " + std::to_string(begin) + "-" + std::to_string(end) +
                         ", outside the " + std::to_string(ncontigs) + " contigs");
   b.max_alleles = max_alleles_;
-  if (alleles_) {
+  if (alleles_) {  // else alleles stays empty: allele() reads "N" and every row has max_alleles
     const std::vector<std::int64_t> s2{begin, 0}, e2{end, max_alleles_};
     b.alleles = alleles_->read_region_strings(s2, e2);
-  } else {  // no variant_allele: unnamed REF and ALT
-    b.alleles.assign(static_cast<std::size_t>((end - begin) * max_alleles_), std::string(1, 'N'));
   }
   if (ids_) {
     b.id = ids_->read_region_strings(s1, e1);
     for (auto& id : b.id)
       if (id.empty()) id.push_back('.');  // (assigning "" a literal trips GCC 12 -Wrestrict)
-  } else {
+  } else if (with_ids_) {
     b.id.assign(static_cast<std::size_t>(end - begin), ".");
   }
   return b;
