@@ -74,7 +74,8 @@ void add_sfs(CLI::App& app) {
       "i = 0..n (REF ancestral), over biallelic sites where every member of the population has "
       "a complete call of the store's ploidy (sites with missing calls are left out, not "
       "projected); one spectrum per n. --folded: minor allele counts. --joint A,B: the 2-D "
-      "spectrum of two populations. --ancestral: REF (default), variant_AA or a FASTA. "
+      "spectrum of two populations (with --folded: minor allele counts in each). --ancestral: REF "
+      "(default), variant_AA or a FASTA. "
       "Output: population, n, derived (or folded), count.");
   add_common_options(*cmd, o->common);
   add_population_option(*cmd, o->common);
@@ -119,20 +120,31 @@ void add_sfs(CLI::App& app) {
             any = true;
           },
           &ancestral);
+      // Folded: minor allele counts in each population (scikit-allel's joint_sfs_folded).
+      const std::int64_t m1 = o->folded ? n1 / 2 : n1, m2 = o->folded ? n2 / 2 : n2;
+      std::vector<std::uint64_t> shown(static_cast<std::size_t>((m1 + 1) * (m2 + 1)), 0);
+      for (std::int64_t i = 0; i <= n1; ++i)
+        for (std::int64_t j = 0; j <= n2; ++j) {
+          const std::int64_t a = o->folded ? std::min(i, n1 - i) : i;
+          const std::int64_t b = o->folded ? std::min(j, n2 - j) : j;
+          shown[static_cast<std::size_t>(a * (m2 + 1) + b)] +=
+              table[static_cast<std::size_t>(i * (n2 + 1) + j)];
+        }
+      const std::string kind = o->folded ? "folded" : "derived";
       TableWriter t(out, o->common.format,
                     {{"pop1", false},
                      {"pop2", false},
                      {"n1"},
                      {"n2"},
-                     {"derived1"},
-                     {"derived2"},
+                     {kind + "1"},
+                     {kind + "2"},
                      {"count"}});
-      for (std::int64_t i = 0; any && i <= n1; ++i)
-        for (std::int64_t j = 0; j <= n2; ++j)
+      for (std::int64_t i = 0; any && i <= m1; ++i)
+        for (std::int64_t j = 0; j <= m2; ++j)
           t.row({q.pops.names[static_cast<std::size_t>(ab[0])],
                  q.pops.names[static_cast<std::size_t>(ab[1])], std::to_string(n1),
                  std::to_string(n2), std::to_string(i), std::to_string(j),
-                 std::to_string(table[static_cast<std::size_t>(i * (n2 + 1) + j)])});
+                 std::to_string(shown[static_cast<std::size_t>(i * (m2 + 1) + j)])});
       t.finish();
     } else {
       std::vector<std::vector<std::uint64_t>> spectra(static_cast<std::size_t>(layout.pops));

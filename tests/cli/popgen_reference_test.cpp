@@ -216,6 +216,24 @@ TEST(CliPopgen, DiversityAndDivergenceMatchBruteForceOnRandomData) {
                       rows(run_ok(ref + cmd + " " + shell_quote(d.vcf) + p + rest)), 1e-9, opt);
       }
     }
+    if (c.with_wc) {  // joint folded SFS: the reference's joint table folded here
+      const Table joint =
+          rows(run_ok(python() + " " + tool("ref_popgen.py") + " sfs " + shell_quote(d.vcf) +
+                      " -P " + shell_quote(d.pops) + " --joint pop0,pop2"));
+      ASSERT_FALSE(joint.empty());
+      const long n1 = std::stol(joint[0][2]), n2 = std::stol(joint[0][3]);
+      std::map<std::pair<long, long>, long> folded;
+      for (const auto& r : joint) {
+        const long i = std::stol(r[4]), j = std::stol(r[5]);
+        folded[{std::min(i, n1 - i), std::min(j, n2 - j)}] += std::stol(r[6]);
+      }
+      const Table ours = rows(run_ok(binary() + " sfs " + shell_quote(d.store) + " -P " +
+                                     shell_quote(d.pops) + " --joint pop0,pop2 --folded"));
+      ASSERT_EQ(ours.size(), folded.size());
+      for (const auto& r : ours)
+        EXPECT_EQ(std::stol(r[6]), (folded[{std::stol(r[4]), std::stol(r[5])}]))
+            << r[4] << "," << r[5];
+    }
     if (c.with_wc) check_stats_and_file_windows(d, positions);
     compare_with_reference(
         d,
@@ -277,6 +295,71 @@ TEST(CliPopgen, MatchBruteForceAndVcftoolsOn1000GenomesData) {
   ASSERT_EQ(div.size(), 1u);
   EXPECT_NEAR(std::stod(div[0][19]), value_after("weighted Fst estimate: "), 5e-8);
   EXPECT_NEAR(std::stod(div[0][20]), value_after("mean Fst estimate: "), 5e-8);
+
+  // vcftools --site-pi: per-site pi = our pi_sum of one-site windows.
+  run_ok("cd " + shell_quote(dir.path().string()) + " && vcftools --gzvcf " + shell_quote(d.vcf) +
+         " --site-pi --out sp >/dev/null 2>&1");
+  const Table site_pi = rows(run_ok("cat " + shell_quote((dir / "sp.sites.pi").string())));
+  const Table one =
+      rows(run_ok(binary() + " diversity " + shell_quote(d.store) + " --window-variants 1"));
+  ASSERT_EQ(site_pi.size(), one.size());
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    EXPECT_EQ(one[i][1], site_pi[i][1]);
+    EXPECT_NEAR(std::stod(one[i][6]), std::stod(site_pi[i][2]), 5e-6 * std::stod(site_pi[i][2]))
+        << site_pi[i][1];
+  }
+
+  // vcftools --TajimaD 100000: its bins are [sW, (s+1)W - 1] with n = 2 x samples, which equal
+  // ours through a windows file when no call is missing and every site is biallelic.
+  run_ok("cd " + shell_quote(dir.path().string()) + " && vcftools --gzvcf " + shell_quote(d.vcf) +
+         " --TajimaD 100000 --out td >/dev/null 2>&1");
+  const Table td = rows(run_ok("cat " + shell_quote((dir / "td.Tajima.D").string())));
+  const std::string bins = (dir / "bins.bed").string();
+  {
+    std::ofstream f(bins);
+    for (const auto& r : td)
+      if (std::stol(r[1]) > 0)
+        f << r[0] << "\t" << std::stol(r[1]) - 1 << "\t" << std::stol(r[1]) + 99999 << "\n";
+  }
+  std::map<std::string, std::vector<std::string>> by_start;
+  for (const auto& r : rows(run_ok(binary() + " diversity " + shell_quote(d.store) +
+                                   " --windows-file " + shell_quote(bins))))
+    by_start[r[1]] = r;  // our 1-based start = vcftools' BIN_START
+  for (const auto& r : td) {
+    if (std::stol(r[1]) == 0) continue;
+    ASSERT_TRUE(by_start.contains(r[1])) << r[1];
+    const auto& bin = by_start[r[1]];
+    EXPECT_EQ(bin[5], r[2]) << "n_seg of bin " << r[1];
+    if (is_nan(r[3])) {
+      EXPECT_TRUE(is_nan(bin[11])) << r[1];
+    } else {
+      EXPECT_NEAR(std::stod(bin[11]), std::stod(r[3]), 5e-6 * std::fabs(std::stod(r[3])) + 1e-6)
+          << "Tajima's D of bin " << r[1];
+    }
+  }
+
+  // plink2 --fst (Hudson; Weir & Cockerham): on biallelic data its summary is our ratio of sums.
+  if (have_program("plink2")) {
+    const std::string pheno = (dir / "pheno.tsv").string();
+    {
+      std::ifstream in(d.pops);
+      std::ofstream ph(pheno);
+      ph << "#IID\tPOP\n";
+      for (std::string sample, pop; in >> sample >> pop;) ph << sample << "\t" << pop << "\n";
+    }
+    for (const auto& [method, column] :
+         std::vector<std::pair<std::string, std::size_t>>{{"hudson", 15}, {"wc", 19}}) {
+      run_ok("cd " + shell_quote(dir.path().string()) + " && plink2 --vcf " + shell_quote(d.vcf) +
+             " --pheno " + shell_quote(pheno) + " --fst POP method=" + method + " --out f" +
+             method + " >/dev/null 2>&1");
+      // One line after plink2's '#POP1 POP2 ...' header: the value is its last column.
+      const std::string line =
+          run_ok("tail -n 1 " + shell_quote((dir / ("f" + method + ".fst.summary")).string()));
+      const double theirs = std::stod(line.substr(line.find_last_of('\t') + 1));
+      EXPECT_NEAR(std::stod(div[0][column]), theirs, 5e-6 * std::fabs(theirs))
+          << "plink2 --fst method=" << method;
+    }
+  }
 }
 
 // Polarisation by INFO/AA (variant_AA, written by vczstats convert) against the reference's
