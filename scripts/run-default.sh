@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install dependencies, build, make the default data set (1000 Genomes EUR chr20:1-4 Mb, 503
-# samples, from Debian's shapeit4-example) and run the main job on it: info and afdist.
+# samples, from Debian's shapeit4-example) and run the main job on it: info, afdist and a
+# windowed population scan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -11,3 +12,10 @@ build/vczstats info "$store"
 echo
 echo "== vczstats afdist $store"
 build/vczstats afdist "$store" -v
+# Two populations by 1000 Genomes sample series (HG0... and NA...), for the population scan.
+pops=$(dirname "$store")/1kg_chr20.pops.tsv
+bcftools query -l "$(dirname "$store")/1kg_chr20.vcf.gz" |
+  awk 'BEGIN{print "sample\tpopulation"} {print $1 "\t" (substr($1, 1, 2) == "HG" ? "HG" : "NA")}' >"$pops"
+echo
+echo "== vczstats stats $store -P $pops --window-size 500000 (pi, Tajima's D, dxy, Hudson Fst)"
+build/vczstats stats "$store" -P "$pops" --window-size 500000 --stats pi,tajima_d,dxy,fst_hudson -v

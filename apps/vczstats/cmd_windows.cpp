@@ -82,7 +82,9 @@ class Grouper {
   std::optional<stats::WindowGroup> group(std::int32_t contig, std::int64_t pos,
                                           std::int64_t ref_length) const {
     const auto& lengths = store_.contig_lengths();
-    const bool has_length = lengths && static_cast<std::size_t>(contig) < lengths->size();
+    // A length of 0 (or less) means unknown: writers fill it for header lines without one.
+    const bool has_length = lengths && static_cast<std::size_t>(contig) < lengths->size() &&
+                            (*lengths)[static_cast<std::size_t>(contig)] > 0;
     stats::WindowGroup g;
     g.contig = contig;
     if (regions_.empty()) {

@@ -489,3 +489,25 @@ TEST(CliPopgen, AccessibleMaskSelectsSitesAndScalesPerBp) {
   auto b = rows(run_ok(binary() + " diversity" + plain_args));
   EXPECT_EQ(a, b);
 }
+
+// A contig without a length in the header (contig_length 0 in the store, beside one that has a
+// length): windows run to the
+// last site, as in the reference.
+TEST(CliPopgen, ContigWithoutLengthEndsAtTheLastSite) {
+  VCZ_REQUIRE_PROGRAM("bcftools");
+  VCZ_REQUIRE_PYTHON_ZARR();
+  TempDir dir;
+  const std::string with = (dir / "w.vcf.gz").string(), vcf = (dir / "n.vcf").string();
+  run_ok(python() + " " + tool("random_vcf.py") +
+         " --seed 51 --samples 9 --variants 120 --contigs 2 --missing 0.05 -o " +
+         shell_quote(with));
+  run_ok("zcat " + shell_quote(with) + " | sed '/ID=chr1,/s/,length=[0-9]*//' > " +
+         shell_quote(vcf));
+  const std::string store = (dir / "n.vcz").string();
+  run_ok(python() + " " + tool("vcf2vcz.py") + " " + shell_quote(vcf) + " " + shell_quote(store));
+  for (const std::string opt : {"", " --window-size 200"})
+    expect_tables(rows(run_ok(binary() + " diversity " + shell_quote(store) + opt)),
+                  rows(run_ok(python() + " " + tool("ref_popgen.py") + " diversity " +
+                              shell_quote(vcf) + opt)),
+                  1e-9, "no contig length" + opt);
+}
