@@ -11,4 +11,5 @@ void add_spectra_commands(CLI::App& app);
 void add_sample_stats_command(CLI::App& app);
 void add_convert_command(CLI::App& app);
 void add_simulate_command(CLI::App& app);
+void add_recompress_command(CLI::App& app);
 }  // namespace vczstats::cli

@@ -120,8 +120,9 @@ struct ProgressBar {
     const double secs = std::chrono::duration<double>(now - start).count();
     const int width = 30;
     const int fill = total ? static_cast<int>(width * done / total) : width;
-    fmt::print(stderr, "\r[{:=<{}}{:<{}}] {:3d}% {} variants {:.1f} s", "", fill, "", width - fill,
-               total ? static_cast<int>(100 * done / total) : 100, variants, secs);
+    fmt::print(stderr, "\r[{:=<{}}{:<{}}] {:3d}% {}{:.1f} s", "", fill, "", width - fill,
+               total ? static_cast<int>(100 * done / total) : 100,
+               variants >= 0 ? fmt::format("{} variants ", variants) : "", secs);
     if (done == total) fmt::print(stderr, "\n");
     std::fflush(stderr);
   }
@@ -330,9 +331,12 @@ void add_store_write_options(CLI::App& cmd, StoreWriteOptions& o, const std::str
     else
       opt->description(std::string(what) + " [default: as the input]");
   }
-  cmd.add_option("--zarr-format", o.zarr_format, "Zarr format version, 2 or 3")
-      ->check(CLI::IsMember({2, 3}))
-      ->capture_default_str();
+  auto* format = cmd.add_option("--zarr-format", o.zarr_format, "Zarr format version, 2 or 3")
+                     ->check(CLI::IsMember({2, 3}));
+  if (o.zarr_format > 0)
+    format->capture_default_str();
+  else
+    format->description("Zarr format version, 2 or 3 [default: as the input]");
   cmd.add_option("-t,--threads", o.threads, threads_help);
   cmd.add_flag("-f,--force", o.force, "Replace OUT when it exists");
   cmd.add_flag("--progress,!--no-progress", o.progress,

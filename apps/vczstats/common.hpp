@@ -72,8 +72,8 @@ class Output {
   bool committed_ = false;
 };
 
-/// A progress bar on stderr: fn(done, total, variants). Empty when @p flag is 0, or -1 and
-/// stderr is not a terminal.
+/// A progress bar on stderr: fn(done, total, variants); variants < 0 are not shown. Empty when @p
+/// flag is 0, or -1 and stderr is not a terminal.
 std::function<void(std::int64_t, std::int64_t, std::int64_t)> progress_bar(int flag);
 
 /// A store (directory or file) being built: everything goes into a temporary sibling

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   vczstats::cli::add_sample_stats_command(app);
   vczstats::cli::add_convert_command(app);
   vczstats::cli::add_simulate_command(app);
+  vczstats::cli::add_recompress_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
