@@ -5,7 +5,10 @@ Needs only numpy and libblosc (loaded with ctypes), so it runs where python3-zar
 installed, e.g. on the GPU machine with blosc unpacked from Debian's .deb (point
 VCZ_BLOSC_LIB at libblosc.so.1 or put it on LD_LIBRARY_PATH).
 
-Model (simple on purpose; `vczstats simulate` will bring a population-genetic one): each
+`vczstats simulate` replaces it in the benchmarks (scripts/gpu-check.sh uses it when the
+vczstats build is there); this script stays as the fallback.
+
+Model (simple on purpose; `vczstats simulate` has a population-genetic one): each
 variant draws an ALT frequency from a neutral-like spectrum (density proportional to 1/p on
 [1/(2n), 1/2]), each haplotype carries ALT with that probability, and a fraction --missing of
 alleles is set to -1. Genotypes are int8, diploid, chunked like bio2zarr's defaults

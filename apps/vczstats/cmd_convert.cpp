@@ -1,4 +1,5 @@
-// vczstats convert: VCF / VCF.gz / BCF to a VCF Zarr store (bio2zarr's layout), directory or zip.
+// vczstats convert: VCF / VCF.gz / BCF (htslib) or ms/scrm output (no htslib) to a VCF Zarr
+// store (bio2zarr's layout), directory or zip.
 
 #include <fmt/format.h>
 
@@ -7,24 +8,44 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "vczstats/error.hpp"
+#include "vczstats/simulate.hpp"
 #include "vczstats/thread_pool.hpp"
 
 #ifdef VCZSTATS_HAVE_CONVERT
 #include "vczstats/convert.hpp"
-#include "vczstats/zarr_writer.hpp"
+#endif
 
 namespace vczstats::cli {
 namespace {
 
-struct ConvertCliOptions {
-  std::string input, output;
-  std::int64_t variants_chunk_size = 1000, samples_chunk_size = 10000;
-  int zarr_format = 2;
-  unsigned threads = 0;
-  bool skip_bad = false, force = false, verbose = false;
-  int progress = -1;
+struct ConvertCliOptions : StoreWriteOptions {
+  std::string input, from = "vcf";
+  bool skip_bad = false;
+  int ploidy = 2;           // --from ms
+  std::int64_t length = 0;  // --from ms
+  bool first_replicate = false;
 };
 
+void run_convert_ms(const ConvertCliOptions& o) {
+  OutputStore out(o.output, o.force);
+  simulate::MsOptions m;
+  m.ploidy = o.ploidy;
+  m.length = o.length;
+  m.first_only = o.first_replicate;
+  m.variants_chunk_size = o.variants_chunk_size;
+  m.samples_chunk_size = o.samples_chunk_size;
+  m.zarr_format = o.zarr_format;
+  m.threads = o.threads;
+  m.cancelled = &out.cancelled();
+  if (auto bar = progress_bar(o.progress))
+    m.progress = [bar](std::int64_t done, std::int64_t total) { bar(done, total, done); };
+  const auto store = out.work() / "store";
+  const auto r = simulate::ms_to_vcz(o.input, store, m);
+  out.commit_store(store);
+  if (o.verbose) report_store_written(o.output, r);
+}
+
+#ifdef VCZSTATS_HAVE_CONVERT
 void run_convert(const ConvertCliOptions& o) {
   OutputStore out(o.output, o.force);
   convert::ConvertOptions c;
@@ -43,13 +64,7 @@ void run_convert(const ConvertCliOptions& o) {
   }
   const auto store = out.work() / "store";
   const auto report = convert::vcf_to_vcz(o.input, store, c);
-  const bool zip = o.output.size() > 4 && o.output.ends_with(".zip");
-  if (zip) {
-    zarr::zip_directory(store, out.work() / "store.zip", &out.cancelled());
-    out.commit(out.work() / "store.zip");
-  } else {
-    out.commit(store);
-  }
+  out.commit_store(store);
   for (const auto& w : report.warnings) fmt::print(stderr, "vczstats: warning: {}\n", w);
   if (report.skipped > 0)
     fmt::print(stderr, "vczstats: skipped {} malformed records of {}\n", report.skipped, o.input);
@@ -67,6 +82,7 @@ void run_convert(const ConvertCliOptions& o) {
                static_cast<double>(report.calls) / s, report.rewrites);
   }
 }
+#endif  // VCZSTATS_HAVE_CONVERT
 
 }  // namespace
 
@@ -79,37 +95,47 @@ void add_convert_command(CLI::App& app) {
       "zstd compression. OUT is a directory, or a zip store when it ends in .zip. The store is "
       "built in a temporary sibling and renamed into place at the end, so a failed or "
       "interrupted conversion leaves nothing at OUT. Input must be sorted by contig and "
-      "position.");
-  cmd->add_option("IN", o->input, "Input VCF, VCF.gz (BGZF) or BCF; - for standard input")
+      "position.\n"
+      "--from ms reads ms or scrm output instead (text: `//`, `segsites:`, `positions:`, one 0/1 "
+      "line per haplotype): every replicate becomes a contig named 1, 2, ... of --length bp "
+      "(--first-replicate: the first only); consecutive haplotypes form a sample of --ploidy "
+      "(phased; samples tsk_0, tsk_1, ...); positions x in [0, 1] become floor(x * length) + 1, "
+      "colliding ones moved up by the fewest bp that make them strictly increasing (and down "
+      "at the contig's end); REF A, ALT T for ms's 0 and 1. This needs no htslib.");
+  cmd->add_option("IN", o->input,
+                  "Input VCF, VCF.gz (BGZF) or BCF, or ms output; - for standard input")
       ->required();
-  cmd->add_option("OUT", o->output, "Output store: a directory, or a .zip")->required();
-  cmd->add_option("--variants-chunk-size", o->variants_chunk_size, "Variants per chunk")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40))
+  add_store_write_options(*cmd, *o,
+                          "Threads encoding chunks (and decompressing BGZF) [default: all cores]");
+  cmd->add_option("--from", o->from, "Input format: vcf (VCF or BCF, through htslib) or ms")
+      ->check(CLI::IsMember({"vcf", "ms"}))
       ->capture_default_str();
-  cmd->add_option("--samples-chunk-size", o->samples_chunk_size, "Samples per chunk")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40))
+  cmd->add_option("--ploidy", o->ploidy, "--from ms: haplotypes per sample")
+      ->check(CLI::Range(1, 64))
       ->capture_default_str();
-  cmd->add_option("--zarr-format", o->zarr_format, "Zarr format version, 2 or 3")
-      ->check(CLI::IsMember({2, 3}))
-      ->capture_default_str();
-  cmd->add_option("-t,--threads", o->threads,
-                  "Threads encoding chunks (and decompressing BGZF) [default: all cores]");
+  cmd->add_option("--length", o->length,
+                  "--from ms: bp per replicate [default: NSITES of the command line's -r, else "
+                  "1000000]")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{2147483646}));
+  cmd->add_flag("--first-replicate", o->first_replicate,
+                "--from ms: convert only the first replicate");
   cmd->add_flag("--skip-bad", o->skip_bad,
                 "Skip malformed records (counted and reported) instead of failing");
-  cmd->add_flag("-f,--force", o->force, "Replace OUT when it exists");
-  cmd->add_flag("--progress,!--no-progress", o->progress,
-                "Progress bar on stderr [default: when stderr is a terminal]");
-  cmd->add_flag("-v,--verbose", o->verbose, "Summary and throughput on stderr");
   cmd->callback([o] {
-    try {
+    run_store_command([&] {
+      if (o->from == "ms") {
+        run_convert_ms(*o);
+        return;
+      }
+#ifdef VCZSTATS_HAVE_CONVERT
       run_convert(*o);
-    } catch (...) {
-      OutputStore::die_if_signalled();  // interrupted: the work folder is gone; die of it
-      throw;
-    }
+#else
+      throw UsageError(
+          "this vczstats was built without htslib (VCZSTATS_CONVERT=OFF): only --from ms is "
+          "available");
+#endif
+    });
   });
 }
 
 }  // namespace vczstats::cli
-
-#endif  // VCZSTATS_HAVE_CONVERT

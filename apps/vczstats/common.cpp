@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -10,9 +11,11 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <tuple>
 
 #include "vczstats/error.hpp"
 #include "vczstats/variants.hpp"
+#include "vczstats/zarr_writer.hpp"
 
 namespace vczstats::cli {
 
@@ -124,8 +127,9 @@ struct ProgressBar {
     const double secs = std::chrono::duration<double>(now - start).count();
     const int width = 30;
     const int fill = total ? static_cast<int>(width * done / total) : width;
-    fmt::print(stderr, "\r[{:=<{}}{:<{}}] {:3d}% {} variants {:.1f} s", "", fill, "", width - fill,
-               total ? static_cast<int>(100 * done / total) : 100, variants, secs);
+    fmt::print(stderr, "\r[{:=<{}}{:<{}}] {:3d}% {}{:.1f} s", "", fill, "", width - fill,
+               total ? static_cast<int>(100 * done / total) : 100,
+               variants >= 0 ? fmt::format("{} variants ", variants) : "", secs);
     if (done == total) fmt::print(stderr, "\n");
     std::fflush(stderr);
   }
@@ -300,11 +304,74 @@ void OutputStore::commit(const std::filesystem::path& built) {
   fs::rename(built, path_);
 }
 
+bool OutputStore::zip() const {
+  const std::string s = path_.string();
+  return s.size() > 4 && s.ends_with(".zip");
+}
+
+void OutputStore::commit_store(const std::filesystem::path& store) {
+  if (!zip()) {
+    commit(store);
+    return;
+  }
+  const auto file = work_ / "store.zip";
+  zarr::zip_directory(store, file, &g_store_cancelled);
+  commit(file);
+}
+
 void OutputStore::die_if_signalled() {
   const int sig = g_store_signal;
   if (sig == 0) return;
   std::signal(sig, SIG_DFL);
   std::raise(sig);
+}
+
+void add_store_write_options(CLI::App& cmd, StoreWriteOptions& o, const std::string& threads_help) {
+  cmd.add_option("OUT", o.output, "Output store: a directory, or a .zip")->required();
+  for (auto [name, value, what] :
+       {std::tuple{"--variants-chunk-size", &o.variants_chunk_size, "Variants per chunk"},
+        std::tuple{"--samples-chunk-size", &o.samples_chunk_size, "Samples per chunk"}}) {
+    auto* opt = cmd.add_option(name, *value, what)
+                    ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+    if (*value > 0)
+      opt->capture_default_str();
+    else
+      opt->description(std::string(what) + " [default: as the input]");
+  }
+  auto* format = cmd.add_option("--zarr-format", o.zarr_format, "Zarr format version, 2 or 3")
+                     ->check(CLI::IsMember({2, 3}));
+  if (o.zarr_format > 0)
+    format->capture_default_str();
+  else
+    format->description("Zarr format version, 2 or 3 [default: as the input]");
+  cmd.add_option("-t,--threads", o.threads, threads_help);
+  cmd.add_flag("-f,--force", o.force, "Replace OUT when it exists");
+  cmd.add_flag("--progress,!--no-progress", o.progress,
+               "Progress bar on stderr [default: when stderr is a terminal]");
+  cmd.add_flag("-v,--verbose", o.verbose, "Summary and throughput on stderr");
+}
+
+void run_store_command(const std::function<void()>& command) {
+  try {
+    command();
+  } catch (...) {
+    OutputStore::die_if_signalled();  // interrupted: the work folder is gone; die of it
+    throw;
+  }
+}
+
+void report_store_written(const std::string& path, const simulate::WriteReport& r) {
+  const double s = r.seconds > 0 ? r.seconds : 1e-9;
+  const double decoded = static_cast<double>(r.calls);  // int8 genotypes
+  fmt::print(stderr,
+             "vczstats: wrote {}: {} variants x {} samples x ploidy {} on {} contig(s) of {} bp; "
+             "{:.1f} MiB stored, call_genotype {:.1f} MiB ({:.1f}x compression)\n",
+             path, r.variants, r.samples, r.ploidy, r.contigs, r.length,
+             static_cast<double>(r.stored_bytes) / (1 << 20),
+             static_cast<double>(r.genotype_stored_bytes) / (1 << 20),
+             decoded / std::max(1.0, static_cast<double>(r.genotype_stored_bytes)));
+  fmt::print(stderr, "vczstats: {:.3f} s: {:.0f} variants/s, {:.3g} genotype calls/s\n", r.seconds,
+             static_cast<double>(r.variants) / s, static_cast<double>(r.calls) / s);
 }
 
 void write(Output& out, const std::string& text) {

@@ -14,6 +14,7 @@
 #include "vczstats/counts.hpp"
 #include "vczstats/engine.hpp"
 #include "vczstats/populations.hpp"
+#include "vczstats/simulate.hpp"
 #include "vczstats/vcz.hpp"
 
 namespace vczstats::cli {
@@ -76,8 +77,8 @@ class Output {
   bool committed_ = false;
 };
 
-/// A progress bar on stderr: fn(done, total, variants). Empty when @p flag is 0, or -1 and
-/// stderr is not a terminal.
+/// A progress bar on stderr: fn(done, total, variants); variants < 0 are not shown. Empty when @p
+/// flag is 0, or -1 and stderr is not a terminal.
 std::function<void(std::int64_t, std::int64_t, std::int64_t)> progress_bar(int flag);
 
 /// A store (directory or file) being built: everything goes into a temporary sibling
@@ -96,6 +97,11 @@ class OutputStore {
   const std::atomic<bool>& cancelled() const;
   /// Move @p built (inside work()) to the output path, replacing it when forced.
   void commit(const std::filesystem::path& built);
+  /// Commit the directory store @p store (inside work()): zipped first when the output path
+  /// ends in .zip.
+  void commit_store(const std::filesystem::path& store);
+  /// Whether the output path names a zip store.
+  bool zip() const;
   /// When a signal arrived, die of it now (after the destructor cleaned up).
   static void die_if_signalled();
 
@@ -103,6 +109,26 @@ class OutputStore {
   std::filesystem::path path_, work_;
   bool force_ = false;
 };
+
+/// Options of the commands that write a store (convert, simulate, recompress).
+struct StoreWriteOptions {
+  std::string output;
+  std::int64_t variants_chunk_size = 1000, samples_chunk_size = 10000;  // 0: as the input's
+  int zarr_format = 2;
+  unsigned threads = 0;
+  bool force = false, verbose = false;
+  int progress = -1;
+};
+
+/// Add OUT, the chunk sizes, --zarr-format, -t, -f, --progress and -v to a command.
+void add_store_write_options(CLI::App& cmd, StoreWriteOptions& o, const std::string& threads_help);
+
+/// Run a store-writing command: when a signal interrupted it, die of that signal (after the
+/// OutputStore removed its work folder) instead of reporting an error.
+void run_store_command(const std::function<void()>& command);
+
+/// The -v summary of a store written by simulate or convert --from ms, on stderr.
+void report_store_written(const std::string& path, const simulate::WriteReport& r);
 
 /// Write a string to an Output, checking for errors.
 void write(Output& out, const std::string& text);

@@ -21,9 +21,9 @@ int main(int argc, char** argv) {
   vczstats::cli::add_window_commands(app);
   vczstats::cli::add_spectra_commands(app);
   vczstats::cli::add_sample_stats_command(app);
-#ifdef VCZSTATS_HAVE_CONVERT
   vczstats::cli::add_convert_command(app);
-#endif
+  vczstats::cli::add_simulate_command(app);
+  vczstats::cli::add_recompress_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -99,6 +99,9 @@ class ArrayWriter {
   /// value is not stored (and removed if it was). Returns whether it was stored.
   bool write_chunk(std::span<const std::int64_t> chunk_index,
                    std::span<const std::byte> data) const;
+  /// @brief Record that a chunk is entirely the fill value (it is not stored; removed if it
+  /// was), without passing its data.
+  void write_fill_chunk(std::span<const std::int64_t> chunk_index) const;
   /// @brief The same for a string array: chunk_elements() strings.
   bool write_chunk_strings(std::span<const std::int64_t> chunk_index,
                            std::span<const std::string> values) const;

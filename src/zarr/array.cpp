@@ -58,39 +58,6 @@ struct Array::Impl {
 
 namespace {
 
-/// Iterate the chunks that overlap a region: fn(chunk_index, chunk_origin, overlap_lo,
-/// overlap_count) for each, in C order of chunk indices.
-struct RegionChunks {
-  std::vector<std::int64_t> first, count;  // chunk index range per dimension
-  std::int64_t total = 1;
-
-  RegionChunks(std::span<const std::int64_t> start, std::span<const std::int64_t> stop,
-               const std::vector<std::int64_t>& chunks) {
-    for (std::size_t d = 0; d < chunks.size(); ++d) {
-      if (stop[d] <= start[d]) {
-        first.push_back(0);
-        count.push_back(0);
-        total = 0;
-        continue;
-      }
-      const std::int64_t lo = start[d] / chunks[d];
-      const std::int64_t hi = (stop[d] - 1) / chunks[d] + 1;
-      first.push_back(lo);
-      count.push_back(hi - lo);
-      total *= hi - lo;
-    }
-  }
-
-  std::vector<std::int64_t> index(std::int64_t i) const {
-    std::vector<std::int64_t> idx(first.size());
-    for (std::size_t d = first.size(); d-- > 0;) {
-      idx[d] = first[d] + i % count[d];
-      i /= count[d];
-    }
-    return idx;
-  }
-};
-
 /// The part of one chunk that a region needs.
 struct Overlap {
   std::vector<std::int64_t> in_chunk;   // start within the chunk
@@ -263,7 +230,7 @@ void Array::read_region(std::span<const std::int64_t> start, std::span<const std
   if (out.size() != static_cast<std::size_t>(product(shape)) * itemsize)
     throw UsageError(fmt::format("array {}: region buffer holds {} bytes, expected {}", a.name(),
                                  out.size(), static_cast<std::size_t>(product(shape)) * itemsize));
-  const RegionChunks plan(start, stop, a.metadata.chunks);
+  const detail::RegionChunks plan(start, stop, a.metadata.chunks);
   if (plan.total == 0) return;
   const auto chunk_bytes = static_cast<std::size_t>(a.chunk_bytes);
 
@@ -298,7 +265,7 @@ std::vector<std::string> Array::read_region_strings(std::span<const std::int64_t
   a.check_region(start, stop);
   const auto shape = region_shape(start, stop);
   std::vector<std::string> out(static_cast<std::size_t>(product(shape)));
-  const RegionChunks plan(start, stop, a.metadata.chunks);
+  const detail::RegionChunks plan(start, stop, a.metadata.chunks);
   for (std::int64_t i = 0; i < plan.total; ++i) {
     const auto index = plan.index(i);
     const Overlap o = overlap(index, start, stop, a.metadata.chunks);

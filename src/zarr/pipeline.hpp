@@ -168,6 +168,39 @@ void for_each_run(std::span<const std::int64_t> src_shape, std::span<const std::
   }
 }
 
+/// @brief The chunks that overlap a region [start, stop): index ranges per dimension, and the
+/// i-th of them (C order of chunk indices).
+struct RegionChunks {
+  std::vector<std::int64_t> first, count;  // chunk index range per dimension
+  std::int64_t total = 1;
+
+  RegionChunks(std::span<const std::int64_t> start, std::span<const std::int64_t> stop,
+               std::span<const std::int64_t> chunks) {
+    for (std::size_t d = 0; d < chunks.size(); ++d) {
+      if (stop[d] <= start[d]) {
+        first.push_back(0);
+        count.push_back(0);
+        total = 0;
+        continue;
+      }
+      const std::int64_t lo = start[d] / chunks[d];
+      const std::int64_t hi = (stop[d] - 1) / chunks[d] + 1;
+      first.push_back(lo);
+      count.push_back(hi - lo);
+      total *= hi - lo;
+    }
+  }
+
+  std::vector<std::int64_t> index(std::int64_t i) const {
+    std::vector<std::int64_t> idx(first.size());
+    for (std::size_t d = first.size(); d-- > 0;) {
+      idx[d] = first[d] + i % count[d];
+      i /= count[d];
+    }
+    return idx;
+  }
+};
+
 /// @brief Fill @p out with copies of the element @p fill.
 void fill_elements(MutableByteSpan out, std::span<const std::byte> fill);
 

@@ -17,6 +17,22 @@
 
 namespace vczstats::zarr::detail {
 
+/// @brief A read-only memory map of a whole file, unmapped on destruction.
+class MappedFile {
+ public:
+  /// @throws IoError when the file cannot be opened or mapped.
+  explicit MappedFile(const std::filesystem::path& path);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  std::span<const std::byte> bytes() const { return {data_, size_}; }
+
+ private:
+  const std::byte* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
 /// @brief Open a directory store rooted at @p root.
 std::shared_ptr<const Store> open_directory_store(const std::filesystem::path& root);
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cmath>
@@ -178,6 +179,18 @@ ZSTD_CCtx* zstd_compression_context() {
   return ctx.get();
 }
 
+/// A per-thread output buffer of at least @p n bytes, not initialised (a zeroed vector of a
+/// chunk's size per call costs as much as a fast codec).
+std::byte* output_scratch(std::size_t n) {
+  thread_local std::unique_ptr<std::byte[]> buffer;
+  thread_local std::size_t size = 0;
+  if (size < n) {
+    buffer = std::make_unique_for_overwrite<std::byte[]>(n);
+    size = n;
+  }
+  return buffer.get();
+}
+
 std::vector<std::byte> compress(const Compression& c, int typesize, std::span<const std::byte> in,
                                 const std::string& where) {
   switch (c.kind) {
@@ -187,22 +200,21 @@ std::vector<std::byte> compress(const Compression& c, int typesize, std::span<co
       if (in.size() > static_cast<std::size_t>(BLOSC_MAX_BUFFERSIZE))
         throw UsageError(fmt::format("{}: chunk of {} bytes exceeds blosc's limit of {} bytes",
                                      where, in.size(), BLOSC_MAX_BUFFERSIZE));
-      std::vector<std::byte> out(in.size() + BLOSC_MAX_OVERHEAD);
-      const int n = blosc_compress_ctx(c.level, static_cast<int>(c.shuffle),
-                                       static_cast<std::size_t>(typesize), in.size(), in.data(),
-                                       out.data(), out.size(), c.blosc_cname.c_str(), 0, 1);
+      std::byte* out = output_scratch(in.size() + BLOSC_MAX_OVERHEAD);
+      const int n = blosc_compress_ctx(
+          c.level, static_cast<int>(c.shuffle), static_cast<std::size_t>(typesize), in.size(),
+          in.data(), out, in.size() + BLOSC_MAX_OVERHEAD, c.blosc_cname.c_str(), 0, 1);
       if (n <= 0) throw IoError(fmt::format("{}: blosc compression failed", where));
-      out.resize(static_cast<std::size_t>(n));
-      return out;
+      return {out, out + n};
     }
     case Compression::Kind::Zstd: {
-      std::vector<std::byte> out(ZSTD_compressBound(in.size()));
-      const std::size_t n = ZSTD_compressCCtx(zstd_compression_context(), out.data(), out.size(),
-                                              in.data(), in.size(), c.level);
+      const std::size_t bound = ZSTD_compressBound(in.size());
+      std::byte* out = output_scratch(bound);
+      const std::size_t n =
+          ZSTD_compressCCtx(zstd_compression_context(), out, bound, in.data(), in.size(), c.level);
       if (ZSTD_isError(n))
         throw IoError(fmt::format("{}: zstd compression failed: {}", where, ZSTD_getErrorName(n)));
-      out.resize(n);
-      return out;
+      return {out, out + n};
     }
   }
   return {};
@@ -398,12 +410,16 @@ bool ArrayWriter::write_chunk(std::span<const std::int64_t> chunk_index,
   bool all_fill = true;
   const std::byte* fill = def_.fill_value.data();
   if (size == 1) {
-    const std::byte f = fill[0];
-    for (std::byte b : data)
-      if (b != f) {
-        all_fill = false;
-        break;
-      }
+    // Blocks of 4 KiB without an early exit inside vectorise; most chunks differ early.
+    const auto f = std::to_integer<unsigned char>(fill[0]);
+    const auto* p = reinterpret_cast<const unsigned char*>(data.data());
+    constexpr std::size_t kBlock = 4096;
+    for (std::size_t i = 0; i < data.size() && all_fill; i += kBlock) {
+      const std::size_t n = std::min(kBlock, data.size() - i);
+      unsigned char diff = 0;
+      for (std::size_t j = 0; j < n; ++j) diff |= static_cast<unsigned char>(p[i + j] ^ f);
+      all_fill = diff == 0;
+    }
   } else {
     for (std::size_t i = 0; i < data.size(); i += size)
       if (std::memcmp(data.data() + i, fill, size) != 0) {
@@ -417,6 +433,13 @@ bool ArrayWriter::write_chunk(std::span<const std::int64_t> chunk_index,
   }
   store_encoded(chunk_index, data);
   return true;
+}
+
+void ArrayWriter::write_fill_chunk(std::span<const std::int64_t> chunk_index) const {
+  if (chunk_index.size() != def_.chunks.size())
+    throw UsageError(fmt::format("array {}: chunk index of {} dimensions, expected {}", path_,
+                                 chunk_index.size(), def_.chunks.size()));
+  store_->erase(chunk_key(chunk_index));
 }
 
 bool ArrayWriter::write_chunk_strings(std::span<const std::int64_t> chunk_index,
