@@ -96,4 +96,16 @@ bool have_python_zarr() {
   return have;
 }
 
+std::string shapeit4_reference_vcf() {
+  const std::string path = "/usr/share/doc/shapeit4/examples/test/reference.vcf.gz";
+  return std::filesystem::exists(path) ? path : "";
+}
+
+std::string make_1kg_subset(const TempDir& dir, const std::string& name) {
+  const std::string out = (dir / name).string();
+  run_ok("bcftools view -r 20:1000000-1400000 -Oz -o " + shell_quote(out) + " " +
+         shell_quote(shapeit4_reference_vcf()) + " && bcftools index -t " + shell_quote(out));
+  return out;
+}
+
 }  // namespace vcztest

@@ -57,6 +57,14 @@ bool have_program(const std::string& name);
 /// ref_afdist.py need them; the GPU machine has none of them).
 bool have_python_zarr();
 
+/// Debian's shapeit4-example 1000 Genomes reference panel VCF (300 EUR samples, chr20), or ""
+/// when the package is not installed.
+std::string shapeit4_reference_vcf();
+
+/// chr20:1,000,000-1,400,000 of shapeit4_reference_vcf() (3,244 biallelic sites, no missing
+/// calls) written as @p name in @p dir, bgzipped and indexed; returns its path.
+std::string make_1kg_subset(const TempDir& dir, const std::string& name);
+
 }  // namespace vcztest
 
 /// Skip the test with a visible message unless ../shared/data exists.

@@ -230,15 +230,13 @@ TEST(CliSiteTables, MatchPlink2On1000GenomesData) {
   VCZ_REQUIRE_PROGRAM("plink2");
   VCZ_REQUIRE_PROGRAM("bcftools");
   VCZ_REQUIRE_PYTHON_ZARR();
-  const std::string ref = "/usr/share/doc/shapeit4/examples/test/reference.vcf.gz";
-  if (!std::filesystem::exists(ref)) GTEST_SKIP() << "skipped: shapeit4-example is not installed";
+  if (shapeit4_reference_vcf().empty())
+    GTEST_SKIP() << "skipped: shapeit4-example is not installed";
   TempDir dir;
   Fixture f;
   // 300 samples of 1000 Genomes EUR, chr20:1.0-1.4 Mb; populations by sample-name series
   // (HG0xxxx and NAxxxxx: they come from different 1000 Genomes collections).
-  f.vcf = (dir / "ref.vcf.gz").string();
-  run_ok("bcftools view -r 20:1000000-1400000 -Oz -o " + shell_quote(f.vcf) + " " + ref +
-         " && bcftools index -t " + shell_quote(f.vcf));
+  f.vcf = make_1kg_subset(dir, "ref.vcf.gz");
   f.store = (dir / "ref.vcz").string();
   run_ok(python() + " " + tool("vcf2vcz.py") + " " + shell_quote(f.vcf) + " " +
          shell_quote(f.store) + " --variants-chunk-size 1000 --samples-chunk-size 128");
