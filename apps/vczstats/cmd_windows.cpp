@@ -173,39 +173,6 @@ class AccessibleMask {
   std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> intervals_;
 };
 
-/// Runs the heavy pass and feeds every selected site to @p add_site(group, pos, counts) in
-/// genome order.
-template <class AddSite>
-RunStats scan_sites(const Query& q, const WindowOptions& o, const stats::WindowSpec& spec,
-                    const AccessibleMask& mask, const stats::AlleleCountsPass& pass,
-                    AddSite&& add_site) {
-  // Alleles only when something uses them: REF's length for record overlap with regions, and
-  // the match of an ancestral allele.
-  const bool regions = !o.common.regions.empty() || !o.common.regions_file.empty();
-  const vcz::VariantReader reader(q.store, /*with_alleles=*/regions || o.ancestral != "ref",
-                                  /*with_ids=*/false);
-  const Grouper grouper(q.store, o.common);
-  vcz::AncestralAlleles ancestral(q.store, o.ancestral);
-  const auto& layout = pass.layout();
-  RunStats rs;
-  run_allele_counts(
-      q.store, q.plan, q.samples, pass, run_options(o.common), &rs,
-      [&](std::int64_t, const vcz::WorkUnit& unit, std::span<const std::int32_t> counts) {
-        const auto vb = reader.read(unit.begin, unit.end);
-        const auto anc = ancestral.indices(vb);
-        for (std::int64_t r = 0; r < unit.size(); ++r) {
-          if (!unit.mask.empty() && !unit.mask[static_cast<std::size_t>(r)]) continue;
-          const auto i = static_cast<std::size_t>(r);
-          auto g = grouper.group(vb.contig[i], vb.position[i],
-                                 static_cast<std::int64_t>(vb.allele(r, 0).size()));
-          if (!g || !mask.contains(vb.contig[i], vb.position[i])) continue;
-          if (!spec.intervals.empty()) g->key = g->contig;  // file windows: one group per contig
-          add_site(*g, vb.position[i], counts.data() + r * layout.site_width(), anc[i]);
-        }
-      });
-  return rs;
-}
-
 stats::WindowSpec window_spec(const WindowOptions& o, const vcz::VczStore& store) {
   const int kinds = (o.variants > 0) + (o.size > 0) + !o.windows_file.empty();
   if (kinds > 1)
@@ -229,17 +196,59 @@ stats::WindowSpec window_spec(const WindowOptions& o, const vcz::VczStore& store
   return spec;
 }
 
-/// What every windowed command sets up: the query, its windows, mask and heavy pass.
+/// What every windowed command sets up: the query, its windows, mask, ancestral alleles (a
+/// FASTA is read once) and heavy pass.
 struct Scan {
   Query q;
   stats::WindowSpec spec;
   AccessibleMask mask;
+  vcz::AncestralAlleles ancestral;
   stats::AlleleCountsPass pass;
   explicit Scan(const WindowOptions& o)
       : q(build_query(o.common)),
         spec(window_spec(o, q.store)),
         mask(q.store, o.accessible),
+        ancestral(q.store, o.ancestral),
         pass(allele_counts_pass(q)) {}
+
+  /// The header comment of a TSV: window conventions and polarisation.
+  std::string note(const WindowOptions& o) const {
+    return "windows: start and end are 1-based and inclusive; per_bp values divide by " +
+           (o.accessible.empty() ? std::string("end - start + 1")
+                                 : "the window's accessible bases in " + o.accessible +
+                                       " (sites outside it are left out)") +
+           "; " + ancestral.description();
+  }
+
+  /// Runs the heavy pass and feeds every selected site to @p add_site(group, pos, counts) in
+  /// genome order.
+  template <class AddSite>
+  RunStats run(const WindowOptions& o, AddSite&& add_site) {
+    // Alleles only when something uses them: REF's length for record overlap with regions, and
+    // the match of an ancestral allele.
+    const bool regions = !o.common.regions.empty() || !o.common.regions_file.empty();
+    const vcz::VariantReader reader(q.store, /*with_alleles=*/regions || o.ancestral != "ref",
+                                    /*with_ids=*/false);
+    const Grouper grouper(q.store, o.common);
+    const auto& layout = pass.layout();
+    RunStats rs;
+    run_allele_counts(
+        q.store, q.plan, q.samples, pass, run_options(o.common), &rs,
+        [&](std::int64_t, const vcz::WorkUnit& unit, std::span<const std::int32_t> counts) {
+          const auto vb = reader.read(unit.begin, unit.end);
+          const auto anc = ancestral.indices(vb);
+          for (std::int64_t r = 0; r < unit.size(); ++r) {
+            if (!unit.mask.empty() && !unit.mask[static_cast<std::size_t>(r)]) continue;
+            const auto i = static_cast<std::size_t>(r);
+            auto g = grouper.group(vb.contig[i], vb.position[i],
+                                   static_cast<std::int64_t>(vb.allele(r, 0).size()));
+            if (!g || !mask.contains(vb.contig[i], vb.position[i])) continue;
+            if (!spec.intervals.empty()) g->key = g->contig;  // file windows: one group per contig
+            add_site(*g, vb.position[i], counts.data() + r * layout.site_width(), anc[i]);
+          }
+        });
+    return rs;
+  }
 };
 
 std::string num(double v) {
@@ -257,14 +266,6 @@ std::vector<TableWriter::Column> window_columns(std::vector<std::string> names,
   return cols;
 }
 
-std::string window_note(const Query& q, const WindowOptions& o) {
-  return "windows: start and end are 1-based and inclusive; per_bp values divide by " +
-         (o.accessible.empty() ? std::string("end - start + 1")
-                               : "the window's accessible bases in " + o.accessible +
-                                     " (sites outside it are left out)") +
-         "; " + vcz::AncestralAlleles(q.store, o.ancestral).description();
-}
-
 void add_diversity(CLI::App& app) {
   auto o = std::make_shared<WindowOptions>();
   auto* cmd = app.add_subcommand(
@@ -277,7 +278,10 @@ void add_diversity(CLI::App& app) {
   add_window_options(*cmd, *o);
   cmd->callback([o] {
     Scan scan(*o);
-    const auto& [q, spec, mask, pass] = scan;
+    const Query& q = scan.q;
+    const stats::WindowSpec& spec = scan.spec;
+    const AccessibleMask& mask = scan.mask;
+    const stats::AlleleCountsPass& pass = scan.pass;
     const stats::CountsLayout& layout = pass.layout();
     Output out(o->common.output);
     TableWriter table(
@@ -286,7 +290,7 @@ void add_diversity(CLI::App& app) {
                         "n_max", "tajima_d", "singletons", "n_unfolded", "s_unfolded", "theta_pi_u",
                         "theta_h", "theta_l", "fay_wu_h", "fay_wu_h_norm", "zeng_e"},
                        {"population"}),
-        o->common.format == "tsv" ? window_note(q, *o) : "");
+        o->common.format == "tsv" ? scan.note(*o) : "");
     stats::Harmonic harmonic;
     using Acc = std::vector<stats::DiversitySums>;
     stats::WindowScanner<Acc> scanner(
@@ -319,9 +323,8 @@ void add_diversity(CLI::App& app) {
                        num(r.zeng_e)});
           }
         });
-    const RunStats rs = scan_sites(
-        q, *o, spec, mask, pass,
-        [&](const stats::WindowGroup& g, std::int64_t pos, const std::int32_t* c, int anc) {
+    const RunStats rs = scan.run(
+        *o, [&](const stats::WindowGroup& g, std::int64_t pos, const std::int32_t* c, int anc) {
           scanner.add(g, pos, [&](Acc& acc) {
             for (int p = 0; p < layout.pops; ++p)
               acc[static_cast<std::size_t>(p)].add(c + std::int64_t{p} * layout.width(),
@@ -371,7 +374,10 @@ void add_divergence(CLI::App& app) {
       ->group("Selection");
   cmd->callback([o] {
     Scan scan(*o);
-    const auto& [q, spec, mask, pass] = scan;
+    const Query& q = scan.q;
+    const stats::WindowSpec& spec = scan.spec;
+    const AccessibleMask& mask = scan.mask;
+    const stats::AlleleCountsPass& pass = scan.pass;
     const auto pairs = population_pairs(q.pops, o->pairs);
     const stats::CountsLayout& layout = pass.layout();
     Output out(o->common.output);
@@ -381,7 +387,7 @@ void add_divergence(CLI::App& app) {
                         "da_per_bp", "n_hudson", "hudson_num", "hudson_den", "hudson_fst", "n_wc",
                         "wc_a", "wc_abc", "wc_fst", "wc_fst_mean", "nei_gst"},
                        {"pop1", "pop2"}),
-        o->common.format == "tsv" ? window_note(q, *o) : "");
+        o->common.format == "tsv" ? scan.note(*o) : "");
     using Acc = std::vector<stats::DivergenceSums>;
     auto ratio = [](double a, double b) {
       return b != 0 ? a / b : std::numeric_limits<double>::quiet_NaN();
@@ -418,9 +424,8 @@ void add_divergence(CLI::App& app) {
                        num(ratio(s.nei_num, s.nei_ht))});
           }
         });
-    const RunStats rs = scan_sites(
-        q, *o, spec, mask, pass,
-        [&](const stats::WindowGroup& g, std::int64_t pos, const std::int32_t* c, int) {
+    const RunStats rs = scan.run(
+        *o, [&](const stats::WindowGroup& g, std::int64_t pos, const std::int32_t* c, int) {
           scanner.add(g, pos, [&](Acc& acc) {
             for (std::size_t k = 0; k < pairs.size(); ++k)
               acc[k].add(c + std::int64_t{pairs[k].first} * layout.width(),
@@ -489,7 +494,10 @@ void add_stats(CLI::App& app) {
     }
     if (chosen.empty()) throw UsageError("--stats: no statistic given");
     Scan scan(*o);
-    const auto& [q, spec, mask, pass] = scan;
+    const Query& q = scan.q;
+    const stats::WindowSpec& spec = scan.spec;
+    const AccessibleMask& mask = scan.mask;
+    const stats::AlleleCountsPass& pass = scan.pass;
     const auto pairs =
         any_pairwise ? population_pairs(q.pops, o->pairs) : std::vector<std::pair<int, int>>{};
     const bool want_pbs = std::any_of(chosen.begin(), chosen.end(), [](const StatDef* d) {
@@ -515,7 +523,7 @@ void add_stats(CLI::App& app) {
                        {"statistic", false},
                        {"populations", false},
                        {"value"}},
-                      o->common.format == "tsv" ? window_note(q, *o) : "");
+                      o->common.format == "tsv" ? scan.note(*o) : "");
     stats::Harmonic harmonic;
     struct Acc {
       std::vector<stats::DiversitySums> div;
@@ -589,23 +597,21 @@ void add_stats(CLI::App& app) {
         });
     const bool need_div =
         std::any_of(chosen.begin(), chosen.end(), [](const StatDef* d) { return !d->pairwise; });
-    const RunStats rs = scan_sites(
-        q, *o, spec, mask, pass,
-        [&](const stats::WindowGroup& g, std::int64_t pos, const std::int32_t* c, int anc) {
-          scanner.add(g, pos, [&](Acc& acc) {
-            if (need_div)
-              for (int p = 0; p < layout.pops; ++p)
-                acc.div[static_cast<std::size_t>(p)].add(c + std::int64_t{p} * layout.width(),
-                                                         layout.alleles, harmonic, anc);
-            for (std::size_t k = 0; k < pairs.size(); ++k)
-              acc.pair[k].add(c + std::int64_t{pairs[k].first} * layout.width(),
-                              c + std::int64_t{pairs[k].second} * layout.width(), layout.alleles);
-            for (std::size_t k = 0; k < pbs_pairs.size(); ++k)
-              acc.pbs[k].add(c + std::int64_t{pbs_pairs[k].first} * layout.width(),
-                             c + std::int64_t{pbs_pairs[k].second} * layout.width(),
-                             layout.alleles);
-          });
-        });
+    const RunStats rs = scan.run(*o, [&](const stats::WindowGroup& g, std::int64_t pos,
+                                         const std::int32_t* c, int anc) {
+      scanner.add(g, pos, [&](Acc& acc) {
+        if (need_div)
+          for (int p = 0; p < layout.pops; ++p)
+            acc.div[static_cast<std::size_t>(p)].add(c + std::int64_t{p} * layout.width(),
+                                                     layout.alleles, harmonic, anc);
+        for (std::size_t k = 0; k < pairs.size(); ++k)
+          acc.pair[k].add(c + std::int64_t{pairs[k].first} * layout.width(),
+                          c + std::int64_t{pairs[k].second} * layout.width(), layout.alleles);
+        for (std::size_t k = 0; k < pbs_pairs.size(); ++k)
+          acc.pbs[k].add(c + std::int64_t{pbs_pairs[k].first} * layout.width(),
+                         c + std::int64_t{pbs_pairs[k].second} * layout.width(), layout.alleles);
+      });
+    });
     scanner.finish();
     table.finish();
     out.commit();
