@@ -3,6 +3,7 @@
 // the ploidy loop.
 
 #include "stats/afdist_math.hpp"
+#include "stats/element_type.hpp"
 #include "vczstats/afdist.hpp"
 #include "vczstats/error.hpp"
 
@@ -85,20 +86,11 @@ void count_typed(const GenotypeChunkView& b, std::span<AfdistSite> sites, Afdist
 void AfdistAccumulator::count_sites(const GenotypeChunkView& block, std::span<Site> sites) const {
   if (static_cast<std::int64_t>(sites.size()) != block.variants)
     throw Error("afdist: site buffer does not match the block");
-  switch (block.elem_bytes) {
-    case 1:
-      if (block.ploidy == 2 && !generic_only_)
-        return count_int8_diploid(block, sites, options_.method);
-      return count_typed<std::int8_t>(block, sites, options_.method);
-    case 2:
-      return count_typed<std::int16_t>(block, sites, options_.method);
-    case 4:
-      return count_typed<std::int32_t>(block, sites, options_.method);
-    case 8:
-      return count_typed<std::int64_t>(block, sites, options_.method);
-    default:
-      throw Error("afdist: unsupported genotype width");
-  }
+  if (block.elem_bytes == 1 && block.ploidy == 2 && !generic_only_)
+    return count_int8_diploid(block, sites, options_.method);
+  if (!with_element_type(block.elem_bytes,
+                         [&](auto t) { count_typed<decltype(t)>(block, sites, options_.method); }))
+    throw Error("afdist: unsupported genotype width");
 }
 
 }  // namespace vczstats::stats

@@ -5,6 +5,7 @@
 // vectorises, checked against the generic loop in tests/stats/counts_test.cpp.
 
 #include "stats/counts_math.hpp"
+#include "stats/element_type.hpp"
 #include "vczstats/counts.hpp"
 #include "vczstats/error.hpp"
 
@@ -110,22 +111,13 @@ void AlleleCountsPass::count_sites(const GenotypeChunkView& block, std::span<Sit
   if (static_cast<std::int64_t>(sites.size()) != block.variants * site_width())
     throw Error("allele counts: site buffer does not match the block");
   const auto segs = segments(block);
-  switch (block.elem_bytes) {
-    case 1:
-      if (block.ploidy == 2 && !generic_only_) {
-        if (layout_.alleles <= 2) return count_int8_diploid<2>(block, layout_, segs, sites);
-        return count_int8_diploid<4>(block, layout_, segs, sites);
-      }
-      return count_generic<std::int8_t>(block, layout_, segs, sites);
-    case 2:
-      return count_generic<std::int16_t>(block, layout_, segs, sites);
-    case 4:
-      return count_generic<std::int32_t>(block, layout_, segs, sites);
-    case 8:
-      return count_generic<std::int64_t>(block, layout_, segs, sites);
-    default:
-      throw Error("allele counts: unsupported genotype width");
+  if (block.elem_bytes == 1 && block.ploidy == 2 && !generic_only_) {
+    if (layout_.alleles <= 2) return count_int8_diploid<2>(block, layout_, segs, sites);
+    return count_int8_diploid<4>(block, layout_, segs, sites);
   }
+  if (!with_element_type(block.elem_bytes,
+                         [&](auto t) { count_generic<decltype(t)>(block, layout_, segs, sites); }))
+    throw Error("allele counts: unsupported genotype width");
 }
 
 }  // namespace vczstats::stats

@@ -13,6 +13,8 @@
 #include <memory>
 #include <mutex>
 
+#include "stats/counts_math.hpp"
+#include "stats/element_type.hpp"
 #include "stream/genotype_reader.hpp"
 #include "stream/prefetcher.hpp"
 #include "vczstats/error.hpp"
@@ -60,16 +62,15 @@ class WeightsBoard {
   bool stopped_ = false;
 };
 
-/// Slots of one call before the first fill, and whether any is missing.
+/// Scan a call with the shared per-call rules, keeping its first two called alleles in @p a and
+/// their number in @p n; returns the genotype class (counts::genotype_class).
 template <class T>
-void call_shape(const T* g, int ploidy, int& len, bool& missing) {
-  len = 0;
-  missing = false;
-  for (int j = 0; j < ploidy; ++j) {
-    if (g[j] == T(-2)) break;
-    ++len;
-    missing = missing || g[j] < 0;
-  }
+int scan_two(const T* g, int ploidy, T (&a)[2], int& n) {
+  n = 0;
+  return counts::scan_call(g, ploidy, [&](T x) {
+    if (n < 2) a[n] = x;
+    ++n;
+  });
 }
 
 /// Phase 1: alleles of complete diploid calls, per site × population × (alleles + 1: the
@@ -83,14 +84,13 @@ void count_complete(const GenotypeChunkView& b, const std::vector<std::int32_t>&
     const T* row = b.row<T>(v);
     std::int32_t* site = out.data() + v * pops * w;
     for (std::int64_t i = 0; i < b.samples; ++i) {
-      const T* g = row + i * ploidy;
-      int len;
-      bool missing;
-      call_shape(g, ploidy, len, missing);
-      if (len != 2 || missing) continue;
+      T a[2] = {};
+      int n;
+      const int cls = scan_two(row + i * ploidy, ploidy, a, n);
+      if (cls < 0 || cls == kMissing || n != 2) continue;  // not a complete diploid call
       std::int32_t* c = site + pop_of[static_cast<std::size_t>(b.sample_offset + i)] * w;
-      if (g[0] < T(alleles)) ++c[g[0]];
-      if (g[1] < T(alleles)) ++c[g[1]];
+      for (const T x : a)
+        if (static_cast<std::int64_t>(x) < alleles) ++c[x];
       ++c[alleles];
     }
   }
@@ -108,39 +108,22 @@ void sample_sums(const GenotypeChunkView& b, const std::vector<std::int32_t>& po
     const T* row = b.row<T>(v);
     const double* wv = weights.data() + (row0 + v) * pops;
     for (std::int64_t i = 0; i < b.samples; ++i) {
-      const T* g = row + i * ploidy;
-      int len;
-      bool missing;
-      call_shape(g, ploidy, len, missing);
+      T a[2] = {};
+      int n;
+      const int cls = scan_two(row + i * ploidy, ploidy, a, n);
       SampleSums& s = out[static_cast<std::size_t>(i)];
-      if (len == 0) continue;
+      if (cls < 0) continue;  // no slot
       ++s.obs_ct;
-      if (missing) {
+      if (cls == kMissing) {
         ++s.missing_ct;
         continue;
       }
       const double w = wv[pop_of[static_cast<std::size_t>(b.sample_offset + i)]];
-      if (len != 2 || w < 0) continue;
+      if (n != 2 || w < 0) continue;
       ++s.het_sites;
-      s.o_hom += g[0] == g[1] ? 1 : 0;
+      s.o_hom += a[0] == a[1] ? 1 : 0;
       s.e_hom += w;
     }
-  }
-}
-
-template <class F>
-void dispatch(int elem_bytes, F&& f) {
-  switch (elem_bytes) {
-    case 1:
-      return f(std::int8_t{});
-    case 2:
-      return f(std::int16_t{});
-    case 4:
-      return f(std::int32_t{});
-    case 8:
-      return f(std::int64_t{});
-    default:
-      throw Error("sample pass: unsupported genotype width");
   }
 }
 
@@ -184,13 +167,14 @@ std::vector<SampleSums> run_sample_stats(const vcz::VczStore& store, const vcz::
             reader.read(unit, static_cast<std::size_t>(b), buffers[p], &counters[p]);
         ItemResult r;
         r.sample_offset = view.sample_offset;
-        dispatch(view.elem_bytes, [&](auto t) {
+        const bool known = with_element_type(view.elem_bytes, [&](auto t) {
           using T = decltype(t);
           if (phase == 0)
             count_complete<T>(view, pops.of, alleles, npops, r.counts);
           else
             sample_sums<T>(view, pops.of, npops, *weights, 0, unit.mask, r.sums);
         });
+        if (!known) throw Error("sample pass: unsupported genotype width");
         return r;
       });
   struct Stop {
