@@ -59,26 +59,30 @@ void add_window_options(CLI::App& cmd, WindowOptions& o) {
       ->group("Windows");
 }
 
-/// Assigns each site to its window group: the first -r region (in the order given) selecting
-/// it, else its contig.
+/// Assigns each site to its window group: the first region of the query (in the order given)
+/// that selects it, else its contig. Regions are indexed per contig by start, with the running
+/// maximum of their ends, so a lookup visits only regions that can overlap the site.
 class Grouper {
  public:
-  Grouper(const vcz::VczStore& store, const CommonOptions& o) : store_(store) {
-    if (!o.regions.empty()) regions_ = vcz::parse_regions(o.regions);
-    if (!o.regions_file.empty()) regions_ = vcz::read_regions_file(o.regions_file);
-    pos_overlap_ = o.regions_overlap == "pos" || o.regions_overlap == "0";
-    for (std::size_t c = 0; c < store.contig_ids().size(); ++c)
-      contig_index_.emplace(store.contig_ids()[c], static_cast<std::int32_t>(c));
-    region_contig_.resize(regions_.size(), -1);
+  explicit Grouper(const Query& q)
+      : store_(q.store), regions_(q.regions), pos_overlap_(q.overlap == vcz::RegionOverlap::Pos) {
+    by_contig_.resize(store_.contig_ids().size());
     for (std::size_t k = 0; k < regions_.size(); ++k) {
-      auto it = contig_index_.find(regions_[k].contig);
-      if (it == contig_index_.end()) it = contig_index_.find(regions_[k].spec);
-      if (it != contig_index_.end()) region_contig_[k] = it->second;
+      auto c = store_.find_contig(regions_[k].contig);
+      if (!c) c = store_.find_contig(regions_[k].spec);
+      if (c)
+        by_contig_[static_cast<std::size_t>(*c)].entries.push_back(
+            {regions_[k].start, regions_[k].end, k});
+    }
+    for (auto& idx : by_contig_) {
+      std::sort(idx.entries.begin(), idx.entries.end(),
+                [](const Entry& a, const Entry& b) { return a.start < b.start; });
+      std::int64_t m = std::numeric_limits<std::int64_t>::min();
+      for (const auto& e : idx.entries) idx.max_end.push_back(m = std::max(m, e.end));
     }
   }
 
-  /// The group of a site, or nullopt when no region selects it (cannot happen for planned sites
-  /// except through overlap subtleties).
+  /// The group of a site, or nullopt when no region selects it.
   std::optional<stats::WindowGroup> group(std::int32_t contig, std::int64_t pos,
                                           std::int64_t ref_length) const {
     const auto& lengths = store_.contig_lengths();
@@ -96,32 +100,42 @@ class Grouper {
       }
       return g;
     }
-    const std::int64_t end = pos + std::max<std::int64_t>(ref_length, 1) - 1;
-    for (std::size_t k = 0; k < regions_.size(); ++k) {
-      if (region_contig_[k] != contig) continue;
-      const auto& r = regions_[k];
-      const bool hit =
-          pos_overlap_ ? (r.start <= pos && pos <= r.end) : (pos <= r.end && end >= r.start);
-      if (!hit) continue;
-      g.key = static_cast<std::int64_t>(k);
-      g.start = r.start;
-      if (r.end != std::numeric_limits<std::int64_t>::max()) {
-        g.end = r.end;
-        g.known_end = true;
-      } else if (has_length) {
-        g.end = (*lengths)[static_cast<std::size_t>(contig)];
-        g.known_end = true;
-      }
-      return g;
+    // Regions selecting the site: start <= (POS, or the record's end) and end >= POS.
+    const std::int64_t last = pos_overlap_ ? pos : pos + std::max<std::int64_t>(ref_length, 1) - 1;
+    const auto& idx = by_contig_[static_cast<std::size_t>(contig)];
+    auto it = std::upper_bound(idx.entries.begin(), idx.entries.end(), last,
+                               [](std::int64_t v, const Entry& e) { return v < e.start; });
+    std::size_t best = regions_.size();
+    for (auto i = it - idx.entries.begin();
+         i-- > 0 && idx.max_end[static_cast<std::size_t>(i)] >= pos;)
+      if (idx.entries[static_cast<std::size_t>(i)].end >= pos)
+        best = std::min(best, idx.entries[static_cast<std::size_t>(i)].k);
+    if (best == regions_.size()) return std::nullopt;
+    const auto& r = regions_[best];
+    g.key = static_cast<std::int64_t>(best);
+    g.start = r.start;
+    if (r.end != std::numeric_limits<std::int64_t>::max()) {
+      g.end = r.end;
+      g.known_end = true;
+    } else if (has_length) {
+      g.end = (*lengths)[static_cast<std::size_t>(contig)];
+      g.known_end = true;
     }
-    return std::nullopt;
+    return g;
   }
 
  private:
+  struct Entry {
+    std::int64_t start, end;
+    std::size_t k;  // index in the order given
+  };
+  struct ContigIndex {
+    std::vector<Entry> entries;         // by start
+    std::vector<std::int64_t> max_end;  // running maximum of entries[0..i].end
+  };
   const vcz::VczStore& store_;
-  std::vector<vcz::Region> regions_;
-  std::vector<std::int32_t> region_contig_;
-  std::unordered_map<std::string, std::int32_t> contig_index_;
+  const std::vector<vcz::Region>& regions_;
+  std::vector<ContigIndex> by_contig_;
   bool pos_overlap_ = false;
 };
 
@@ -132,12 +146,9 @@ class AccessibleMask {
     if (path.empty()) return;
     active_ = true;
     intervals_.resize(store.contig_ids().size());
-    std::unordered_map<std::string, std::size_t> index;
-    for (std::size_t c = 0; c < store.contig_ids().size(); ++c) index[store.contig_ids()[c]] = c;
-    for (const auto& r : vcz::read_regions_file(path)) {
-      auto it = index.find(r.contig);
-      if (it != index.end()) intervals_[it->second].emplace_back(r.start, r.end);
-    }
+    for (const auto& r : vcz::read_regions_file(path))
+      if (const auto c = store.find_contig(r.contig))
+        intervals_[static_cast<std::size_t>(*c)].emplace_back(r.start, r.end);
     for (auto& iv : intervals_) {  // sort and merge
       std::sort(iv.begin(), iv.end());
       std::vector<std::pair<std::int64_t, std::int64_t>> merged;
@@ -181,13 +192,11 @@ stats::WindowSpec window_spec(const WindowOptions& o, const vcz::VczStore& store
   stats::WindowSpec spec{o.size, o.step, o.variants, {}};
   if (!o.windows_file.empty()) {
     spec.intervals.resize(store.contig_ids().size());
-    std::unordered_map<std::string, std::size_t> index;
-    for (std::size_t c = 0; c < store.contig_ids().size(); ++c) index[store.contig_ids()[c]] = c;
     std::int64_t n = 0;
     for (const auto& r : vcz::read_regions_file(o.windows_file)) {
-      auto it = index.find(r.contig);
-      if (it == index.end()) continue;  // a contig the store does not have
-      spec.intervals[it->second].emplace_back(r.start, r.end);
+      const auto c = store.find_contig(r.contig);
+      if (!c) continue;  // a contig the store does not have
+      spec.intervals[static_cast<std::size_t>(*c)].emplace_back(r.start, r.end);
       ++n;
     }
     if (n == 0) throw UsageError(o.windows_file + ": no window on a contig of " + store.path());
@@ -226,10 +235,10 @@ struct Scan {
   RunStats run(const WindowOptions& o, AddSite&& add_site) {
     // Alleles only when something uses them: REF's length for record overlap with regions, and
     // the match of an ancestral allele.
-    const bool regions = !o.common.regions.empty() || !o.common.regions_file.empty();
+    const bool regions = !q.regions.empty();
     const vcz::VariantReader reader(q.store, /*with_alleles=*/regions || o.ancestral != "ref",
                                     /*with_ids=*/false);
-    const Grouper grouper(q.store, o.common);
+    const Grouper grouper(q);
     const auto& layout = pass.layout();
     RunStats rs;
     run_allele_counts(

@@ -78,17 +78,14 @@ void add_population_option(CLI::App& cmd, CommonOptions& o) {
 }
 
 Query build_query(const CommonOptions& o) {
-  Query q{vcz::VczStore::open(o.store), {}, {}, {}};
-  std::vector<vcz::Region> regions;
+  Query q{vcz::VczStore::open(o.store), {}, {}, {}, {}, vcz::RegionOverlap::Record};
   if (!o.regions.empty() && !o.regions_file.empty())
     throw UsageError("give either -r/--regions or -R/--regions-file, not both");
-  if (!o.regions.empty()) regions = vcz::parse_regions(o.regions);
-  if (!o.regions_file.empty()) regions = vcz::read_regions_file(o.regions_file);
-  const auto overlap = (o.regions_overlap == "pos" || o.regions_overlap == "0")
-                           ? vcz::RegionOverlap::Pos
-                           : vcz::RegionOverlap::Record;
+  if (!o.regions.empty()) q.regions = vcz::parse_regions(o.regions);
+  if (!o.regions_file.empty()) q.regions = vcz::read_regions_file(o.regions_file);
+  if (o.regions_overlap == "pos" || o.regions_overlap == "0") q.overlap = vcz::RegionOverlap::Pos;
   std::vector<std::string> missing;
-  q.plan = q.store.plan(regions, overlap, o.max_unit_variants, &missing);
+  q.plan = q.store.plan(q.regions, q.overlap, o.max_unit_variants, &missing);
   for (const auto& c : missing)
     fmt::print(stderr, "vczstats: warning: contig '{}' is not in {}; its regions select nothing\n",
                c, o.store);

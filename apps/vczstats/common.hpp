@@ -50,6 +50,8 @@ struct Query {
   vcz::ChunkPlan plan;
   vcz::SampleSelection samples;
   vcz::Populations pops;
+  std::vector<vcz::Region> regions;  ///< as given (-r or -R), in order; empty: whole store
+  vcz::RegionOverlap overlap = vcz::RegionOverlap::Record;
 };
 Query build_query(const CommonOptions& o);
 

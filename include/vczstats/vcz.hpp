@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "vczstats/zarr.hpp"
@@ -90,6 +91,8 @@ class VczStore {
   /// @brief sample_id for every position of the samples axis ("" = hidden).
   const std::vector<std::string>& sample_ids() const { return sample_ids_; }
   const std::vector<std::string>& contig_ids() const { return contig_ids_; }
+  /// @brief The index of contig @p name, or nullopt when the store has no such contig.
+  std::optional<std::int32_t> find_contig(std::string_view name) const;
   /// @brief contig_length, when the store has it.
   const std::optional<std::vector<std::int64_t>>& contig_lengths() const { return contig_lengths_; }
 
@@ -128,6 +131,7 @@ class VczStore {
   zarr::Array positions_;
   std::vector<std::string> sample_ids_;
   std::vector<std::string> contig_ids_;
+  std::unordered_map<std::string, std::int32_t> contig_index_;
   std::optional<std::vector<std::int64_t>> contig_lengths_;
 };
 

@@ -73,7 +73,15 @@ VczStore VczStore::open(const std::filesystem::path& path) {
                       "attribute");
   }
   if (auto len = s.array("contig_length")) s.contig_lengths_ = len->read_all_as<std::int64_t>();
+  for (std::size_t i = 0; i < s.contig_ids_.size(); ++i)
+    s.contig_index_.emplace(s.contig_ids_[i], static_cast<std::int32_t>(i));
   return s;
+}
+
+std::optional<std::int32_t> VczStore::find_contig(std::string_view name) const {
+  auto it = contig_index_.find(std::string(name));
+  if (it == contig_index_.end()) return std::nullopt;
+  return it->second;
 }
 
 const zarr::Array& VczStore::genotypes() const {
@@ -215,22 +223,18 @@ ChunkPlan VczStore::plan(const std::vector<Region>& regions, RegionOverlap overl
   }
 
   // Resolve contig names; a spec that is itself a contig name means the whole contig.
-  std::unordered_map<std::string, std::int64_t> contig_index;
-  for (std::size_t i = 0; i < contig_ids_.size(); ++i)
-    contig_index.emplace(contig_ids_[i], static_cast<std::int64_t>(i));
   std::map<std::int64_t, Intervals> by_contig;
   for (const auto& r : regions) {
-    if (auto it = contig_index.find(r.spec);
-        !r.spec.empty() && r.spec != r.contig && it != contig_index.end()) {
-      by_contig[it->second].add(1, std::numeric_limits<std::int64_t>::max());
+    if (auto whole = find_contig(r.spec); !r.spec.empty() && r.spec != r.contig && whole) {
+      by_contig[*whole].add(1, std::numeric_limits<std::int64_t>::max());
       continue;
     }
-    auto it = contig_index.find(r.contig);
-    if (it == contig_index.end()) {
+    const auto c = find_contig(r.contig);
+    if (!c) {
       if (missing_contigs) missing_contigs->push_back(r.contig);
       continue;
     }
-    by_contig[it->second].add(r.start, r.end);
+    by_contig[*c].add(r.start, r.end);
   }
   for (auto& [c, iv] : by_contig) iv.normalise();
   if (by_contig.empty()) return plan;
