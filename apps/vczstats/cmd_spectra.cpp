@@ -19,14 +19,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-int population_index(const vcz::Populations& pops, const std::string& name, const char* option) {
-  for (int i = 0; i < pops.count(); ++i)
-    if (pops.names[static_cast<std::size_t>(i)] == name) return i;
-  throw UsageError(std::string(option) + ": population '" + name + "' is not among " +
-                   (pops.count() == 1 && pops.names[0] == "all" ? "the populations (give -P)"
-                                                                : "the -P populations"));
-}
-
 std::vector<int> population_list(const vcz::Populations& pops, const std::string& spec,
                                  std::size_t expected, const char* option) {
   const auto names = vcz::split_list(spec);

@@ -354,11 +354,7 @@ std::vector<std::pair<int, int>> population_pairs(const vcz::Populations& pops,
     for (int i = 0; i < pops.count(); ++i)
       for (int j = i + 1; j < pops.count(); ++j) pairs.emplace_back(i, j);
   } else {
-    auto index = [&](const std::string& name) {
-      for (int i = 0; i < pops.count(); ++i)
-        if (pops.names[static_cast<std::size_t>(i)] == name) return i;
-      throw UsageError("--pairs: population '" + name + "' is not in the population file");
-    };
+    auto index = [&](const std::string& name) { return population_index(pops, name, "--pairs"); };
     for (const auto& item : vcz::split_list(spec, ';')) {
       const auto two = vcz::split_list(item, ',');
       if (two.size() != 2) throw UsageError("--pairs: expected A,B;C,D, got '" + item + "'");

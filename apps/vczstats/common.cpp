@@ -107,6 +107,14 @@ Query build_query(const CommonOptions& o) {
   return q;
 }
 
+int population_index(const vcz::Populations& pops, const std::string& name, const char* option) {
+  for (int i = 0; i < pops.count(); ++i)
+    if (pops.names[static_cast<std::size_t>(i)] == name) return i;
+  throw UsageError(std::string(option) + ": population '" + name + "' is not among " +
+                   (pops.count() == 1 && pops.names[0] == "all" ? "the populations (give -P)"
+                                                                : "the -P populations"));
+}
+
 stats::AlleleCountsPass allele_counts_pass(const Query& q) {
   stats::AlleleCountsPass pass;
   pass.init({vcz::store_max_alleles(q.store), q.pops.count()}, q.pops.of);

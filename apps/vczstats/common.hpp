@@ -55,6 +55,9 @@ struct Query {
 };
 Query build_query(const CommonOptions& o);
 
+/// The index of population @p name. @throws UsageError naming @p option when it is unknown.
+int population_index(const vcz::Populations& pops, const std::string& name, const char* option);
+
 /// The allele-counts heavy pass for a query: the store's allele columns, one group of columns
 /// per population.
 stats::AlleleCountsPass allele_counts_pass(const Query& q);
