@@ -19,12 +19,10 @@ using stats::CountsLayout;
 
 /// What a row function sees: one site of one population.
 struct SiteRow {
-  const vcz::VczStore& store;
   const vcz::VariantBlock& variants;
   std::int64_t r;         ///< row in the block
   const std::int32_t* c;  ///< the population's counts (CountsLayout::width() columns)
   const CountsLayout& layout;
-  std::int64_t pop_size;  ///< selected samples of the population
   std::int32_t at(int column) const { return c[layout.alleles + column]; }
 };
 
@@ -84,8 +82,7 @@ void add_table_command(CLI::App& app, TableSpec spec) {
               cells.push_back(vb.allele(r, 0));
               cells.push_back(join_alts(vb, r));
               cells.push_back(q.pops.names[static_cast<std::size_t>(p)]);
-              s->row(SiteRow{q.store, vb, r, c, layout, q.pops.sizes[static_cast<std::size_t>(p)]},
-                     cells);
+              s->row(SiteRow{vb, r, c, layout}, cells);
               table.row(cells);
             }
           }

@@ -87,11 +87,7 @@ void run_allele_counts(const vcz::VczStore& store, const vcz::ChunkPlan& plan,
   }
   if (device == Device::Gpu)
     return run_allele_counts_gpu(store, plan, samples, pass, run, run_stats, consume);
-  stream::run_site_pass_cpu(
-      store, plan, samples, pass, run, run_stats,
-      [&](std::int64_t u, const vcz::WorkUnit& unit, std::span<const std::int32_t> counts) {
-        consume(u, unit, counts);
-      });
+  stream::run_site_pass_cpu(store, plan, samples, pass, run, run_stats, consume);
 }
 
 }  // namespace vczstats
