@@ -16,13 +16,13 @@
 // and checks that every kernel produced the same sites / counts as the baseline.
 //
 // End to end (--counts-e2e STORE): run_allele_counts on the CPU (all cores), the GPU pipeline
-// and the seed-style baseline (VCZSTATS_GPU_SEED_BASELINE), one population or --pops N equal
+// and the seed-style baseline (RunOptions::gpu_seed_baseline), one population or --pops N equal
 // runs, --reps times each after a warm-up run; prints wall seconds, calls/s, the -v style stage
 // breakdown, and whether the counts are identical.
 //
 // Registers (nvcc 13.0, sm_90, -Xptxas -v): afdist heavy kernels capped at 64 by
 // __launch_bounds__(256, 4): SWAR bcftools 62, SWAR zarr-afdist 59, word path 47-62, generic
-// 40-48, histogram 32; counts kernels capped at 85 by __launch_bounds__(256, 3) (SWAR, word) or
+// 40-48; counts kernels capped at 85 by __launch_bounds__(256, 3) (SWAR, word) or
 // 64 (generic); every kernel 0 bytes of stack and no spills. scripts/gpu-check.sh records the
 // report (and SASS) on the GPU machine.
 //
@@ -44,8 +44,9 @@
 #include "backend/cuda/afdist_kernels.cuh"
 #include "backend/cuda/counts_kernels.cuh"
 #include "backend/cuda/cuda_util.cuh"
+#include "backend/site_pass.hpp"
 #include "stats/afdist_math.hpp"
-#include "vczstats/engine.hpp"
+#include "vczstats/run.hpp"
 #include "vczstats/thread_pool.hpp"
 #include "vczstats/vcz.hpp"
 
@@ -228,19 +229,25 @@ int counts_e2e(const std::string& path, int pops, int reps) {
   std::map<std::string, std::pair<RunStats, double>> last;
   for (const char* mode : {"cpu", "gpu", "gpu-seed-baseline"}) {
     RunOptions run;
-    run.device = std::string(mode) == "cpu" ? Device::Cpu : Device::Gpu;
-    if (std::string(mode) == "gpu-seed-baseline")
-      ::setenv("VCZSTATS_GPU_SEED_BASELINE", "1", 1);
-    else
-      ::unsetenv("VCZSTATS_GPU_SEED_BASELINE");
+    run.device.kind = std::string(mode) == "cpu" ? DeviceKind::Cpu : DeviceKind::Gpu;
+    run.gpu_seed_baseline = std::string(mode) == "gpu-seed-baseline";
+    backend::SitePassSpec spec;
+    spec.store = &store;
+    spec.plan = &plan;
+    spec.samples = &samples;
+    spec.run = &run;
+    spec.counts = &pass;
     for (int r = 0; r <= reps; ++r) {  // run 0 warms the page cache and the device
       std::vector<std::int32_t> all;
       RunStats rs;
       const auto t0 = std::chrono::steady_clock::now();
-      run_allele_counts(store, plan, samples, pass, run, &rs,
-                        [&](std::int64_t, const vcz::WorkUnit&, std::span<const std::int32_t> c) {
-                          all.insert(all.end(), c.begin(), c.end());
-                        });
+      const backend::Deliver deliver = [&](const backend::UnitOutput& out) {
+        all.insert(all.end(), out.counts.begin(), out.counts.end());
+      };
+      if (run.device.kind == DeviceKind::Cpu)
+        backend::run_site_pass_cpu(spec, deliver, nullptr, &rs);
+      else
+        backend::run_site_pass_gpu(spec, deliver, nullptr, &rs);
       const double wall =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (reference.empty()) reference = all;
@@ -269,7 +276,6 @@ int counts_e2e(const std::string& path, int pops, int reps) {
   std::printf("\nGPU pipeline (last run, wall %.3f s): ", gwall);
   for (const auto& st : stages) std::printf("%s %.3f s; ", st.first, st.second);
   std::printf("\nbound by: %s (%.0f%% of wall)\n", bound->first, 100.0 * bound->second / gwall);
-  ::unsetenv("VCZSTATS_GPU_SEED_BASELINE");
   std::printf("\ncounts identical across modes: %s\n", same ? "yes" : "NO");
   return same ? 0 : 1;
 }

@@ -8,7 +8,7 @@
 #      against the D2D copy) and records registers and SASS;
 #   5. end to end on a generated 10^4 x 10^5 store: afdist through the CLI and the allele-counts
 #      pass through the benchmark's --counts-e2e mode, each on the CPU (all cores), the GPU
-#      pipeline and the seed-style baseline (VCZSTATS_GPU_SEED_BASELINE=1: one thread per
+#      pipeline and the seed-style baseline (--gpu-seed-baseline: one thread per
 #      variant, pageable copies, no overlap).
 # The VCZ stores of ../shared/data travel as .gpu/shared-data (scripts/fetch-gpu-deps.sh copies
 # them); the tests find them through VCZSTATS_SHARED_DATA.
@@ -181,16 +181,15 @@ if [ "$phase" != build ] && [ "$phase" != popgen ] && [ $configure_only -eq 0 ];
       # decode thread, so decode, copy and compute do not overlap; gpu-seed-baseline: what the
       # seeds did (one thread per variant, pageable copies, nothing overlapped); cpu: all cores.
       for dev in gpu gpu-serial gpu-seed-baseline cpu; do
-        seed=0
         case $dev in
           gpu) args=(--device gpu) ;;
           gpu-serial) args=(--device gpu --gpu-streams 1 --prefetch 1 -t 1) ;;
-          gpu-seed-baseline) args=(--device gpu) seed=1 ;;
+          gpu-seed-baseline) args=(--device gpu --gpu-seed-baseline) ;;
           cpu) args=(--device cpu) ;;
         esac
         for rep in 1 2 3; do
           t0=$(date +%s.%N)
-          VCZSTATS_GPU_SEED_BASELINE=$seed run_cli afdist "$big" "${args[@]}" -v >"$logs/e2e-$dev.tsv" 2>"$logs/e2e-$dev.err"
+          run_cli afdist "$big" "${args[@]}" -v >"$logs/e2e-$dev.tsv" 2>"$logs/e2e-$dev.err"
           t1=$(date +%s.%N)
           echo "| $dev | $rep | $(python3 -c "print(round($t1 - $t0, 3))") | $(grep -E 'device|total' "$logs/e2e-$dev.err" | tr '\n' ' ') |"
         done

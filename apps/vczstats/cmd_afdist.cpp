@@ -1,4 +1,5 @@
-// vczstats afdist: genotype probability distribution (bcftools +af-dist / zarr_afdist).
+// vczstats afdist: genotype probability distribution (bcftools +af-dist / zarr_afdist), a
+// library object (vczstats/statistics.hpp).
 
 #include <fmt/format.h>
 
@@ -7,7 +8,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "vczstats/afdist.hpp"
+#include "vczstats/statistics.hpp"
 
 namespace vczstats::cli {
 
@@ -35,29 +36,27 @@ void add_afdist_command(CLI::App& app) {
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
   cmd->callback([o] {
-    auto q = build_query(o->common);
+    const Query q = build_query(query_options(o->common));
     stats::AfdistOptions opt;
     opt.method = stats::parse_afdist_method(o->method);
     opt.bins = o->bins;
-    RunStats rs;
-    Output out(o->common.output);
-    const auto r = run_afdist(q.store, q.plan, q.samples, opt, run_options(o->common), &rs);
-    std::string text;
+    const auto s = make_afdist(q, opt);
+    Statistic* list[] = {s.get()};
+    const RunStats rs = compute(q, list, run_options(o->common));
     if (o->common.format == "json") {
+      const auto r = s->result();
       nlohmann::json j;
       j["method"] = stats::to_string(r.method);
       j["sites"] = r.sites;
       for (std::size_t i = 0; i < r.counts.size(); ++i)
         j["bins"].push_back(
             {{"start", r.edges[i]}, {"stop", r.edges[i + 1]}, {"prob_dist", r.counts[i]}});
-      text = j.dump(2) + "\n";
+      Output out(o->common.output);
+      write(out, j.dump(2) + "\n");
+      out.commit();
     } else {
-      text = "start\tstop\tprob_dist\n";
-      for (std::size_t i = 0; i < r.counts.size(); ++i)
-        text += fmt::format("{}\t{}\t{}\n", r.edge_text(i), r.edge_text(i + 1), r.counts[i]);
+      write_table(o->common, s->finish());
     }
-    write(out, text);
-    out.commit();
     report_run(o->common, rs);
   });
 }

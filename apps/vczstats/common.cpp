@@ -10,11 +10,11 @@
 #include <csignal>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <tuple>
 
 #include "vczstats/error.hpp"
-#include "vczstats/variants.hpp"
 #include "vczstats/zarr_writer.hpp"
 
 namespace vczstats::cli {
@@ -47,9 +47,21 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
   cmd.add_option("--prefetch", o.prefetch,
                  "Work units decoded ahead (bounds memory) [default: 2 x threads]")
       ->group("Execution");
-  cmd.add_option("--device", o.device, "cpu, gpu or auto (GPU when one is usable)")
-      ->check(CLI::IsMember({"cpu", "gpu", "auto"}))
+  cmd.add_option("--device", o.device,
+                 "cpu, gpu (CUDA device 0), gpu:N (device N) or auto (GPU 0 when one is usable)")
+      ->check([](const std::string& v) {
+        try {
+          parse_device(v);
+          return std::string();
+        } catch (const UsageError& e) {
+          return std::string(e.what());
+        }
+      })
       ->capture_default_str()
+      ->group("Execution");
+  cmd.add_flag("--gpu-seed-baseline", o.gpu_seed_baseline,
+               "Benchmarks only: run the GPU as the seed implementations did (one thread per "
+               "variant, pageable copies, no overlap)")
       ->group("Execution");
   cmd.add_option("--gpu-streams", o.gpu_streams,
                  "CUDA streams of the GPU pipeline (copies and kernels overlap across them) "
@@ -77,48 +89,28 @@ void add_population_option(CLI::App& cmd, CommonOptions& o) {
       ->group("Selection");
 }
 
-Query build_query(const CommonOptions& o) {
-  Query q{vcz::VczStore::open(o.store), {}, {}, {}, {}, vcz::RegionOverlap::Record};
-  if (!o.regions.empty() && !o.regions_file.empty())
-    throw UsageError("give either -r/--regions or -R/--regions-file, not both");
-  if (!o.regions.empty()) q.regions = vcz::parse_regions(o.regions);
-  if (!o.regions_file.empty()) q.regions = vcz::read_regions_file(o.regions_file);
-  if (o.regions_overlap == "pos" || o.regions_overlap == "0") q.overlap = vcz::RegionOverlap::Pos;
-  std::vector<std::string> missing;
-  q.plan = q.store.plan(q.regions, q.overlap, o.max_unit_variants, &missing);
-  for (const auto& c : missing)
-    fmt::print(stderr, "vczstats: warning: contig '{}' is not in {}; its regions select nothing\n",
-               c, o.store);
-
-  if (!o.samples.empty() && !o.samples_file.empty())
-    throw UsageError("give either -s/--samples or -S/--samples-file, not both");
-  if (!o.samples.empty())
-    q.samples = q.store.select_samples(vcz::split_list(o.samples), o.force_samples);
-  else if (!o.samples_file.empty())
-    q.samples = q.store.select_samples(vcz::read_samples_file(o.samples_file), o.force_samples);
-  else
-    q.samples = q.store.all_samples();
-  if (q.samples.size() == 0) throw UsageError(o.store + ": no samples to analyse");
-  if (!o.pops.empty())
-    q.pops = vcz::apply_populations(q.store, vcz::read_populations_file(o.pops), q.samples,
-                                    o.force_samples);
-  else
-    q.pops = vcz::single_population(q.samples);
+QueryOptions query_options(const CommonOptions& o) {
+  QueryOptions q;
+  q.store = o.store;
+  q.regions = o.regions;
+  q.regions_file = o.regions_file;
+  q.overlap = o.regions_overlap == "pos" || o.regions_overlap == "0" ? vcz::RegionOverlap::Pos
+                                                                     : vcz::RegionOverlap::Record;
+  if (!o.samples.empty()) {
+    q.samples = vcz::split_list(o.samples);
+    if (q.samples.empty()) throw UsageError("-s/--samples: no sample named");
+  }
+  q.samples_file = o.samples_file;
+  q.force_samples = o.force_samples;
+  q.pops_file = o.pops;
+  q.max_unit_variants = o.max_unit_variants;
   return q;
 }
 
-int population_index(const vcz::Populations& pops, const std::string& name, const char* option) {
-  for (int i = 0; i < pops.count(); ++i)
-    if (pops.names[static_cast<std::size_t>(i)] == name) return i;
-  throw UsageError(std::string(option) + ": population '" + name + "' is not among " +
-                   (pops.count() == 1 && pops.names[0] == "all" ? "the populations (give -P)"
-                                                                : "the -P populations"));
-}
-
-stats::AlleleCountsPass allele_counts_pass(const Query& q) {
-  stats::AlleleCountsPass pass;
-  pass.init({vcz::store_max_alleles(q.store), q.pops.count()}, q.pops.of);
-  return pass;
+Query build_query(const QueryOptions& o) {
+  Query q = make_query(o);
+  for (const auto& w : q.warnings) fmt::print(stderr, "vczstats: warning: {}\n", w);
+  return q;
 }
 
 namespace {
@@ -146,6 +138,7 @@ RunOptions run_options(const CommonOptions& o) {
   r.threads = o.threads;
   r.prefetch = o.prefetch;
   r.gpu_streams = o.gpu_streams;
+  r.gpu_seed_baseline = o.gpu_seed_baseline;
   r.device = parse_device(o.device);
   r.progress = progress_bar(o.progress);
   return r;
@@ -436,6 +429,86 @@ std::string format_number(double v) {
   if (std::isnan(v)) return "NA";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   return fmt::format("{}", v);
+}
+
+std::vector<TableWriter::Column> table_columns(const Table& t, int first) {
+  std::vector<TableWriter::Column> cols;
+  for (std::size_t i = static_cast<std::size_t>(first); i < t.columns.size(); ++i) {
+    const auto k = t.columns[i].kind;
+    cols.push_back({t.columns[i].name,
+                    k == vczstats::Column::Kind::Int || k == vczstats::Column::Kind::Float});
+  }
+  return cols;
+}
+
+void table_cells(const Table& t, std::int64_t r, std::vector<std::string>& cells, int first) {
+  using Kind = vczstats::Column::Kind;
+  const auto i = static_cast<std::size_t>(r);
+  for (std::size_t c = static_cast<std::size_t>(first); c < t.columns.size(); ++c) {
+    const auto& col = t.columns[c];
+    switch (col.kind) {
+      case Kind::Int:
+        cells.push_back(std::to_string(col.ints[i]));
+        break;
+      case Kind::Float:
+        cells.push_back(col.single_precision && !std::isnan(col.floats[i])
+                            ? fmt::format("{}", static_cast<float>(col.floats[i]))
+                            : format_number(col.floats[i]));
+        break;
+      case Kind::Label:
+        cells.push_back(col.label(r));
+        break;
+      case Kind::IntList:
+      case Kind::FloatList: {
+        std::string text;
+        for (auto k = col.offsets[i]; k < col.offsets[i + 1]; ++k) {
+          if (k > col.offsets[i]) text += ',';
+          const auto j = static_cast<std::size_t>(k);
+          text += col.kind == Kind::IntList ? std::to_string(col.ints[j])
+                                            : format_number(col.floats[j]);
+        }
+        cells.push_back(std::move(text));
+        break;
+      }
+    }
+  }
+}
+
+void write_rows(TableWriter& w, const Table& t) {
+  std::vector<std::string> cells;
+  for (std::int64_t r = 0; r < t.rows(); ++r) {
+    cells.clear();
+    table_cells(t, r, cells);
+    w.row(cells);
+  }
+}
+
+void run_table_command(const CommonOptions& o, const Query& q, Statistic& statistic) {
+  Output out(o.output);
+  std::optional<TableWriter> w;
+  auto emit = [&](const Table& t) {
+    if (!w) w.emplace(out, o.format, table_columns(t), o.format == "tsv" ? t.note : "");
+    write_rows(*w, t);
+  };
+  ComputeHooks hooks;
+  hooks.after_unit = [&](const UnitData&) {
+    const Table t = statistic.take_rows();
+    if (t.rows() > 0) emit(t);
+  };
+  Statistic* list[] = {&statistic};
+  const RunStats rs = compute(q, list, run_options(o), hooks);
+  emit(statistic.finish());
+  w->finish();
+  out.commit();
+  report_run(o, rs);
+}
+
+void write_table(const CommonOptions& o, const Table& t) {
+  Output out(o.output);
+  TableWriter w(out, o.format, table_columns(t), o.format == "tsv" ? t.note : "");
+  write_rows(w, t);
+  w.finish();
+  out.commit();
 }
 
 }  // namespace vczstats::cli

@@ -11,11 +11,11 @@
 #include <memory>
 #include <string>
 
-#include "vczstats/counts.hpp"
-#include "vczstats/engine.hpp"
-#include "vczstats/populations.hpp"
+#include "vczstats/compute.hpp"
+#include "vczstats/query.hpp"
+#include "vczstats/run.hpp"
 #include "vczstats/simulate.hpp"
-#include "vczstats/vcz.hpp"
+#include "vczstats/table.hpp"
 
 namespace vczstats::cli {
 
@@ -28,6 +28,7 @@ struct CommonOptions {
   unsigned threads = 0;
   unsigned prefetch = 0;
   unsigned gpu_streams = 0;
+  bool gpu_seed_baseline = false;
   std::string device = "auto";
   std::string output;
   std::string format = "tsv";
@@ -43,27 +44,15 @@ void add_common_options(CLI::App& cmd, CommonOptions& o);
 /// Add -P/--pops to a subcommand that reports per population.
 void add_population_option(CLI::App& cmd, CommonOptions& o);
 
-/// What a command needs to run: the opened store, the plan, the sample selection and its
-/// populations (one population "all" without -P).
-struct Query {
-  vcz::VczStore store;
-  vcz::ChunkPlan plan;
-  vcz::SampleSelection samples;
-  vcz::Populations pops;
-  std::vector<vcz::Region> regions;  ///< as given (-r or -R), in order; empty: whole store
-  vcz::RegionOverlap overlap = vcz::RegionOverlap::Record;
-};
-Query build_query(const CommonOptions& o);
+/// The library's query options from the common options (windows etc. are added by commands).
+QueryOptions query_options(const CommonOptions& o);
 
-/// The index of population @p name. @throws UsageError naming @p option when it is unknown.
-int population_index(const vcz::Populations& pops, const std::string& name, const char* option);
+/// Build the query (printing its warnings, e.g. regions on contigs the store lacks).
+Query build_query(const QueryOptions& o);
 
-/// The allele-counts heavy pass for a query: the store's allele columns, one group of columns
-/// per population.
-stats::AlleleCountsPass allele_counts_pass(const Query& q);
 RunOptions run_options(const CommonOptions& o);
 
-/// Print the -v report of a run to stderr.
+/// Print the -v report of a run to stderr (warnings always).
 void report_run(const CommonOptions& o, const RunStats& s);
 
 /// stdout, or a file written to a temporary sibling and renamed into place by commit().
@@ -164,5 +153,23 @@ class TableWriter {
 
 /// Shortest round-trip text of a double; "NA" for NaN.
 std::string format_number(double v);
+
+/// The header columns of @p t's columns [first, end): Int and Float columns are numeric in JSON.
+std::vector<TableWriter::Column> table_columns(const Table& t, int first = 0);
+
+/// The text of row @p r of @p t's columns [first, end), appended to @p cells: integers as
+/// integers, floats in shortest round-trip form (float32 ones as float32, NaN as NA), labels as
+/// their names, lists comma-separated.
+void table_cells(const Table& t, std::int64_t r, std::vector<std::string>& cells, int first = 0);
+
+/// Write every row of @p t.
+void write_rows(TableWriter& w, const Table& t);
+
+/// Write a whole result table to -o in --format, with its note as the TSV comment.
+void write_table(const CommonOptions& o, const Table& t);
+
+/// Run one statistic over @p q and stream its table to -o: rows are written as the statistic
+/// finishes them (after each unit), the rest at the end; then the -v report.
+void run_table_command(const CommonOptions& o, const Query& q, Statistic& statistic);
 
 }  // namespace vczstats::cli

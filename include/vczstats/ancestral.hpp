@@ -25,7 +25,9 @@ class AncestralAlleles {
   AncestralAlleles(const VczStore& store, const std::string& spec);
   ~AncestralAlleles();
   /// @brief What the output should say about polarisation.
-  std::string description() const;
+  std::string description() const { return describe(spec_); }
+  /// @brief The same, from the option text alone (no file is read).
+  static std::string describe(const std::string& spec);
   /// @brief The ancestral allele index of each row of @p block (-1: unknown). An allele matches
   /// when it equals the ancestral text, ignoring case ("A|||" style INFO/AA values use the part
   /// before '|'); a FASTA gives one base, so only single-base alleles can match it; 'N', '-',

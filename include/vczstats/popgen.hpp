@@ -28,6 +28,8 @@ struct DiversitySums {
   /// the index of the ancestral allele (0: REF), negative when unknown (the site is then left
   /// out of the unfolded statistics).
   void add(const std::int32_t* c, int alleles, Harmonic& harmonic, int ancestral = 0);
+  /// @brief Add the sums of the same window from another partition of its sites.
+  void merge(const DiversitySums& o);
 };
 
 /// @brief The window statistics of DiversitySums.
@@ -44,6 +46,8 @@ struct DivergenceSums {
   double dxy_sum = 0, pi1_sum = 0, pi2_sum = 0, hudson_num = 0, hudson_den = 0;
   double wc_a = 0, wc_abc = 0, wc_fst_sum = 0, nei_num = 0, nei_ht = 0;
   void add(const std::int32_t* c1, const std::int32_t* c2, int alleles);
+  /// @brief Add the sums of the same window from another partition of its sites.
+  void merge(const DivergenceSums& o);
 };
 
 /// @brief pi of one population's counts at a site, or NaN when fewer than 2 called alleles.

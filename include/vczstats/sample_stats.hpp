@@ -1,13 +1,9 @@
 #pragma once
 /// @file sample_stats.hpp
-/// @brief Per-sample statistics: missingness (plink2 --missing, .smiss) and the inbreeding
-/// coefficient F from homozygosity (plink2 --het), with population allele frequencies.
+/// @brief Per-sample sums of the heavy pass: missingness (plink2 --missing, .smiss) and the
+/// homozygosity behind the inbreeding coefficient F (plink2 --het).
 
 #include <cstdint>
-#include <vector>
-
-#include "vczstats/engine.hpp"
-#include "vczstats/populations.hpp"
 
 namespace vczstats::stats {
 
@@ -18,16 +14,15 @@ struct SampleSums {
   std::int64_t het_sites = 0;   ///< N of --het: its complete diploid calls at polymorphic sites
   std::int64_t o_hom = 0;       ///< ... of which homozygous
   double e_hom = 0;             ///< sum over those sites of sum_a p_a^2
-};
 
-/// @brief Per-sample sums over the plan, in selection order. --het's expectation uses, at each
-/// site, the allele frequencies among the complete diploid calls of the sample's population, at
-/// sites where that population shows at least two alleles (POPGEN.md §8). Two passes per work
-/// unit (population counts, then per-sample sums; the genotypes are decoded twice), CPU only.
-/// @p alleles: allele columns of the store.
-std::vector<SampleSums> run_sample_stats(const vcz::VczStore& store, const vcz::ChunkPlan& plan,
-                                         const vcz::SampleSelection& samples,
-                                         const vcz::Populations& pops, int alleles,
-                                         const RunOptions& run, RunStats* stats = nullptr);
+  /// @brief Add another block's or partition's sums.
+  void merge(const SampleSums& o) {
+    obs_ct += o.obs_ct;
+    missing_ct += o.missing_ct;
+    het_sites += o.het_sites;
+    o_hom += o.o_hom;
+    e_hom += o.e_hom;
+  }
+};
 
 }  // namespace vczstats::stats

@@ -1,53 +1,80 @@
 #pragma once
 /// @file thread_pool.hpp
-/// @brief A fixed pool of worker threads with a blocking parallel_for.
+/// @brief A pool of worker threads shared by every run of a process: blocking parallel loops
+/// and groups of long-running tasks (the scheduler's producers), so no run spawns threads.
 
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "vczstats/zarr.hpp"
 
 namespace vczstats {
 
 /// @brief Number of hardware threads (at least 1).
 unsigned hardware_threads();
 
-/// @brief A fixed set of worker threads. parallel_for blocks until every index has run; the
-/// first exception thrown by a task is rethrown in the caller after the others finished.
-class ThreadPool {
+/// @brief Worker threads taking tasks from one queue. parallel_for blocks until every index has
+/// run (the calling thread works too); start() runs a group of tasks concurrently and returns at
+/// once. The first exception of a task is rethrown to whoever waits for it. The pool grows when
+/// a group needs more idle workers than it has, so groups never wait for each other's threads.
+class ThreadPool : public zarr::Executor {
  public:
-  /// @brief Start @p threads workers (0 = hardware_threads()).
+  /// @brief Start @p threads workers (0 = hardware_threads()); parallel_for uses at most that
+  /// many threads counting the caller.
   explicit ThreadPool(unsigned threads = 0);
-  ~ThreadPool();
+  ~ThreadPool() override;
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  unsigned size() const { return static_cast<unsigned>(workers_.size()); }
+  /// @brief The process-wide pool (hardware_threads() wide), created on first use.
+  static ThreadPool& shared();
 
-  /// @brief Run fn(i) for i in [0, n), spread over the workers (and the calling thread).
-  /// Indices are handed out in increasing order.
-  void parallel_for(std::int64_t n, const std::function<void(std::int64_t)>& fn);
+  /// @brief Threads a parallel_for uses, the caller included.
+  unsigned size() const { return width_; }
+
+  /// @brief Run fn(i) for i in [0, n), spread over the workers and the calling thread. Indices
+  /// are handed out in increasing order. Safe to call from several threads at once.
+  void parallel_for(std::int64_t n, const std::function<void(std::int64_t)>& fn) override;
+
+  /// @brief Tasks started together; the destructor waits for them (after cancel() when the
+  /// owner leaves early, the tasks themselves must notice and return).
+  class Group {
+   public:
+    Group() = default;
+    Group(Group&&) noexcept = default;
+    Group& operator=(Group&&) noexcept = default;
+    ~Group();
+    /// @brief Wait for every task of the group; rethrows the first exception of one.
+    void join();
+
+   private:
+    friend class ThreadPool;
+    struct State;
+    std::shared_ptr<State> state_;
+  };
+
+  /// @brief Run fn(0), ..., fn(n - 1) concurrently, each on its own worker (the pool grows when
+  /// fewer than n workers are idle), and return at once.
+  Group start(unsigned n, std::function<void(unsigned)> fn);
 
  private:
   void worker_loop();
-  void run_tasks(std::unique_lock<std::mutex>& lock);
+  void push(std::vector<std::function<void()>> tasks, bool concurrent);
 
+  unsigned width_ = 1;
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::condition_variable done_;
-  const std::function<void(std::int64_t)>* task_ = nullptr;
-  std::int64_t task_n_ = 0;
-  std::int64_t next_ = 0;
-  std::int64_t finished_ = 0;
-  std::uint64_t generation_ = 0;
-  int active_ = 0;
+  std::deque<std::function<void()>> queue_;
+  std::size_t idle_ = 0, starting_ = 0;
   bool stop_ = false;
-  std::exception_ptr error_;
-  std::mutex call_mutex_;  // one parallel_for at a time
 };
 
 }  // namespace vczstats

@@ -1,21 +1,31 @@
 #pragma once
 /// @file windows.hpp
-/// @brief Streaming windows over sites in genome order.
-// Windows over a stream of sites in genome order (tests/tools/POPGEN.md §3). Sites come in
-// groups: a region of -r (the first region, in the order given, that selects the site), else a
-// contig. Without window options a group is one window; --window-size W --window-step S tiles
-// the group's span [start, end] with [b, b+W-1], b = start, start+S, ... (clipped at end when
-// end is known: the region's end or the contig's length; otherwise windows run to the last
-// site); --window-variants N makes windows of N consecutive sites. Each window holds an
-// accumulator; a window is emitted (in order of start) once no later site can fall in it, so
-// memory holds only the W/S windows open at a time, whatever the number of sites.
+/// @brief Windows over a stream of sites in genome order, with partial sums that merge across
+/// partitions of the sites.
+// Sites come in groups: a region of -r (the first region, in the order given, that selects the
+// site), else a contig (tests/tools/POPGEN.md §3). Without window options a group is one window;
+// --window-size W --window-step S tiles the group's span [start, end] with [b, b+W-1],
+// b = start, start+S, ... (clipped at end when end is known: the region's end or the contig's
+// length; otherwise windows run to the last site); --window-variants N makes windows of N
+// consecutive sites; --windows-file gives them explicitly. A window closes once no later site
+// can fall in it, so memory holds only the W/S windows open at a time.
+//
+// Partitions: the sites of a run may be cut anywhere into consecutive partitions (MPI ranks,
+// or tests), each with its own WindowAccumulator. A partition begins from the SiteCursor of the
+// sites before it (computed from positions alone, see site_cursor in query.hpp) and rebuilds the
+// windows that were open there as "head" windows with empty sums; merge() adds a partition's
+// head windows into the open windows of the partition before it. The merged windows equal a
+// single pass (sums in a different order: floats agree to rounding).
 
 #include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <limits>
+#include <utility>
 #include <vector>
+
+#include "vczstats/error.hpp"
 
 namespace vczstats::stats {
 
@@ -25,7 +35,7 @@ struct WindowSpec {
   std::int64_t step = 0;      ///< bp step (0: size)
   std::int64_t variants = 0;  ///< sites per window (0: none)
   /// Windows given explicitly (a BED file): per contig index, [start, end] 1-based inclusive,
-  /// sorted by start; they may overlap. Empty: none. A contig's windows are all listed once a
+  /// sorted by start; they may overlap. Empty: none. Every window of a contig is listed once a
   /// site of it is seen.
   std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> intervals;
 };
@@ -39,117 +49,298 @@ struct WindowGroup {
   bool known_end = false;
 };
 
-template <class Acc>
-class WindowScanner {
+/// @brief The state of the site stream before a partition: what the partition needs to line
+/// its windows and blocks up with a single pass. Computed from positions and alleles alone.
+struct SiteCursor {
+  bool any = false;              ///< a windowed site comes before the partition
+  WindowGroup group;             ///< the group of the last windowed site
+  std::int64_t pos = 0;          ///< its position
+  std::int64_t group_sites = 0;  ///< windowed sites of that group before the partition
+  std::int64_t biallelic = 0;    ///< selected biallelic sites before (f-statistics blocks)
+};
+
+/// @brief The most windows one group may have (a guard against a contig length or position
+/// near 2^63 with a small window, which would otherwise emit windows for hours).
+inline constexpr std::int64_t kMaxWindowsPerGroup = std::int64_t{1} << 31;
+
+/// @brief Sums per window. Sums must be copyable and have `void merge(const Sums&)` (adding
+/// another partition's sums of the same window).
+template <class Sums>
+class WindowAccumulator {
  public:
   struct Window {
     std::int32_t contig = 0;
     std::int64_t start = 0, end = 0;  ///< 1-based, inclusive
     std::int64_t sites = 0;
-    Acc acc;
+    Sums sums;
+    std::int64_t group_key = -1, index = 0;  ///< identity within the run
+    bool closed = false;
+    bool head = false;  ///< rebuilt from the cursor: merged into the previous partition
   };
-  using Emit = std::function<void(const Window&)>;
 
-  WindowScanner(WindowSpec spec, std::function<Acc()> make, Emit emit)
-      : spec_(spec), make_(std::move(make)), emit_(std::move(emit)) {
+  WindowAccumulator(WindowSpec spec, std::function<Sums()> make)
+      : spec_(std::move(spec)), make_(std::move(make)) {
     if (spec_.step == 0) spec_.step = spec_.size;
   }
 
-  /// @brief Add a site at @p pos of @p group; @p add(Acc&) adds it to one window.
+  /// @brief Start a partition after the sites summarised by @p c (a default cursor: the start).
+  void begin(const SiteCursor& c) {
+    pending_.clear();
+    started_ = false;
+    if (!c.any) return;
+    start_group(c.group);
+    last_pos_ = c.pos;
+    group_sites_ = c.group_sites;
+    if (!spec_.intervals.empty()) {
+      const auto& iv = intervals();
+      std::size_t done = 0;  // the longest prefix closed in front: end < pos
+      while (done < iv.size() && iv[done].first <= c.pos && iv[done].second < c.pos) ++done;
+      next_interval_ = done;
+      while (next_interval_ < iv.size() && iv[next_interval_].first <= c.pos) {
+        push(static_cast<std::int64_t>(next_interval_), iv[next_interval_].first,
+             iv[next_interval_].second, true);
+        ++next_interval_;
+      }
+    } else if (spec_.variants > 0) {
+      if (group_sites_ % spec_.variants != 0)
+        push(group_sites_ / spec_.variants, 0, c.pos, true);  // its start is in an earlier part
+    } else if (spec_.size == 0) {
+      push(0, group_.start, group_.known_end ? group_.end : c.pos, true);
+    } else {
+      const std::int64_t p = std::max(c.pos, group_.start);
+      const std::int64_t hi = last_index_at(p);
+      for (std::int64_t k = std::max<std::int64_t>(0, first_index_ending_at(p)); k <= hi; ++k)
+        if (window_end(k) >= p) push(k, window_start(k), window_end(k), true);
+      next_k_ = hi + 1;
+    }
+  }
+
+  /// @brief Add a site at @p pos of @p group; @p add(Sums&) adds it to one window.
   template <class Add>
   void add(const WindowGroup& group, std::int64_t pos, Add&& add) {
-    if (group.key != group_.key || !started_) {
-      finish();
-      group_ = group;
-      started_ = true;
-      next_start_ = group.start;
-      next_interval_ = 0;
+    if (!started_ || group.key != group_.key) {
+      finish_group();
+      start_group(group);
     }
     last_pos_ = pos;
+    ++group_sites_;
     if (!spec_.intervals.empty()) {
       const auto& iv = intervals();
       while (next_interval_ < iv.size() && iv[next_interval_].first <= pos) {
-        open_.push_back(fresh(iv[next_interval_].first, iv[next_interval_].second));
+        push(static_cast<std::int64_t>(next_interval_), iv[next_interval_].first,
+             iv[next_interval_].second, false);
         ++next_interval_;
       }
-      emit_front_until(pos);
-      for (auto& w : open_)
-        if (w.start <= pos && pos <= w.end) {
-          ++w.sites;
-          add(w.acc);
-        }
+      close_front(pos);
+      for_open(pos, add);
       return;
     }
     if (spec_.variants > 0) {
-      if (open_.empty()) open_.push_back(fresh(pos, pos));
-      Window& w = open_.front();
+      if (pending_.empty() || pending_.back().closed)
+        push((group_sites_ - 1) / spec_.variants, pos, pos, false);
+      Window& w = pending_.back();
       w.end = pos;
-      ++w.sites;
-      add(w.acc);
-      if (w.sites == spec_.variants) flush_all();
+      count(w, add);
+      if (group_sites_ % spec_.variants == 0) w.closed = true;
       return;
     }
     if (spec_.size == 0) {
-      if (open_.empty()) open_.push_back(fresh(group_.start, group_.end));
-      ++open_.front().sites;
-      add(open_.front().acc);
+      if (pending_.empty() || pending_.back().closed)
+        push(0, group_.start, group_.known_end ? group_.end : pos, false);
+      Window& w = pending_.back();
+      if (!group_.known_end) w.end = pos;
+      count(w, add);
       return;
     }
     const std::int64_t p = std::max(pos, group_.start);  // overlapping a region's start
-    // Close the windows that end before p; open those that start at or before it.
-    while (!open_.empty() && open_.front().end < p) emit_front();
-    while (next_start_ <= p && (!group_.known_end || next_start_ <= group_.end)) {
-      open_.push_back(fresh(next_start_, window_end(next_start_)));
-      next_start_ += spec_.step;
-      if (open_.back().end < p) emit_front_until(p);
+    close_front(p);
+    const std::int64_t hi = last_index_at(p);
+    if (hi >= kMaxWindowsPerGroup) too_many_windows();
+    for (; next_k_ <= hi; ++next_k_) {
+      push(next_k_, window_start(next_k_), window_end(next_k_), false);
+      if (pending_.back().end < p) close_front(p);
+      backlog();
     }
-    for (auto& w : open_)
-      if (w.start <= p && p <= w.end) {
-        ++w.sites;
-        add(w.acc);
-      }
+    for_open(p, add);
   }
 
-  /// @brief Emit the windows left in the current group (and the empty ones up to its end).
-  void finish() {
-    if (!started_) return;
-    if (!spec_.intervals.empty()) {
-      const auto& iv = intervals();
-      for (; next_interval_ < iv.size(); ++next_interval_)
-        open_.push_back(fresh(iv[next_interval_].first, iv[next_interval_].second));
+  /// @brief Called (when set) while many closed windows wait, e.g. across a long gap between
+  /// sites, so the owner can take_closed() them and keep memory bounded.
+  void on_backlog(std::function<void()> fn) { on_backlog_ = std::move(fn); }
+
+  /// @brief Remove and return the closed windows that are final here (heads excluded), in
+  /// order.
+  std::vector<Window> take_closed() {
+    std::vector<Window> out, heads;
+    while (!pending_.empty() && pending_.front().head) {  // heads stay for merge()
+      heads.push_back(std::move(pending_.front()));
+      pending_.pop_front();
     }
-    if (spec_.size > 0 && spec_.variants == 0 && group_.known_end) {
-      while (next_start_ <= group_.end) {
-        open_.push_back(fresh(next_start_, window_end(next_start_)));
-        next_start_ += spec_.step;
-      }
+    while (!pending_.empty() && pending_.front().closed) {
+      out.push_back(std::move(pending_.front()));
+      pending_.pop_front();
     }
-    if (spec_.size == 0 && spec_.variants == 0 && !group_.known_end && !open_.empty())
-      open_.front().end = last_pos_;
-    flush_all();
-    started_ = false;
-    group_.key = -1;
+    for (auto it = heads.rbegin(); it != heads.rend(); ++it) pending_.push_front(std::move(*it));
+    return out;
+  }
+
+  /// @brief Windows waiting (heads included).
+  std::size_t pending() const { return pending_.size(); }
+  /// @brief Head windows waiting (they lead pending).
+  std::size_t heads() const {
+    std::size_t n = 0;
+    while (n < pending_.size() && pending_[n].head) ++n;
+    return n;
+  }
+  /// @brief Remove and return the first @p n windows after the heads, which must be closed.
+  std::vector<Window> take_front(std::size_t n) {
+    const std::size_t h = heads();
+    if (h + n > pending_.size()) throw Error("windows: taking more than are waiting");
+    std::vector<Window> out;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!pending_[h + i].closed) throw Error("windows: taking an open window");
+      out.push_back(std::move(pending_[h + i]));
+    }
+    pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(h),
+                   pending_.begin() + static_cast<std::ptrdiff_t>(h + n));
+    return out;
+  }
+
+  /// @brief Absorb @p later, the partition right after this one (begun from this one's end).
+  /// @throws Error when the partitions do not line up.
+  void merge(WindowAccumulator& later) {
+    auto h = later.pending_.begin();
+    for (auto& w : pending_) {
+      if (w.closed) continue;
+      if (h == later.pending_.end() || !h->head || h->group_key != w.group_key ||
+          h->index != w.index)
+        throw Error(
+            "window partitions do not line up (a partition did not begin where the "
+            "previous one ended)");
+      w.sites += h->sites;
+      w.sums.merge(h->sums);
+      if (h->sites > 0) w.end = h->end;  // ends that follow sites (variant and group windows)
+      w.closed = h->closed;
+      h = later.pending_.erase(h);
+    }
+    if (h != later.pending_.end() && h->head)
+      throw Error("window partitions do not line up (unmatched window at a partition start)");
+    for (auto& w : later.pending_) pending_.push_back(std::move(w));
+    later.pending_.clear();
+    group_ = later.group_;
+    started_ = later.started_;
+    next_k_ = later.next_k_;
+    next_interval_ = later.next_interval_;
+    last_pos_ = later.last_pos_;
+    group_sites_ = later.group_sites_;
+  }
+
+  /// @brief Close the last group (its empty windows up to a known end included) and return
+  /// every window left, in order.
+  std::vector<Window> finish() {
+    finish_group();
+    std::vector<Window> out(std::make_move_iterator(pending_.begin()),
+                            std::make_move_iterator(pending_.end()));
+    pending_.clear();
+    return out;
   }
 
  private:
-  Window fresh(std::int64_t start, std::int64_t end) {
-    return Window{group_.contig, start, end, 0, make_()};
+  template <class Add>
+  static void count(Window& w, Add& add) {
+    ++w.sites;
+    add(w.sums);
   }
-  std::int64_t window_end(std::int64_t start) const {
-    const std::int64_t e = start + spec_.size - 1;
+
+  // Open windows are a suffix of pending_ (windows close from the front): add the site to
+  // those that hold p.
+  template <class Add>
+  void for_open(std::int64_t p, Add& add) {
+    for (auto it = pending_.rbegin(); it != pending_.rend() && !it->closed; ++it)
+      if (it->start <= p && p <= it->end) count(*it, add);
+  }
+
+  void backlog() {
+    if (on_backlog_ && pending_.size() >= kBacklog) on_backlog_();
+  }
+  static constexpr std::size_t kBacklog = 4096;
+
+  void push(std::int64_t index, std::int64_t start, std::int64_t end, bool head) {
+    Window w{group_.contig, start, end, 0, make_(), group_.key, index, false, head};
+    pending_.push_back(std::move(w));
+  }
+
+  void start_group(const WindowGroup& g) {
+    group_ = g;
+    started_ = true;
+    next_k_ = 0;
+    next_interval_ = 0;
+    group_sites_ = 0;
+    if (spec_.size > 0 && spec_.variants == 0 && spec_.intervals.empty() && g.known_end &&
+        last_index_at(g.end) >= kMaxWindowsPerGroup)
+      too_many_windows();
+  }
+
+  void finish_group() {
+    if (!started_) return;
+    for (auto& w : pending_) w.closed = true;
+    if (!spec_.intervals.empty()) {
+      const auto& iv = intervals();
+      for (; next_interval_ < iv.size(); ++next_interval_) {
+        push(static_cast<std::int64_t>(next_interval_), iv[next_interval_].first,
+             iv[next_interval_].second, false);
+        pending_.back().closed = true;
+        backlog();
+      }
+    }
+    if (spec_.size > 0 && spec_.variants == 0 && spec_.intervals.empty() && group_.known_end)
+      for (const std::int64_t hi = last_index_at(group_.end); next_k_ <= hi; ++next_k_) {
+        push(next_k_, window_start(next_k_), window_end(next_k_), false);
+        pending_.back().closed = true;
+        backlog();
+      }
+    started_ = false;
+  }
+
+  // Close the open windows at the front that end before p (windows are ordered by start and,
+  // with a fixed size, by end; explicit windows may overlap, and then only the front ones go).
+  // Open windows are a suffix of pending_: find where it starts from the back.
+  void close_front(std::int64_t p) {
+    auto it = pending_.end();
+    while (it != pending_.begin() && !std::prev(it)->closed) --it;
+    for (; it != pending_.end() && it->end < p; ++it) it->closed = true;
+  }
+
+  // bp windows: window k starts at group.start + k * step. Saturating arithmetic: positions and
+  // sizes may be anything up to 2^63 - 1.
+  static constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  std::int64_t window_start(std::int64_t k) const {
+    if (k > 0 && spec_.step > (kMax - group_.start) / k) return kMax;
+    return group_.start + k * spec_.step;
+  }
+  std::int64_t window_end(std::int64_t k) const {
+    const std::int64_t s = window_start(k);
+    const std::int64_t e = s > kMax - (spec_.size - 1) ? kMax : s + (spec_.size - 1);
     return group_.known_end ? std::min(e, group_.end) : e;
   }
-  void emit_front() {
-    emit_(open_.front());
-    open_.pop_front();
+  // The last window index starting at or before p (-1 when none), within a known end.
+  std::int64_t last_index_at(std::int64_t p) const {
+    if (group_.known_end) p = std::min(p, group_.end);
+    if (p < group_.start) return -1;
+    return (p - group_.start) / spec_.step;
   }
-  // Emit leading windows that end before p (windows are ordered by start and, with a fixed
-  // size, by end).
-  void emit_front_until(std::int64_t p) {
-    while (!open_.empty() && open_.front().end < p) emit_front();
+  // The first window index whose (unclipped) end reaches p.
+  std::int64_t first_index_ending_at(std::int64_t p) const {
+    const std::int64_t d = p - group_.start - (spec_.size - 1);  // start_k >= p - size + 1
+    if (d <= 0) return 0;
+    return (d + spec_.step - 1) / spec_.step;
   }
-  void flush_all() {
-    while (!open_.empty()) emit_front();
+  [[noreturn]] void too_many_windows() const {
+    throw UsageError("--window-size " + std::to_string(spec_.size) + " --window-step " +
+                     std::to_string(spec_.step) + " would make more than " +
+                     std::to_string(kMaxWindowsPerGroup) +
+                     " windows on one contig or region (its length or a position is too large); "
+                     "give -r/--regions or larger windows");
   }
 
   const std::vector<std::pair<std::int64_t, std::int64_t>>& intervals() const {
@@ -159,13 +350,14 @@ class WindowScanner {
   }
 
   WindowSpec spec_;
-  std::size_t next_interval_ = 0;
-  std::function<Acc()> make_;
-  Emit emit_;
+  std::function<Sums()> make_;
   WindowGroup group_;
   bool started_ = false;
-  std::int64_t next_start_ = 1, last_pos_ = 0;
-  std::deque<Window> open_;
+  std::int64_t next_k_ = 0;
+  std::size_t next_interval_ = 0;
+  std::int64_t last_pos_ = 0, group_sites_ = 0;
+  std::deque<Window> pending_;
+  std::function<void()> on_backlog_;
 };
 
 }  // namespace vczstats::stats

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -15,11 +16,17 @@
 
 #include <nlohmann/json.hpp>
 
-namespace vczstats {
-class ThreadPool;
-}
-
 namespace vczstats::zarr {
+
+/// @brief Runs independent tasks, possibly in parallel (a thread pool implements it). The zarr
+/// layer starts no threads of its own: callers that want parallel decoding pass one.
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  /// @brief Run fn(i) for every i in [0, n) and return when all have run; the first exception
+  /// of a task is rethrown.
+  virtual void parallel_for(std::int64_t n, const std::function<void(std::int64_t)>& fn) = 0;
+};
 
 /// @brief Read-only bytes from a store: a view plus whatever keeps its memory alive (an owned
 /// buffer, or the memory map of a zip file). Cheap to copy.
@@ -133,9 +140,9 @@ class Array {
   std::vector<std::string> read_chunk_strings(std::span<const std::int64_t> chunk_index) const;
 
   /// @brief Read the region [start, stop) (one pair per dimension) into @p out, C order of the
-  /// region's shape. Chunks are decoded on @p pool when given.
+  /// region's shape. Chunks are decoded through @p executor when given.
   void read_region(std::span<const std::int64_t> start, std::span<const std::int64_t> stop,
-                   std::span<std::byte> out, ThreadPool* pool = nullptr) const;
+                   std::span<std::byte> out, Executor* executor = nullptr) const;
   /// @brief Read a region of a string array.
   std::vector<std::string> read_region_strings(std::span<const std::int64_t> start,
                                                std::span<const std::int64_t> stop) const;

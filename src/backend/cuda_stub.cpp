@@ -1,27 +1,29 @@
 // Built when the CUDA backend is disabled at configure time (-DVCZSTATS_CUDA=OFF).
-#include "backend/cuda/gpu_engine.hpp"
+#include "backend/site_pass.hpp"
 #include "vczstats/device.hpp"
 #include "vczstats/error.hpp"
 
 namespace vczstats {
-bool gpu_available(std::string* reason) {
-  if (reason) *reason = "this build has no CUDA backend (configured with VCZSTATS_CUDA=OFF)";
-  return false;
+
+namespace {
+constexpr const char* kNoCuda =
+    "this build has no CUDA backend (configured with VCZSTATS_CUDA=OFF)";
 }
 
-stats::AfdistResult run_afdist_gpu(const vcz::VczStore&, const vcz::ChunkPlan&,
-                                   const vcz::SampleSelection&, const stats::AfdistAccumulator&,
-                                   const RunOptions&, RunStats*) {
-  throw UsageError(
-      "--device gpu: this build has no CUDA backend (configured with VCZSTATS_CUDA=OFF)");
+int gpu_count(std::string* reason) {
+  if (reason) *reason = kNoCuda;
+  return 0;
 }
 
-bool gpu_has_allele_counts() { return false; }
-
-void run_allele_counts_gpu(const vcz::VczStore&, const vcz::ChunkPlan&,
-                           const vcz::SampleSelection&, const stats::AlleleCountsPass&,
-                           const RunOptions&, RunStats*, const CountsConsumer&) {
-  throw UsageError(
-      "--device gpu: this build has no CUDA backend (configured with VCZSTATS_CUDA=OFF)");
+bool gpu_available(std::string* reason, int) {
+  return gpu_count(reason) > 0;
 }
+
+namespace backend {
+void run_site_pass_gpu(const SitePassSpec&, const Deliver&, std::vector<stats::SampleSums>*,
+                       RunStats*) {
+  throw UsageError(std::string("--device gpu: ") + kNoCuda);
+}
+}  // namespace backend
+
 }  // namespace vczstats

@@ -2,6 +2,7 @@
 
 #include "vczstats/popgen.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -71,6 +72,37 @@ void DiversitySums::add(const std::int32_t* c, int alleles, Harmonic& harmonic, 
     theta_h += 2.0 * i * i / (dn * (dn - 1));
     theta_l += i / (dn - 1);
   }
+}
+
+void DiversitySums::merge(const DiversitySums& o) {
+  n_sites += o.n_sites;
+  n_seg += o.n_seg;
+  singletons += o.singletons;
+  n_unfolded += o.n_unfolded;
+  s_unfolded += o.s_unfolded;
+  n_max = std::max(n_max, o.n_max);
+  n_max_u = std::max(n_max_u, o.n_max_u);
+  pi_sum += o.pi_sum;
+  theta_w += o.theta_w;
+  theta_pi_u += o.theta_pi_u;
+  theta_h += o.theta_h;
+  theta_l += o.theta_l;
+}
+
+void DivergenceSums::merge(const DivergenceSums& o) {
+  n_sites += o.n_sites;
+  n_hudson += o.n_hudson;
+  n_wc += o.n_wc;
+  dxy_sum += o.dxy_sum;
+  pi1_sum += o.pi1_sum;
+  pi2_sum += o.pi2_sum;
+  hudson_num += o.hudson_num;
+  hudson_den += o.hudson_den;
+  wc_a += o.wc_a;
+  wc_abc += o.wc_abc;
+  wc_fst_sum += o.wc_fst_sum;
+  nei_num += o.nei_num;
+  nei_ht += o.nei_ht;
 }
 
 DiversityResult finish_diversity(const DiversitySums& s, Harmonic& harmonic) {

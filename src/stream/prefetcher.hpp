@@ -1,9 +1,10 @@
 #pragma once
-// OrderedPrefetcher: N producer threads compute items 0..n-1 ahead of a single consumer, which
-// receives them in index order. At most `depth` items exist at once (being produced or waiting),
-// so memory in flight is bounded by depth × item size whatever n is. The first exception of a
-// producer reaches the consumer's next() with its message intact; destruction (normal end,
-// error or early exit of the consumer) stops the producers and joins them.
+// OrderedPrefetcher: N producers (tasks of the process's shared thread pool, not threads of
+// their own) compute items 0..n-1 ahead of a single consumer, which receives them in index order.
+// At most `depth` items exist at once (being produced or waiting), so memory in flight is bounded
+// by depth × item size whatever n is. The first exception of a producer reaches the consumer's
+// next() with its message intact; destruction (normal end, error or early exit of the consumer)
+// stops the producers and joins them.
 
 #include <condition_variable>
 #include <cstdint>
@@ -11,8 +12,9 @@
 #include <functional>
 #include <mutex>
 #include <optional>
-#include <thread>
 #include <vector>
+
+#include "vczstats/thread_pool.hpp"
 
 namespace vczstats::stream {
 
@@ -21,15 +23,16 @@ class OrderedPrefetcher {
  public:
   using Produce = std::function<Item(std::int64_t index, unsigned producer)>;
 
-  OrderedPrefetcher(std::int64_t n, unsigned producers, unsigned depth, Produce produce)
+  OrderedPrefetcher(std::int64_t n, unsigned producers, unsigned depth, Produce produce,
+                    ThreadPool& pool = ThreadPool::shared())
       : n_(n), depth_(depth == 0 ? 1 : depth), produce_(std::move(produce)), slots_(depth_) {
     if (producers == 0) producers = 1;
-    for (unsigned p = 0; p < producers; ++p) threads_.emplace_back([this, p] { run(p); });
+    producers_ = pool.start(producers, [this](unsigned p) { run(p); });
   }
 
   ~OrderedPrefetcher() {
     cancel();
-    for (auto& t : threads_) t.join();
+    producers_.join();  // run() catches everything: nothing is rethrown here
   }
 
   OrderedPrefetcher(const OrderedPrefetcher&) = delete;
@@ -96,13 +99,13 @@ class OrderedPrefetcher {
   const std::int64_t depth_;
   Produce produce_;
   std::vector<Slot> slots_;
-  std::vector<std::thread> threads_;
   std::mutex mutex_;
   std::condition_variable space_cv_, ready_cv_;
   std::int64_t claimed_ = 0;
   std::int64_t consumed_ = 0;
   bool cancelled_ = false;
   std::exception_ptr error_;
+  ThreadPool::Group producers_;
 };
 
 }  // namespace vczstats::stream

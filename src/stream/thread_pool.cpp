@@ -1,6 +1,7 @@
 #include "vczstats/thread_pool.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 namespace vczstats {
 
@@ -8,10 +9,34 @@ unsigned hardware_threads() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+/// What the tasks of one group (or one parallel_for) share: how many are still running and the
+/// first exception.
+struct ThreadPool::Group::State {
+  std::mutex mutex;
+  std::condition_variable done;
+  unsigned running = 0;
+  std::exception_ptr error;
+
+  void finish(std::exception_ptr e) {
+    std::lock_guard lock(mutex);
+    if (e && !error) error = e;
+    if (--running == 0) done.notify_all();
+  }
+  void wait() {
+    std::unique_lock lock(mutex);
+    done.wait(lock, [&] { return running == 0; });
+  }
+};
+
 ThreadPool::ThreadPool(unsigned threads) {
   if (threads == 0) threads = hardware_threads();
+  width_ = threads;
   // The calling thread also works inside parallel_for, so start one fewer worker.
-  for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+  std::lock_guard lock(mutex_);
+  for (unsigned i = 1; i < threads; ++i) {
+    ++starting_;
+    workers_.emplace_back([this] { worker_loop(); });
+  }
 }
 
 ThreadPool::~ThreadPool() {
@@ -23,58 +48,120 @@ ThreadPool::~ThreadPool() {
   for (auto& t : workers_) t.join();
 }
 
-void ThreadPool::run_tasks(std::unique_lock<std::mutex>& lock) {
-  // Called with the lock held; releases it while a task runs.
-  while (next_ < task_n_) {
-    const std::int64_t i = next_++;
-    const bool failed = static_cast<bool>(error_);
-    lock.unlock();
-    if (!failed) {
-      try {
-        (*task_)(i);
-      } catch (...) {
-        std::lock_guard g(mutex_);
-        if (!error_) error_ = std::current_exception();
-      }
-    }
-    lock.lock();
-    if (++finished_ == task_n_) done_.notify_all();
-  }
+ThreadPool& ThreadPool::shared() {
+  static ThreadPool pool(hardware_threads());
+  return pool;
 }
 
 void ThreadPool::worker_loop() {
-  std::uint64_t seen = 0;
   std::unique_lock lock(mutex_);
+  --starting_;
   for (;;) {
-    wake_.wait(lock, [&] { return stop_ || (generation_ != seen && next_ < task_n_); });
-    if (stop_) return;
-    seen = generation_;
-    ++active_;
-    run_tasks(lock);
-    --active_;
-    done_.notify_all();
+    ++idle_;
+    wake_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    --idle_;
+    if (queue_.empty()) return;  // stopping, nothing left
+    auto task = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    task();  // tasks catch their own exceptions
+    lock.lock();
   }
+}
+
+void ThreadPool::push(std::vector<std::function<void()>> tasks, bool concurrent) {
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& t : tasks) queue_.push_back(std::move(t));
+    // Tasks that must run at the same time each need a thread that is free now (idle or just
+    // starting) for every queued task: start workers until there are.
+    if (concurrent)
+      while (idle_ + starting_ < queue_.size()) {
+        ++starting_;
+        workers_.emplace_back([this] { worker_loop(); });
+      }
+  }
+  wake_.notify_all();
 }
 
 void ThreadPool::parallel_for(std::int64_t n, const std::function<void(std::int64_t)>& fn) {
   if (n <= 0) return;
-  std::lock_guard call(call_mutex_);
-  std::unique_lock lock(mutex_);
-  task_ = &fn;
-  task_n_ = n;
-  next_ = 0;
-  finished_ = 0;
-  error_ = nullptr;
-  ++generation_;
-  wake_.notify_all();
-  run_tasks(lock);
-  done_.wait(lock, [&] { return finished_ == task_n_ && active_ == 0; });
-  task_ = nullptr;
-  task_n_ = 0;
-  auto err = error_;
-  error_ = nullptr;
-  lock.unlock();
+  // Helpers are optional: one that starts after the caller finished the work returns at once,
+  // so a busy pool never delays a parallel_for beyond the caller's own work.
+  struct Shared {
+    std::mutex mutex;
+    std::condition_variable done;
+    int running = 0;
+    bool closed = false;
+    std::exception_ptr error;
+    std::atomic<std::int64_t> next{0};
+    std::atomic<bool> failed{false};
+  };
+  auto sh = std::make_shared<Shared>();
+  auto loop = [&fn, n](Shared& s) {
+    for (std::int64_t i; !s.failed.load() && (i = s.next.fetch_add(1)) < n;) {
+      try {
+        fn(i);
+      } catch (...) {
+        std::lock_guard lock(s.mutex);
+        if (!s.error) s.error = std::current_exception();
+        s.failed.store(true);
+      }
+    }
+  };
+  const auto helpers =
+      static_cast<unsigned>(std::min<std::int64_t>(n - 1, static_cast<std::int64_t>(width_) - 1));
+  if (helpers > 0) {
+    std::vector<std::function<void()>> tasks(helpers, [sh, loop] {
+      {
+        std::lock_guard lock(sh->mutex);
+        if (sh->closed) return;
+        ++sh->running;
+      }
+      loop(*sh);
+      std::lock_guard lock(sh->mutex);
+      if (--sh->running == 0) sh->done.notify_all();
+    });
+    push(std::move(tasks), false);
+  }
+  loop(*sh);
+  std::unique_lock lock(sh->mutex);
+  sh->closed = true;
+  sh->done.wait(lock, [&] { return sh->running == 0; });
+  if (sh->error) std::rethrow_exception(sh->error);
+}
+
+ThreadPool::Group ThreadPool::start(unsigned n, std::function<void(unsigned)> fn) {
+  Group g;
+  g.state_ = std::make_shared<Group::State>();
+  if (n == 0) return g;
+  g.state_->running = n;
+  auto shared_fn = std::make_shared<std::function<void(unsigned)>>(std::move(fn));
+  std::vector<std::function<void()>> tasks;
+  for (unsigned i = 0; i < n; ++i)
+    tasks.emplace_back([state = g.state_, shared_fn, i] {
+      std::exception_ptr err;
+      try {
+        (*shared_fn)(i);
+      } catch (...) {
+        err = std::current_exception();
+      }
+      state->finish(err);
+    });
+  push(std::move(tasks), true);
+  return g;
+}
+
+void ThreadPool::Group::join() {
+  if (!state_) return;
+  state_->wait();
+  auto err = state_->error;
+  state_.reset();
   if (err) std::rethrow_exception(err);
+}
+
+ThreadPool::Group::~Group() {
+  if (state_) state_->wait();
 }
 
 }  // namespace vczstats

@@ -89,17 +89,12 @@ AncestralAlleles::AncestralAlleles(const VczStore& store, const std::string& spe
 
 AncestralAlleles::~AncestralAlleles() = default;
 
-std::string AncestralAlleles::description() const {
-  switch (kind_) {
-    case Kind::Ref:
-      return "ancestral allele: REF (no --ancestral given)";
-    case Kind::Aa:
-      return "ancestral allele: variant_AA (INFO/AA); sites without one are left out of "
-             "unfolded statistics";
-    case Kind::Fasta:
-      break;
-  }
-  return "ancestral allele: the base of " + spec_ +
+std::string AncestralAlleles::describe(const std::string& spec) {
+  if (spec.empty() || spec == "ref") return "ancestral allele: REF (no --ancestral given)";
+  if (spec == "aa")
+    return "ancestral allele: variant_AA (INFO/AA); sites without one are left out of "
+           "unfolded statistics";
+  return "ancestral allele: the base of " + spec +
          " at POS; sites without a matching single-base allele are left out of unfolded "
          "statistics";
 }

@@ -10,7 +10,6 @@
 #include <fmt/ranges.h>
 
 #include "vczstats/error.hpp"
-#include "vczstats/thread_pool.hpp"
 #include "zarr/metadata.hpp"
 
 namespace vczstats::zarr {
@@ -219,7 +218,7 @@ std::vector<std::string> Array::read_chunk_strings(
 }
 
 void Array::read_region(std::span<const std::int64_t> start, std::span<const std::int64_t> stop,
-                        std::span<std::byte> out, ThreadPool* pool) const {
+                        std::span<std::byte> out, Executor* pool) const {
   const Impl& a = *impl_;
   if (a.metadata.dtype.kind == DataKind::String)
     throw UsageError(fmt::format("{}: array {} holds strings; use read_region_strings",

@@ -6,9 +6,9 @@
 //    CPU heavy pass (AfdistAccumulator::count_sites), on random blocks of every width and ploidy,
 //    with sample counts that are multiples of nothing and rows that are not 16-byte aligned.
 //  - CudaAfdistGpu.* (skip without a GPU): the same blocks through the real kernels (sites bit for
-//    bit, two sample blocks added in turn), the histogram kernel against the CPU accumulator, and
-//    run_afdist on the GPU against the CPU on stores made by tests/tools (random_vcf.py +
-//    vcf2vcz.py) with sample subsets, regions and small chunks and units.
+//    bit, two sample blocks added in turn), and afdist through compute() on the GPU against the CPU
+//    on stores made by tests/tools (random_vcf.py + vcf2vcz.py) with sample subsets, regions and
+//    small chunks and units.
 
 #include <gtest/gtest.h>
 
@@ -23,14 +23,14 @@
 #include "backend/cuda/afdist_lanes.hpp"
 #include "backend/gpu_test_support.hpp"
 #include "stats/afdist_math.hpp"
+#include "stats/run_support.hpp"
 #include "test_util.hpp"
 #include "vczstats/afdist.hpp"
 #include "vczstats/device.hpp"
-#include "vczstats/engine.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/vcz.hpp"
 #ifdef VCZSTATS_HAVE_CUDA
-#include "backend/cuda/gpu_engine.hpp"
+#include "backend/gpu_kernel_hooks.hpp"
 #endif
 
 using namespace vczstats;
@@ -368,8 +368,8 @@ TEST(CudaAfdistGpu, HeavyKernelsEqualCpuCountSitesBitForBit) {
         const auto want = cpu_count(b2.view, m, cpu_count(b1.view, m));
         for (vc::HeavyPath path : paths_for(elem, ploidy)) {
           std::vector<AfdistSite> got(static_cast<std::size_t>(rows));
-          vc::testing::count_sites(b1.view, m, path, got);
-          vc::testing::count_sites(b2.view, m, path, got);
+          gputest::kernels::count_sites(b1.view, m, path, got);
+          gputest::kernels::count_sites(b2.view, m, path, got);
           expect_same_sites(want, got,
                             "int" + std::to_string(8 * elem) + " ploidy " + std::to_string(ploidy) +
                                 " samples " + std::to_string(samples) + " " + to_string(m) + " " +
@@ -380,47 +380,7 @@ TEST(CudaAfdistGpu, HeavyKernelsEqualCpuCountSitesBitForBit) {
 #endif
 }
 
-TEST(CudaAfdistGpu, HistogramKernelEqualsCpuAccumulator) {
-  VCZ_REQUIRE_GPU();
-#ifdef VCZSTATS_HAVE_CUDA
-  std::mt19937_64 rng(5);
-  for (std::int64_t samples : {1, 7, 100, 4099}) {
-    // Real counts of random blocks, plus edge cases: no called allele, all ALT, all REF.
-    Profile prof;
-    prof.missing = 0.3;
-    const Block b = make_block(rng, 1, 300, samples, 2, prof);
-    for (AfdistMethod m : {AfdistMethod::Bcftools, AfdistMethod::ZarrAfdist}) {
-      auto sites = cpu_count(b.view, m);
-      AfdistSite none, all_alt, all_ref;
-      all_alt.an = all_alt.ac1 = 2 * static_cast<std::int32_t>(samples);
-      all_alt.ploidy = 2;
-      all_alt.n_dosage2 = static_cast<std::int32_t>(samples);
-      all_alt.hom_alt = static_cast<std::int32_t>(samples);
-      all_ref.an = 2 * static_cast<std::int32_t>(samples);
-      all_ref.ref_count = 2 * static_cast<std::int32_t>(samples);
-      sites.insert(sites.end(), {none, all_alt, all_ref});
-      std::vector<std::uint8_t> mask(sites.size());
-      for (auto& f : mask) f = rng() % 4 != 0;
-      for (int bins : {1, 7, 10, 4096, 5000}) {
-        AfdistOptions o;
-        o.method = m;
-        o.bins = bins;
-        for (bool masked : {false, true}) {
-          AfdistAccumulator acc;
-          acc.init(o, samples, 2);
-          const std::span<const std::uint8_t> mk =
-              masked ? std::span<const std::uint8_t>(mask) : std::span<const std::uint8_t>();
-          acc.accumulate(sites, mk);
-          EXPECT_EQ(acc.finalize().counts, vc::testing::histogram(sites, mk, o, samples))
-              << to_string(m) << " samples " << samples << " bins " << bins << " masked " << masked;
-        }
-      }
-    }
-  }
-#endif
-}
-
-// ---- GPU: run_afdist end to end
+// ---- GPU: afdist end to end
 // ----------------------------------------------------------------------
 
 TEST(CudaAfdistGpu, RunAfdistOnGpuEqualsCpu) {
@@ -456,18 +416,18 @@ TEST(CudaAfdistGpu, RunAfdistOnGpuEqualsCpu) {
           o.method = m;
           o.bins = pname == "whole" ? 10 : 13;
           RunOptions cpu;
-          cpu.device = Device::Cpu;
+          cpu.device.kind = DeviceKind::Cpu;
           cpu.threads = 2;
-          const auto want = run_afdist(store, plan, samples, o, cpu);
+          const auto want = vcztest::run_afdist(store, plan, samples, o, cpu);
           for (unsigned streams : {1u, 3u}) {
             if (quick && streams == 1) continue;
             RunOptions gpu;
-            gpu.device = Device::Gpu;
+            gpu.device.kind = DeviceKind::Gpu;
             gpu.threads = 3;
             gpu.prefetch = streams == 1 ? 1 : 0;
             gpu.gpu_streams = streams;
             RunStats rs;
-            const auto got = run_afdist(store, plan, samples, o, gpu, &rs);
+            const auto got = vcztest::run_afdist(store, plan, samples, o, gpu, &rs);
             const std::string what = to_string(m) + ", samples " + sname + ", " + pname + ", " +
                                      std::to_string(streams) + " streams";
             EXPECT_EQ(want.counts, got.counts) << what;
@@ -492,8 +452,8 @@ TEST(CudaAfdistGpu, DeviceGpuWithoutGpuIsAUsageError) {
   if (path.empty()) GTEST_SKIP() << "skipped: no test store";
   const auto store = vcz::VczStore::open(path);
   RunOptions gpu;
-  gpu.device = Device::Gpu;
-  EXPECT_THROW(run_afdist(store, store.plan({}, vcz::RegionOverlap::Record), store.all_samples(),
-                          AfdistOptions{}, gpu),
+  gpu.device.kind = DeviceKind::Gpu;
+  EXPECT_THROW(vcztest::run_afdist(store, store.plan({}, vcz::RegionOverlap::Record),
+                                   store.all_samples(), AfdistOptions{}, gpu),
                UsageError);
 }

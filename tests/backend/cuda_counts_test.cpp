@@ -24,15 +24,15 @@
 #include "backend/cuda/counts_lanes.hpp"
 #include "backend/gpu_test_support.hpp"
 #include "stats/counts_math.hpp"
+#include "stats/run_support.hpp"
 #include "test_util.hpp"
 #include "vczstats/counts.hpp"
 #include "vczstats/device.hpp"
-#include "vczstats/engine.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/populations.hpp"
 #include "vczstats/vcz.hpp"
 #ifdef VCZSTATS_HAVE_CUDA
-#include "backend/cuda/gpu_engine.hpp"
+#include "backend/gpu_kernel_hooks.hpp"
 #endif
 
 using namespace vczstats;
@@ -364,10 +364,10 @@ TEST(CudaCountsGpu, KernelsEqualCpuCountSitesBitForBit) {
           for (bool baseline : {false, true}) {
             if (baseline && path != vc::CountsPath::Auto) continue;
             std::vector<std::int32_t> got(want.size(), 0);
-            vc::testing::allele_counts(c.block.view, c.layout, pass.segments(c.block.view), path,
-                                       got, baseline);
-            vc::testing::allele_counts(second.view, c.layout, pass.segments(second.view), path, got,
-                                       baseline);
+            gputest::kernels::allele_counts(c.block.view, c.layout, pass.segments(c.block.view),
+                                            path, got, baseline);
+            gputest::kernels::allele_counts(second.view, c.layout, pass.segments(second.view), path,
+                                            got, baseline);
             expect_same_counts(want, got, c.layout,
                                c.what + " " + (baseline ? "seed baseline" : path_name(path)));
             ++cases;
@@ -398,24 +398,6 @@ std::vector<std::string> all_stores(const vcztest::TempDir& dir) {
     }
   std::sort(out.begin(), out.end());
   return out;
-}
-
-/// Every unit's counts, concatenated in plan order (checking the units come in order).
-std::vector<std::int32_t> run_counts(const vcz::VczStore& store, const vcz::ChunkPlan& plan,
-                                     const vcz::SampleSelection& samples,
-                                     const AlleleCountsPass& pass, const RunOptions& run,
-                                     RunStats* stats = nullptr) {
-  std::vector<std::int32_t> all;
-  std::int64_t expected_unit = 0;
-  run_allele_counts(
-      store, plan, samples, pass, run, stats,
-      [&](std::int64_t u, const vcz::WorkUnit& unit, std::span<const std::int32_t> counts) {
-        EXPECT_EQ(u, expected_unit++);
-        EXPECT_EQ(static_cast<std::int64_t>(counts.size()), unit.size() * pass.site_width());
-        all.insert(all.end(), counts.begin(), counts.end());
-      });
-  EXPECT_EQ(expected_unit, static_cast<std::int64_t>(plan.units.size()));
-  return all;
 }
 
 }  // namespace
@@ -479,18 +461,18 @@ TEST(CudaCountsGpu, RunAlleleCountsOnGpuEqualsCpu) {
           AlleleCountsPass pass;
           pass.init({alleles, q.pops}, q.pop_of);
           RunOptions cpu;
-          cpu.device = Device::Cpu;
+          cpu.device.kind = DeviceKind::Cpu;
           cpu.threads = 2;
-          const auto want = run_counts(store, plan, q.samples, pass, cpu);
+          const auto want = vcztest::run_counts(store, plan, q.samples, pass, cpu);
           for (unsigned streams : {1u, 3u}) {
             if (quick && streams == 1) continue;
             RunOptions gpu;
-            gpu.device = Device::Gpu;
+            gpu.device.kind = DeviceKind::Gpu;
             gpu.threads = 3;
             gpu.prefetch = streams == 1 ? 1 : 0;
             gpu.gpu_streams = streams;
             RunStats rs;
-            const auto got = run_counts(store, plan, q.samples, pass, gpu, &rs);
+            const auto got = vcztest::run_counts(store, plan, q.samples, pass, gpu, &rs);
             expect_same_counts(want, got, pass.layout(),
                                q.name + ", " + pname + ", alleles " + std::to_string(alleles) +
                                    ", " + std::to_string(streams) + " streams");
@@ -519,16 +501,17 @@ TEST(CudaCountsGpu, SeedBaselineModeEqualsPipeline) {
     AlleleCountsPass pass;
     pass.init({3, 1}, {});
     RunOptions gpu;
-    gpu.device = Device::Gpu;
-    const auto want = run_counts(store, plan, store.all_samples(), pass, gpu);
-    ::setenv("VCZSTATS_GPU_SEED_BASELINE", "1", 1);
+    gpu.device.kind = DeviceKind::Gpu;
+    const auto want = vcztest::run_counts(store, plan, store.all_samples(), pass, gpu);
+    RunOptions seed = gpu;
+    seed.gpu_seed_baseline = true;
     RunStats rs;
-    const auto got = run_counts(store, plan, store.all_samples(), pass, gpu, &rs);
+    const auto got = vcztest::run_counts(store, plan, store.all_samples(), pass, seed, &rs);
     AfdistOptions o;
-    const auto afdist_seed = run_afdist(store, plan, store.all_samples(), o, gpu);
-    ::unsetenv("VCZSTATS_GPU_SEED_BASELINE");
+    const auto afdist_seed = vcztest::run_afdist(store, plan, store.all_samples(), o, seed);
     expect_same_counts(want, got, pass.layout(), "seed baseline");
     EXPECT_NE(rs.device.find("seed-style"), std::string::npos) << rs.device;
-    EXPECT_EQ(afdist_seed.counts, run_afdist(store, plan, store.all_samples(), o, gpu).counts);
+    EXPECT_EQ(afdist_seed.counts,
+              vcztest::run_afdist(store, plan, store.all_samples(), o, gpu).counts);
   }
 }

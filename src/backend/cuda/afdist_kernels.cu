@@ -7,9 +7,8 @@
 // No atomics: a row belongs to one warp, and the sample blocks of a row are queued one after the
 // other on one stream.
 //
-// Histogram: finished sites → bins with bcftools_site / zarr_site (the CPU's functions); a
-// per-block histogram in shared memory, then one integer atomicAdd per non-empty bin into the
-// global histogram (integers: the result does not depend on the order).
+// The unit's finished sites go back to the host, where the afdist statistic bins them with the
+// CPU's own functions (one definition of the binning for both backends).
 //
 // Instantiations are kept few: the word path for the 14 (elem, ploidy) layouts whose calls do not
 // straddle 16-byte words (bcftools) and the 4 diploid ones (zarr-afdist), the int8-diploid SWAR
@@ -129,39 +128,6 @@ void launch_word(const HeavyArgs& a, cudaStream_t stream) {
                      "-byte alleles)");
 }
 
-// ---- histogram ---------------------------------------------------------------------------------
-
-constexpr int kHistThreads = 256;
-constexpr int kSharedBins = 4096;  // 32 KiB of shared memory; more bins go straight to global
-constexpr std::int64_t kMaxHistBlocks = 1024;
-
-__global__ void __launch_bounds__(kHistThreads) afdist_histogram_kernel(const HistogramArgs a) {
-  extern __shared__ unsigned long long shared_hist[];
-  const bool use_shared = a.bins <= kSharedBins;
-  if (use_shared) {
-    for (int i = static_cast<int>(threadIdx.x); i < a.bins; i += kHistThreads) shared_hist[i] = 0;
-    __syncthreads();
-  }
-  unsigned long long* hist = use_shared ? shared_hist : a.hist;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kHistThreads;
-  for (std::int64_t v = static_cast<std::int64_t>(blockIdx.x) * kHistThreads + threadIdx.x;
-       v < a.rows; v += stride) {
-    if (a.mask && !a.mask[v]) continue;
-    const auto c = a.method == AfdistMethod::Bcftools
-                       ? stats::afdist::bcftools_site(a.sites[v], a.edges_f, a.bins)
-                       : stats::afdist::zarr_site(a.sites[v], a.num_samples, a.edges_d, a.bins);
-    if (c.bin_ra >= 0 && c.bin_ra < a.bins && c.n_ra != 0)
-      atomicAdd(&hist[c.bin_ra], static_cast<unsigned long long>(c.n_ra));
-    if (c.bin_aa >= 0 && c.bin_aa < a.bins && c.n_aa != 0)
-      atomicAdd(&hist[c.bin_aa], static_cast<unsigned long long>(c.n_aa));
-  }
-  if (use_shared) {
-    __syncthreads();
-    for (int i = static_cast<int>(threadIdx.x); i < a.bins; i += kHistThreads)
-      if (shared_hist[i] != 0) atomicAdd(&a.hist[i], shared_hist[i]);
-  }
-}
-
 // ---- seed-style baseline -----------------------------------------------------------------------
 
 template <class T>
@@ -221,17 +187,6 @@ void launch_afdist_heavy(const HeavyArgs& a, cudaStream_t stream, HeavyPath path
       break;
   }
   throw UsageError("afdist: unsupported genotype element size " + std::to_string(a.elem_bytes));
-}
-
-void launch_afdist_histogram(const HistogramArgs& a, cudaStream_t stream) {
-  if (a.rows <= 0) return;
-  if (a.bins < 1) throw UsageError("afdist: histogram needs at least one bin");
-  const std::int64_t blocks =
-      std::min<std::int64_t>((a.rows + kHistThreads - 1) / kHistThreads, kMaxHistBlocks);
-  const std::size_t shared =
-      a.bins <= kSharedBins ? static_cast<std::size_t>(a.bins) * sizeof(unsigned long long) : 0;
-  afdist_histogram_kernel<<<static_cast<unsigned>(blocks), kHistThreads, shared, stream>>>(a);
-  VCZ_CUDA_CHECK_LAUNCH("afdist_histogram_kernel");
 }
 
 }  // namespace vczstats::cuda

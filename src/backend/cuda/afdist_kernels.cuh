@@ -32,20 +32,4 @@ void launch_afdist_heavy(const HeavyArgs& args, cudaStream_t stream,
 /// element loads) that the pipeline's baseline mode runs, for comparison only. Same sites.
 void launch_afdist_baseline(const HeavyArgs& args, cudaStream_t stream);
 
-/// @brief Finished per-site counts to reduce into a histogram.
-struct HistogramArgs {
-  const stats::AfdistSite* sites = nullptr;
-  std::int64_t rows = 0;
-  const std::uint8_t* mask = nullptr;  ///< one flag per row (1 = selected), or null: all
-  stats::AfdistMethod method = stats::AfdistMethod::Bcftools;
-  std::int64_t num_samples = 0;     ///< selected samples (zarr-afdist's n)
-  const float* edges_f = nullptr;   ///< bins + 1 edges (bcftools)
-  const double* edges_d = nullptr;  ///< bins + 1 edges (zarr-afdist)
-  int bins = 0;
-  unsigned long long* hist = nullptr;  ///< bins counts, ADDED to (integer atomics: deterministic)
-};
-
-/// @brief Queue the reduction of finished sites into the histogram on @p stream.
-void launch_afdist_histogram(const HistogramArgs& args, cudaStream_t stream);
-
 }  // namespace vczstats::cuda

@@ -47,7 +47,7 @@ void Event::synchronize() const {
 PinnedBuffer::PinnedBuffer(std::int64_t bytes) : bytes_(bytes) {
   if (bytes <= 0) return;
   void* p = nullptr;
-  VCZ_CUDA_CHECK(cudaHostAlloc(&p, static_cast<std::size_t>(bytes), cudaHostAllocDefault));
+  VCZ_CUDA_CHECK(cudaHostAlloc(&p, static_cast<std::size_t>(bytes), cudaHostAllocPortable));
   p_ = static_cast<std::byte*>(p);
 }
 

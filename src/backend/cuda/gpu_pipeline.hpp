@@ -1,49 +1,169 @@
 #pragma once
-// The GPU site pass shared by every statistic of the CUDA backend (afdist, the allele-counts
-// heavy pass):
-//
-//   producers (run.threads)            consumer (calling thread)                 GPU, S streams
-//   acquire a pinned slab ──▶ decode  ──▶ in plan order: H2D copy on the unit's ──▶ copy | kernel
-//   (waits for a free slab whose          stream, event → slab back to the ring,     per block;
-//    last copy has finished)              the statistic's kernel; after a unit's     unit's end
-//                                         last block: the statistic's end of unit    work
-//
-// Items are (unit, sample block) pairs in plan order, produced ahead by an OrderedPrefetcher
-// (depth = run.prefetch or threads + S). Each unit runs on stream (unit mod S) with that
-// stream's own device input buffer, so a unit's blocks are counted in order and units on
-// different streams overlap (decode of k+2, copy of k+1 and compute of k). The ring holds
-// depth + S + 1 slabs, pinned lazily: every claimed-but-unconsumed item holds one (at most
-// depth), the rest are free or wait for their copy to finish, so producers never wait forever.
-// A statistic plugs in through SitePassHooks and keeps its own per-stream device buffers,
-// taken from pool() on stream(lane). Errors of producers reach the consumer through the
-// prefetcher; on any exception the pass stops the slab ring (waking producers) and waits for
-// the streams before anything is freed.
-//
-// Seed-style baseline (for comparison only, VCZSTATS_GPU_SEED_BASELINE=1 in the environment):
-// one stream, one decode at a time into pageable memory, pageable synchronous copies, and the
-// statistic's one-thread-per-variant kernel, each step waiting for the last: what the project's
-// seed implementations did.
+// The GPU pipeline's machinery (backend/cuda/site_pass_gpu.cpp runs the site family on it):
+// the device context of a CUDA device (its memory pool, name), a ring of pinned host slabs that
+// producers decode into, and stage timing with CUDA events.
 
 #include <cuda_runtime.h>
 
-#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <mutex>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "backend/cuda/cuda_util.cuh"
-#include "stream/genotype_reader.hpp"
-#include "vczstats/engine.hpp"
-#include "vczstats/vcz.hpp"
 
 namespace vczstats::cuda {
 
-/// @brief Whether the environment asks for the seed-style baseline (VCZSTATS_GPU_SEED_BASELINE
-/// set to anything but "" or "0").
-bool seed_baseline_requested();
+/// @brief One CUDA device as the library uses it: its index (explicit everywhere, never assumed
+/// to be 0), its memory resource (a stream-ordered pool kept for the process, so repeated runs
+/// do not pay for it again) and its properties. One per device, created on first use.
+class DeviceContext {
+ public:
+  /// @brief The context of device @p index; makes it the calling thread's current device.
+  /// @throws CudaError.
+  static DeviceContext& get(int index);
+  int index() const { return index_; }
+  DevicePool& pool() { return pool_; }
+  const DeviceInfo& info() const { return info_; }
+  /// @brief Make this device current on the calling thread.
+  void make_current() const;
+
+ private:
+  explicit DeviceContext(int index);
+  int index_;
+  DeviceInfo info_;
+  DevicePool pool_;
+};
+
+/// @brief Pinned memory the ring may take: a quarter of physical memory, at most 16 GiB.
+std::int64_t pinned_budget();
+
+/// @brief A bounded ring of pinned host slabs, each holding one decoded chunk and one gather
+/// buffer. acquire() hands out a slab only once the copy that last read it has finished.
+class SlabPool {
+ public:
+  /// A slab held by one producer or item; returned to the pool when destroyed unless
+  /// release_after() queued its return behind a copy.
+  class Lease {
+   public:
+    Lease() = default;
+    Lease(SlabPool* pool, int index) : pool_(pool), index_(index) {}
+    Lease(Lease&& o) noexcept : pool_(std::exchange(o.pool_, nullptr)), index_(o.index_) {}
+    Lease& operator=(Lease&& o) noexcept {
+      if (this != &o) {
+        reset();
+        pool_ = std::exchange(o.pool_, nullptr);
+        index_ = o.index_;
+      }
+      return *this;
+    }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    ~Lease() { reset(); }
+    std::span<std::byte> decoded() const { return pool_->slab(index_).decoded; }
+    std::span<std::byte> gathered() const { return pool_->slab(index_).gathered; }
+
+   private:
+    friend class SlabPool;
+    void reset() noexcept {
+      if (pool_) std::exchange(pool_, nullptr)->give_back(index_);
+    }
+    SlabPool* pool_ = nullptr;
+    int index_ = 0;
+  };
+
+  /// Up to @p count slabs, pinned lazily: a slab is allocated the first time no free one is
+  /// left, so pinning overlaps decoding and a run pins only what it keeps in flight.
+  SlabPool(int count, std::int64_t decoded_bytes, std::int64_t gathered_bytes)
+      : decoded_bytes_(decoded_bytes),
+        gathered_bytes_(gathered_bytes),
+        slabs_(static_cast<std::size_t>(count)) {}
+
+  /// A free slab whose last copy has finished (or a new one); blocks while all are in use.
+  /// @throws Error after shutdown(), CudaError when the copy or the allocation failed.
+  Lease acquire() {
+    int index;
+    bool fresh = false;
+    {
+      std::unique_lock lock(mutex_);
+      cv_.wait(lock, [&] {
+        return shutdown_ || !free_.empty() || allocated_ < static_cast<int>(slabs_.size());
+      });
+      if (shutdown_) throw Error("GPU pipeline stopped");
+      if (!free_.empty()) {
+        index = free_.front();  // oldest first: its copy is the most likely to be done
+        free_.pop_front();
+      } else {
+        index = allocated_++;
+        fresh = true;
+      }
+    }
+    if (fresh) {  // only this thread touches slabs_[index] until it is given back
+      const std::int64_t dec = align_up(decoded_bytes_, 256);
+      const std::int64_t gat = align_up(gathered_bytes_, 256);
+      auto sl = std::make_unique<Slab>();
+      sl->memory = PinnedBuffer(dec + gat);
+      sl->decoded = {sl->memory.data(), static_cast<std::size_t>(decoded_bytes_)};
+      sl->gathered = {sl->memory.data() + dec, static_cast<std::size_t>(gathered_bytes_)};
+      slabs_[static_cast<std::size_t>(index)] = std::move(sl);
+    }
+    Lease lease(this, index);
+    Slab& s = slab(index);
+    if (s.copy_pending) {
+      s.copy_pending = false;
+      s.copied.synchronize();
+    }
+    return lease;
+  }
+
+  /// Return the slab once the work queued so far on @p stream (its H2D copy) has run.
+  void release_after(Lease& lease, cudaStream_t stream) {
+    if (!lease.pool_) return;
+    Slab& s = slab(lease.index_);
+    s.copied.record(stream);
+    s.copy_pending = true;
+    lease.pool_ = nullptr;
+    give_back(lease.index_);
+  }
+
+  /// Wake every waiting producer and make acquire() throw from now on.
+  void shutdown() noexcept {
+    {
+      std::lock_guard lock(mutex_);
+      shutdown_ = true;
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  struct Slab {
+    PinnedBuffer memory;
+    std::span<std::byte> decoded, gathered;
+    Event copied;               // recorded after the H2D copy that reads this slab
+    bool copy_pending = false;  // touched only by the slab's current holder
+  };
+  Slab& slab(int i) { return *slabs_[static_cast<std::size_t>(i)]; }
+  void give_back(int index) noexcept {
+    {
+      std::lock_guard lock(mutex_);
+      free_.push_back(index);
+    }
+    cv_.notify_one();
+  }
+
+  std::int64_t decoded_bytes_, gathered_bytes_;
+  std::vector<std::unique_ptr<Slab>> slabs_;  // allocated_ leading entries are set
+  int allocated_ = 0;
+  std::deque<int> free_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool shutdown_ = false;
+};
 
 /// @brief Times stages queued on streams with event pairs; the elapsed times of each stage are
 /// summed over all streams. Event pairs are recycled; at most kMaxPending wait to be read.
@@ -65,81 +185,6 @@ class StageTimer {
   std::deque<std::pair<int, Stage>> pending_;
   std::vector<int> free_;
   double ms_[kStages] = {};
-};
-
-/// @brief What a statistic does on the pipeline. Every call runs on the calling thread and
-/// queues its work on @p stream (the unit's); a unit's calls come in order begin, block × blocks,
-/// end, and units in plan order.
-class SitePassHooks {
- public:
-  virtual ~SitePassHooks() = default;
-  /// @brief Unit @p u starts on lane @p lane (e.g. clear its per-site buffer).
-  virtual void begin_unit(unsigned lane, std::int64_t u, const vcz::WorkUnit& unit,
-                          cudaStream_t stream) = 0;
-  /// @brief Queue the heavy pass of sample block @p b of unit @p u, resident on the device at
-  /// block.data.
-  virtual void block(unsigned lane, std::int64_t u, std::int64_t b, const GenotypeChunkView& block,
-                     cudaStream_t stream) = 0;
-  /// @brief Every block of unit @p u is queued.
-  virtual void end_unit(unsigned lane, std::int64_t u, const vcz::WorkUnit& unit,
-                        cudaStream_t stream) = 0;
-};
-
-/// @brief The pipeline's shared machinery: device, memory pool, streams with their input
-/// buffers, the slab ring and the prefetcher (in run()), stage timing and the run statistics.
-/// Declare the statistic's device buffers after this object (they are freed first).
-class GpuSitePass {
- public:
-  /// @brief Plan a pass (nothing is read yet). @throws Error on an empty plan or selection,
-  /// CudaError.
-  GpuSitePass(const vcz::VczStore& store, const vcz::ChunkPlan& plan,
-              const vcz::SampleSelection& samples, const RunOptions& run);
-  ~GpuSitePass();
-  GpuSitePass(const GpuSitePass&) = delete;
-  GpuSitePass& operator=(const GpuSitePass&) = delete;
-
-  const stream::GenotypeReader& reader() const { return reader_; }
-  DevicePool& pool() { return pool_; }
-  unsigned lanes() const { return static_cast<unsigned>(lanes_.size()); }
-  cudaStream_t stream(unsigned lane) const;
-  std::int64_t max_rows() const { return max_rows_; }
-  StageTimer& timer() { return timer_; }
-  /// @brief The seed-style baseline runs (the statistic launches its baseline kernel).
-  bool seed_baseline() const { return seed_baseline_; }
-
-  /// @brief Decode, copy and hand every (unit, block) of the plan to @p hooks in plan order.
-  /// On return (normal or by exception) producers have stopped; on an exception every stream
-  /// has been waited for. @throws what producers, hooks or CUDA throw.
-  void run(SitePassHooks& hooks);
-
-  /// @brief Wait for every stream and read the timers (after run()).
-  void synchronize();
-
-  /// @brief Fill @p stats (if not null) with the timing breakdown; @p host_reduce_seconds is
-  /// added to the reduce stage (work of the consumer on the host).
-  void report(RunStats* stats, double host_reduce_seconds = 0) const;
-
- private:
-  struct Lane;
-  void run_pipelined(SitePassHooks& hooks);
-  void run_seed_baseline(SitePassHooks& hooks);
-
-  const vcz::ChunkPlan& plan_;
-  const RunOptions& run_;
-  stream::GenotypeReader reader_;
-  std::chrono::steady_clock::time_point start_;
-  bool seed_baseline_ = false;
-  unsigned threads_ = 1;
-  std::int64_t nunits_ = 0, nblocks_ = 0, max_rows_ = 0;
-  std::int64_t decoded_bytes_ = 0, gathered_bytes_ = 0, depth_ = 1;
-  int ring_ = 1;
-  DeviceInfo info_;
-  // Declaration order is destruction order reversed: pool last, streams after their buffers.
-  DevicePool pool_;
-  std::vector<std::unique_ptr<Lane>> lanes_;
-  StageTimer timer_;
-  std::vector<stream::ReadCounters> counters_;
-  std::int64_t done_variants_ = 0, calls_ = 0, h2d_bytes_ = 0;
 };
 
 }  // namespace vczstats::cuda

@@ -1,0 +1,132 @@
+#pragma once
+/// @file query.hpp
+/// @brief What a computation reads: the store, the selected variants (a chunk plan), samples
+/// and populations, and how sites are grouped into windows (regions, windows, accessible mask,
+/// ancestral alleles). Built once and shared by every statistic of a run.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "vczstats/ancestral.hpp"
+#include "vczstats/populations.hpp"
+#include "vczstats/vcz.hpp"
+#include "vczstats/windows.hpp"
+
+namespace vczstats {
+
+/// @brief How windows are chosen (at most one kind).
+struct WindowOptions {
+  std::int64_t size = 0;      ///< --window-size: bp windows
+  std::int64_t step = 0;      ///< --window-step (0: size)
+  std::int64_t variants = 0;  ///< --window-variants: windows of N consecutive sites
+  std::string file;           ///< --windows-file: BED or CHROM BEG END
+};
+
+/// @brief Everything a query is built from (the CLI's common options, or Python's arguments).
+struct QueryOptions {
+  std::string store;         ///< directory, .zip (or URL where the store layer supports it)
+  std::string regions;       ///< -r: chr, chr:pos, chr:beg-end, chr:beg-, comma-separated
+  std::string regions_file;  ///< -R
+  vcz::RegionOverlap overlap = vcz::RegionOverlap::Record;
+  std::vector<std::string> samples;        ///< -s names; a leading '^' on the first excludes
+  std::string samples_file;                ///< -S
+  bool force_samples = false;              ///< ignore requested samples absent from the store
+  std::string pops_file;                   ///< -P: sample, population
+  std::vector<vcz::PopulationEntry> pops;  ///< populations given in memory (instead of a file)
+  std::int64_t max_unit_variants = 0;      ///< split work units (testing; 0: one chunk)
+  WindowOptions windows;
+  std::string ancestral = "ref";  ///< ref, aa or an ancestral FASTA
+  std::string accessible;         ///< accessibility mask (BED or CHROM BEG END)
+};
+
+/// @brief The accessible bases of each contig (merged, sorted intervals), or everything.
+class AccessibleMask {
+ public:
+  AccessibleMask() = default;
+  /// @brief Read @p path (empty: no mask). @throws IoError, UsageError.
+  AccessibleMask(const vcz::VczStore& store, const std::string& path);
+  bool active() const { return active_; }
+  bool contains(std::int32_t contig, std::int64_t pos) const;
+  /// @brief Bases of [start, end] that are accessible (all of them without a mask).
+  double length(std::int32_t contig, std::int64_t start, std::int64_t end) const;
+
+ private:
+  bool active_ = false;
+  std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> intervals_;
+};
+
+/// @brief A built query.
+struct Query {
+  vcz::VczStore store;
+  vcz::ChunkPlan plan;
+  vcz::SampleSelection samples;
+  vcz::Populations pops;             ///< one population "all" without -P
+  std::vector<vcz::Region> regions;  ///< as given (-r or -R), in order; empty: whole store
+  vcz::RegionOverlap overlap = vcz::RegionOverlap::Record;
+  WindowOptions window_options;
+  stats::WindowSpec windows;
+  std::shared_ptr<const AccessibleMask> accessible;  ///< never null
+  std::string accessible_path;
+  std::string ancestral = "ref";
+  std::vector<std::string> warnings;  ///< e.g. regions on contigs the store lacks
+
+  /// @brief The index of population @p name. @throws UsageError naming @p option.
+  int population(const std::string& name, const char* option) const;
+  /// @brief Populations named in a comma-separated list of exactly @p expected names.
+  std::vector<int> population_list(const std::string& spec, std::size_t expected,
+                                   const char* option) const;
+  /// @brief Pairs "A,B;C,D" (empty: every pair in order). @throws UsageError.
+  std::vector<std::pair<int, int>> population_pairs(const std::string& spec,
+                                                    const char* option = "--pairs") const;
+};
+
+/// @brief Open the store and build the query. @throws UsageError, IoError, FormatError.
+Query make_query(const QueryOptions& options);
+
+/// @brief Decides which group (region or contig, see windows.hpp) a site belongs to, and
+/// whether windowed statistics use it at all (a region selects it; the mask covers it).
+class SiteFilter {
+ public:
+  explicit SiteFilter(const Query& q);
+  /// @brief The group of a site, or nullopt when windowed statistics leave it out.
+  std::optional<stats::WindowGroup> group(std::int32_t contig, std::int64_t pos,
+                                          std::int64_t ref_length) const;
+  /// @brief Whether group() needs REF's length (record overlap with regions).
+  bool needs_ref_length() const { return !regions_.empty() && !pos_overlap_; }
+
+ private:
+  struct Entry {
+    std::int64_t start, end;
+    std::size_t k;  // index in the order given
+  };
+  struct ContigIndex {
+    std::vector<Entry> entries;         // by start
+    std::vector<std::int64_t> max_end;  // running maximum of entries[0..i].end
+  };
+  const vcz::VczStore& store_;
+  const std::vector<vcz::Region>& regions_;
+  const AccessibleMask& mask_;
+  std::vector<ContigIndex> by_contig_;
+  bool pos_overlap_ = false;
+  bool per_contig_ = false;  // explicit windows: one group per contig
+};
+
+/// @brief A place in the plan: row @p row of unit @p unit (row 0 of unit units.size() is the
+/// end).
+struct PlanCut {
+  std::int64_t unit = 0;
+  std::int64_t row = 0;
+};
+
+/// @brief The units of @p plan between two cuts, the rows outside them masked out.
+vcz::ChunkPlan partition_plan(const vcz::ChunkPlan& plan, PlanCut begin, PlanCut end);
+
+/// @brief The state of the site stream before @p cut (positions and alleles of the selected
+/// variants before it are read). A partition starting there begins its statistics with it.
+stats::SiteCursor site_cursor(const Query& q, PlanCut cut);
+
+}  // namespace vczstats

@@ -1,0 +1,87 @@
+#pragma once
+/// @file statistic.hpp
+/// @brief The light level of every statistic: an object fed, in plan order, with the finished
+/// heavy-pass output of each work unit, whose state merges with the next partition's and
+/// finishes into a Table.
+//
+// Life of a statistic over one run (compute() in compute.hpp drives it):
+//   begin(cursor)                 the sites before this partition (default: none)
+//   accumulate(unit) × units      in plan order, on one thread
+//   accumulate_samples(sums)      once, for per-sample statistics
+//   take_rows()                   any time: rows that are final, to stream large outputs
+//   merge(next partition)         partitions in order (MPI ranks), associative
+//   finish()                      the remaining rows
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "vczstats/afdist.hpp"
+#include "vczstats/counts.hpp"
+#include "vczstats/sample_stats.hpp"
+#include "vczstats/table.hpp"
+#include "vczstats/variants.hpp"
+#include "vczstats/windows.hpp"
+
+namespace vczstats {
+
+/// @brief What a statistic needs from the heavy pass and the variant fields.
+struct PassNeeds {
+  bool counts = false;  ///< allele counts per site and population (stats::AlleleCountsPass)
+  std::optional<stats::AfdistMethod> afdist;  ///< per-site afdist counts of this method
+  bool sample_sums = false;                   ///< per-sample sums (a second pass over each unit)
+  bool positions = false;                     ///< variant contig and position
+  bool alleles = false;                       ///< variant_allele (number of alleles, REF length)
+  bool ids = false;                           ///< variant_id
+  bool ancestral = false;  ///< ancestral allele index per site (Query::ancestral)
+
+  /// @brief Everything either needs.
+  PassNeeds operator|(const PassNeeds& o) const;
+};
+
+/// @brief One work unit's finished heavy pass, as the light level sees it.
+struct UnitData {
+  std::int64_t index = 0;               ///< unit index in the plan
+  const vcz::WorkUnit* unit = nullptr;  ///< rows [begin, end) and their mask
+  stats::CountsLayout layout;
+  std::span<const std::int32_t> counts;         ///< rows × layout.site_width() (when asked)
+  std::span<const stats::AfdistSite> afdist;    ///< rows (when asked)
+  const vcz::VariantBlock* variants = nullptr;  ///< rows (the fields asked for)
+  std::span<const int> ancestral;               ///< rows (when asked): allele index, -1 unknown
+
+  std::int64_t rows() const { return unit->size(); }
+  /// @brief Whether row @p r is selected (the unit's mask).
+  bool selected(std::int64_t r) const {
+    return unit->mask.empty() || unit->mask[static_cast<std::size_t>(r)] != 0;
+  }
+  /// @brief The counts of population @p pop at row @p r.
+  const std::int32_t* site(std::int64_t r, int pop = 0) const {
+    return counts.data() + r * layout.site_width() + std::int64_t{pop} * layout.width();
+  }
+};
+
+/// @brief A statistic's light level (see the file comment).
+class Statistic {
+ public:
+  virtual ~Statistic() = default;
+  /// @brief A short name for messages ("diversity").
+  virtual std::string name() const = 0;
+  virtual PassNeeds needs() const = 0;
+  /// @brief Start a partition whose sites follow those summarised by @p cursor.
+  virtual void begin(const stats::SiteCursor& cursor) { (void)cursor; }
+  /// @brief Reduce one unit's heavy-pass output (units in plan order).
+  virtual void accumulate(const UnitData& unit) { (void)unit; }
+  /// @brief Per-sample sums of the partition, in selection order (needs().sample_sums).
+  virtual void accumulate_samples(std::span<const stats::SampleSums> sums) { (void)sums; }
+  /// @brief Remove and return the rows no later site can change (to stream large outputs).
+  virtual Table take_rows() { return {}; }
+  /// @brief Absorb @p later, the next partition of the same statistic (same query and options,
+  /// begun at this partition's end). @throws Error when it is another statistic.
+  virtual void merge(Statistic& later) = 0;
+  /// @brief The rows left, after the last partition.
+  virtual Table finish() = 0;
+};
+
+}  // namespace vczstats

@@ -1,0 +1,222 @@
+// The site pass on CPU threads (backend/site_pass.hpp) over the one scheduler
+// (stream/scheduler.hpp): producers decode an item's genotype block and run the heavy passes on
+// it while it is in cache; the consumer adds a unit's blocks in order and hands the unit over.
+// Items rather than units are the grain, so a store with few variant chunks but many sample
+// chunks still keeps every thread busy; merging in plan order makes every result independent
+// of the number of threads. Per-sample sums take a second phase per unit (the genotypes are
+// decoded again), whose producers wait for the unit's per-site weights.
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "backend/site_pass.hpp"
+#include "stats/element_type.hpp"
+#include "stats/sample_math.hpp"
+#include "stream/genotype_reader.hpp"
+#include "stream/scheduler.hpp"
+#include "vczstats/error.hpp"
+#include "vczstats/thread_pool.hpp"
+
+namespace vczstats::backend {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::int64_t ns_since(Clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
+}
+
+/// Phase 0 of the per-sample sums on one block: complete diploid allele counts per site × pop.
+template <class T>
+void count_complete(const GenotypeChunkView& b, const SampleSumsRequest& r,
+                    std::vector<std::int32_t>& out) {
+  const int ploidy = static_cast<int>(b.ploidy), w = r.alleles + 1;
+  out.assign(static_cast<std::size_t>(b.variants * r.pops * w), 0);
+  for (std::int64_t v = 0; v < b.variants; ++v) {
+    const T* row = b.row<T>(v);
+    std::int32_t* site = out.data() + v * r.pops * w;
+    for (std::int64_t i = 0; i < b.samples; ++i)
+      stats::sample::add_complete(
+          site + (*r.population_of)[static_cast<std::size_t>(b.sample_offset + i)] * w,
+          row + i * ploidy, ploidy, r.alleles);
+  }
+}
+
+/// Phase 1 on one block: every sample's sums over the unit's selected rows.
+template <class T>
+void sample_sums(const GenotypeChunkView& b, const SampleSumsRequest& r,
+                 const std::vector<double>& weights, const std::vector<std::uint8_t>& mask,
+                 std::vector<stats::SampleSums>& out) {
+  const int ploidy = static_cast<int>(b.ploidy);
+  std::vector<stats::sample::CallSums> sums(static_cast<std::size_t>(b.samples));
+  for (std::int64_t v = 0; v < b.variants; ++v) {
+    if (!mask.empty() && !mask[static_cast<std::size_t>(v)]) continue;
+    const T* row = b.row<T>(v);
+    const double* wv = weights.data() + v * r.pops;
+    for (std::int64_t i = 0; i < b.samples; ++i)
+      stats::sample::add_sample(
+          sums[static_cast<std::size_t>(i)], row + i * ploidy, ploidy,
+          wv[(*r.population_of)[static_cast<std::size_t>(b.sample_offset + i)]]);
+  }
+  out.resize(sums.size());
+  for (std::size_t i = 0; i < sums.size(); ++i)
+    out[i] = {sums[i].obs, sums[i].missing, sums[i].het_sites, sums[i].o_hom, sums[i].e_hom};
+}
+
+/// What a producer hands to the consumer for one item.
+struct Payload {
+  std::vector<std::int32_t> counts;       // phase 0: allele counts (rows × site width)
+  std::vector<stats::AfdistSite> afdist;  // phase 0: rows
+  std::vector<std::int32_t> complete;     // phase 0: complete diploid counts (sample sums)
+  std::vector<stats::SampleSums> sums;    // phase 1: the block's samples
+  std::int64_t sample_offset = 0;
+  std::shared_ptr<const vcz::VariantBlock> variants;  // block 0 of phase 0
+};
+
+}  // namespace
+
+void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
+                       std::vector<stats::SampleSums>* sample_sums_out, RunStats* stats) {
+  const auto start = Clock::now();
+  const vcz::ChunkPlan& plan = *spec.plan;
+  const RunOptions& run = *spec.run;
+  stream::GenotypeReader reader(*spec.store, *spec.samples);
+  const unsigned threads = run.threads ? run.threads : hardware_threads();
+  const auto nunits = static_cast<std::int64_t>(plan.units.size());
+  const auto nblocks = static_cast<std::int64_t>(reader.num_blocks());
+  const SampleSumsRequest* sums_req = spec.sample_sums;
+  const std::int64_t counts_width = spec.counts ? spec.counts->site_width() : 0;
+  if (sample_sums_out && sums_req)
+    sample_sums_out->assign(static_cast<std::size_t>(spec.samples->size()), {});
+
+  std::vector<stream::BlockBuffers> buffers(threads);
+  std::vector<stream::ReadCounters> counters(threads);
+  std::vector<std::int64_t> compute_ns(threads, 0);
+  // Per-site weights of the units whose phase 1 runs (the consumer writes, producers read).
+  std::mutex weights_mutex;
+  std::map<std::int64_t, std::shared_ptr<const std::vector<double>>> weights;
+
+  // The unit being merged by the consumer.
+  std::vector<std::int32_t> unit_counts, unit_complete;
+  std::vector<stats::AfdistSite> unit_afdist;
+  std::shared_ptr<const vcz::VariantBlock> unit_variants;
+  std::int64_t reduce_ns = 0, done_variants = 0, calls = 0;
+
+  stream::ScheduleHooks<Payload> hooks;
+  hooks.produce = [&](const stream::WorkItem& item, unsigned p) {
+    const vcz::WorkUnit& unit = plan.units[static_cast<std::size_t>(item.unit)];
+    Payload out;
+    if (item.phase == 0 && item.block == 0 && spec.variants)
+      out.variants = std::make_shared<vcz::VariantBlock>(spec.variants->read(unit.begin, unit.end));
+    const GenotypeChunkView view =
+        reader.read(unit, static_cast<std::size_t>(item.block), buffers[p], &counters[p]);
+    out.sample_offset = view.sample_offset;
+    const auto t0 = Clock::now();
+    if (item.phase == 0) {
+      if (spec.counts) {
+        out.counts.assign(static_cast<std::size_t>(unit.size() * counts_width), 0);
+        spec.counts->count_sites(view, out.counts);
+      }
+      if (spec.afdist) {
+        out.afdist.assign(static_cast<std::size_t>(unit.size()), {});
+        spec.afdist->count_sites(view, out.afdist);
+      }
+      if (sums_req && !with_element_type(view.elem_bytes, [&](auto t) {
+            count_complete<decltype(t)>(view, *sums_req, out.complete);
+          }))
+        throw Error("sample pass: unsupported genotype width");
+    } else {
+      std::shared_ptr<const std::vector<double>> w;
+      {
+        std::lock_guard lock(weights_mutex);
+        w = weights.at(item.unit);
+      }
+      if (!with_element_type(view.elem_bytes, [&](auto t) {
+            sample_sums<decltype(t)>(view, *sums_req, *w, unit.mask, out.sums);
+          }))
+        throw Error("sample pass: unsupported genotype width");
+    }
+    compute_ns[p] += ns_since(t0);
+    return out;
+  };
+
+  hooks.consume = [&](const stream::WorkItem& item, Payload& in) {
+    const auto t0 = Clock::now();
+    if (item.phase == 0) {
+      if (item.block == 0) {  // the first block's output becomes the unit's
+        unit_counts = std::move(in.counts);
+        unit_afdist = std::move(in.afdist);
+        unit_complete = std::move(in.complete);
+        unit_variants = std::move(in.variants);
+      } else {
+        for (std::size_t i = 0; i < unit_counts.size(); ++i) unit_counts[i] += in.counts[i];
+        for (std::size_t i = 0; i < unit_afdist.size(); ++i)
+          stats::AfdistAccumulator::merge_site(unit_afdist[i], in.afdist[i]);
+        for (std::size_t i = 0; i < unit_complete.size(); ++i) unit_complete[i] += in.complete[i];
+      }
+    } else {
+      for (std::size_t i = 0; i < in.sums.size(); ++i)
+        (*sample_sums_out)[static_cast<std::size_t>(in.sample_offset) + i].merge(in.sums[i]);
+    }
+    reduce_ns += ns_since(t0);
+  };
+
+  hooks.phase_done = [&](std::int64_t u, int phase) {
+    const vcz::WorkUnit& unit = plan.units[static_cast<std::size_t>(u)];
+    if (phase == 0) {
+      if (sums_req) {  // the weights phase 1 needs
+        auto w = std::make_shared<std::vector<double>>(
+            static_cast<std::size_t>(unit.size() * sums_req->pops));
+        const int width = sums_req->alleles + 1;
+        for (std::size_t i = 0; i < w->size(); ++i)
+          (*w)[i] = stats::sample::site_weight(unit_complete.data() + i * width, sums_req->alleles);
+        std::lock_guard lock(weights_mutex);
+        weights[u] = std::move(w);
+      }
+      UnitOutput out;
+      out.index = u;
+      out.counts = unit_counts;
+      out.afdist = unit_afdist;
+      out.variants = unit_variants;
+      const auto t0 = Clock::now();
+      deliver(out);
+      reduce_ns += ns_since(t0);
+    } else {
+      std::lock_guard lock(weights_mutex);
+      weights.erase(u);
+    }
+    calls += unit.size() * reader.num_samples() * reader.ploidy();
+    if (phase == (sums_req ? 1 : 0)) {
+      done_variants += unit.selected();
+      if (run.progress) run.progress(u + 1, nunits, done_variants);
+    }
+  };
+
+  stream::Schedule s;
+  s.units = nunits;
+  s.blocks = nblocks;
+  s.phases = sums_req ? 2 : 1;
+  s.workers = threads;
+  s.depth = run.prefetch ? run.prefetch : 2 * threads;
+  stream::run_schedule(s, hooks);
+
+  if (stats) {
+    stats->device =
+        "cpu, " + std::to_string(threads) + " threads" + (sums_req ? " (two passes per unit)" : "");
+    stats->wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    for (unsigned p = 0; p < threads; ++p) {
+      stats->read_decode_seconds += static_cast<double>(counters[p].read_decode_ns) * 1e-9;
+      stats->gather_seconds += static_cast<double>(counters[p].gather_ns) * 1e-9;
+      stats->compute_seconds += static_cast<double>(compute_ns[p]) * 1e-9;
+      stats->decoded_bytes += counters[p].decoded_bytes;
+    }
+    stats->reduce_seconds = static_cast<double>(reduce_ns) * 1e-9;
+    stats->calls = calls;
+    stats->variants = done_variants;
+    stats->units = nunits;
+  }
+}
+
+}  // namespace vczstats::backend

@@ -1,0 +1,498 @@
+// The site pass on a CUDA device (backend/site_pass.hpp) over the one scheduler
+// (stream/scheduler.hpp):
+//
+//   producers (pool tasks)            consumer (calling thread)                GPU, S streams
+//   acquire a pinned slab ──▶ decode ──▶ in plan order: H2D copy on the unit's ──▶ copy | kernels
+//   (waits for a free slab whose         stream, event → slab back to the ring,    per block;
+//    last copy has finished)             the requested kernels; after a unit's     end of unit:
+//                                        phase: its end-of-unit work              D2H, weights
+//
+// Each unit runs on stream (unit mod S) with that stream's own device buffers, so a unit's
+// blocks are processed in order and units on different streams overlap (decode of k+2, copy of
+// k+1, compute of k). A unit's per-site outputs (allele counts, afdist counts) come back to the
+// stream's pinned host buffers and are handed over in plan order as soon as their copy is done;
+// the calling thread waits only when a stream's buffers are needed again. Per-sample sums stay
+// on the device: each unit's sums are added to the run's totals in plan order (an event chain
+// across streams), which keeps the floating-point sums equal to the CPU's bit for bit.
+//
+// Seed-style baseline (RunOptions::gpu_seed_baseline, for benchmarks): one decode at a time into
+// pageable memory, pageable copies, one stream, the one-thread-per-variant kernels, every step
+// waiting for the last: what the project's seed implementations did.
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
+
+#include "backend/cuda/afdist_kernels.cuh"
+#include "backend/cuda/counts_kernels.cuh"
+#include "backend/cuda/cuda_util.cuh"
+#include "backend/cuda/gpu_pipeline.hpp"
+#include "backend/cuda/sample_kernels.cuh"
+#include "backend/site_pass.hpp"
+#include "stream/genotype_reader.hpp"
+#include "stream/scheduler.hpp"
+#include "vczstats/thread_pool.hpp"
+
+namespace vczstats::backend {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using cuda::DeviceBuffer;
+using cuda::Event;
+using cuda::PinnedBuffer;
+using cuda::StageTimer;
+
+constexpr unsigned kDefaultStreams = 3;
+
+/// What a producer hands over: a decoded block in a pinned slab (or, for the baseline, in
+/// pageable memory), and the unit's variant fields with its first block.
+struct Payload {
+  cuda::SlabPool::Lease lease;
+  stream::BlockBuffers pageable;
+  GenotypeChunkView view;
+  std::shared_ptr<const vcz::VariantBlock> variants;
+};
+
+/// The population segments of every sample block, on the device (allele counts kernel).
+struct DeviceSegments {
+  DeviceBuffer buffer;
+  std::vector<std::int64_t> offset, count;  // per sample block
+
+  DeviceSegments(cuda::DevicePool& pool, const stream::GenotypeReader& reader,
+                 const stats::AlleleCountsPass& counts, cudaStream_t st) {
+    std::vector<cuda::CountSegment> all;
+    for (std::size_t b = 0; b < reader.num_blocks(); ++b) {
+      GenotypeChunkView columns;
+      columns.sample_offset = reader.block_first(b);
+      columns.samples = reader.block_samples(b);
+      offset.push_back(static_cast<std::int64_t>(all.size()));
+      for (const auto& s : counts.segments(columns)) all.push_back({s.begin, s.end, s.pop, 0});
+      count.push_back(static_cast<std::int64_t>(all.size()) - offset.back());
+    }
+    const auto bytes = static_cast<std::int64_t>(all.size() * sizeof(cuda::CountSegment));
+    buffer = DeviceBuffer(pool, bytes, st);
+    // Pageable source: the call returns once the data is staged.
+    VCZ_CUDA_CHECK(cudaMemcpyAsync(buffer.data(), all.data(), static_cast<std::size_t>(bytes),
+                                   cudaMemcpyHostToDevice, st));
+  }
+  const cuda::CountSegment* of_block(std::int64_t b) const {
+    return buffer.as<cuda::CountSegment>() + offset[static_cast<std::size_t>(b)];
+  }
+};
+
+/// One CUDA stream with the device buffers and pinned host buffers of the units queued on it.
+/// The stream is declared first, so the buffers (freed in its order) go before it.
+struct Lane {
+  cuda::Stream stream;
+  DeviceBuffer input;                    // one sample block
+  DeviceBuffer counts, afdist;           // the unit's per-site outputs
+  DeviceBuffer complete, weights, mask;  // per-sample sums: phase 0 counts, weights, row mask
+  DeviceBuffer partial;                  // per-sample sums of the unit
+  PinnedBuffer host_counts, host_afdist, host_mask;
+  std::vector<std::int32_t> pageable_counts;       // baseline
+  std::vector<stats::AfdistSite> pageable_afdist;  // baseline
+  Event copied, mask_copied;
+  bool pending = false, mask_pending = false;
+};
+
+class GpuSitePass {
+ public:
+  GpuSitePass(const SitePassSpec& spec, const Deliver& deliver,
+              std::vector<stats::SampleSums>* totals)
+      : spec_(spec),
+        plan_(*spec.plan),
+        run_(*spec.run),
+        deliver_(deliver),
+        totals_out_(totals),
+        ctx_(cuda::DeviceContext::get(spec.device)),
+        reader_(*spec.store, *spec.samples),
+        seed_(run_.gpu_seed_baseline) {
+    nunits_ = static_cast<std::int64_t>(plan_.units.size());
+    nblocks_ = static_cast<std::int64_t>(reader_.num_blocks());
+    threads_ = run_.threads ? run_.threads : hardware_threads();
+    const unsigned nstreams = seed_ ? 1 : run_.gpu_streams ? run_.gpu_streams : kDefaultStreams;
+    for (const auto& unit : plan_.units) max_rows_ = std::max(max_rows_, unit.size());
+    decoded_bytes_ = reader_.chunk_bytes();
+    gathered_bytes_ = reader_.gathered_bytes(max_rows_);
+    const std::int64_t slab_bytes =
+        cuda::align_up(decoded_bytes_, 256) + cuda::align_up(gathered_bytes_, 256);
+    // Items ahead: every producer busy plus one per stream. The GPU takes items as fast as they
+    // come, so a deeper queue would only pin more memory, which costs time at the start.
+    depth_ = run_.prefetch ? run_.prefetch : std::int64_t{threads_} + nstreams;
+    // Huge chunks: fewer items ahead rather than pinning most of the host's memory.
+    const std::int64_t fit =
+        cuda::pinned_budget() / std::max<std::int64_t>(slab_bytes, 1) - std::int64_t{nstreams} - 1;
+    depth_ = std::max<std::int64_t>(1, std::min(depth_, fit));
+    if (seed_) depth_ = 1;
+    ring_ = static_cast<int>(depth_ + nstreams + 1);
+
+    cuda::DevicePool& pool = ctx_.pool();
+    const std::int64_t input_bytes = std::max(decoded_bytes_, gathered_bytes_);
+    const std::int64_t samples = spec.samples->size();
+    for (unsigned s = 0; s < nstreams; ++s) {
+      auto lane = std::make_unique<Lane>();
+      const cudaStream_t st = lane->stream.get();
+      lane->input = DeviceBuffer(pool, input_bytes, st);
+      if (spec.counts) {
+        const std::int64_t bytes = max_rows_ * spec.counts->site_width() * 4;
+        lane->counts = DeviceBuffer(pool, bytes, st);
+        lane->host_counts = PinnedBuffer(bytes);
+      }
+      if (spec.afdist) {
+        const std::int64_t bytes = max_rows_ * static_cast<std::int64_t>(sizeof(stats::AfdistSite));
+        lane->afdist = DeviceBuffer(pool, bytes, st);
+        lane->host_afdist = PinnedBuffer(bytes);
+      }
+      if (const auto* r = spec.sample_sums) {
+        lane->complete = DeviceBuffer(pool, max_rows_ * r->pops * (r->alleles + 1) * 4, st);
+        lane->weights = DeviceBuffer(pool, max_rows_ * r->pops * 8, st);
+        lane->mask = DeviceBuffer(pool, max_rows_, st);
+        lane->host_mask = PinnedBuffer(max_rows_);
+        lane->partial = DeviceBuffer(
+            pool, samples * static_cast<std::int64_t>(sizeof(cuda::DeviceSampleSums)), st);
+      }
+      lanes_.push_back(std::move(lane));
+    }
+    const cudaStream_t s0 = lanes_[0]->stream.get();
+    if (spec.counts) segments_ = std::make_unique<DeviceSegments>(pool, reader_, *spec.counts, s0);
+    if (const auto* r = spec.sample_sums) {
+      const auto bytes = static_cast<std::int64_t>(r->population_of->size() * 4);
+      population_of_ = DeviceBuffer(pool, bytes, s0);
+      VCZ_CUDA_CHECK(cudaMemcpyAsync(population_of_.data(), r->population_of->data(),
+                                     static_cast<std::size_t>(bytes), cudaMemcpyHostToDevice, s0));
+      totals_ = DeviceBuffer(
+          pool, samples * static_cast<std::int64_t>(sizeof(cuda::DeviceSampleSums)), s0);
+      VCZ_CUDA_CHECK(
+          cudaMemsetAsync(totals_.data(), 0, static_cast<std::size_t>(totals_.size()), s0));
+    }
+    // Everything set up on stream 0 is ready before any stream uses it.
+    VCZ_CUDA_CHECK(cudaStreamSynchronize(s0));
+    counters_.resize(threads_);
+  }
+
+  ~GpuSitePass() {
+    for (auto& lane : lanes_) cudaStreamSynchronize(lane->stream.get());
+  }
+
+  void run(RunStats* stats) {
+    const auto start = Clock::now();
+    cuda::SlabPool slabs(ring_, decoded_bytes_, gathered_bytes_);
+    // Runs first on the way out, normal or not: wake producers waiting for a slab and let
+    // queued GPU work finish before the pinned slabs go.
+    struct Guard {
+      cuda::SlabPool& slabs;
+      std::vector<std::unique_ptr<Lane>>& lanes;
+      ~Guard() {
+        slabs.shutdown();
+        for (auto& lane : lanes) cudaStreamSynchronize(lane->stream.get());
+      }
+    } guard{slabs, lanes_};
+
+    stream::ScheduleHooks<Payload> hooks;
+    hooks.produce = [&](const stream::WorkItem& item, unsigned p) {
+      const vcz::WorkUnit& unit = plan_.units[static_cast<std::size_t>(item.unit)];
+      Payload out;
+      if (item.phase == 0 && item.block == 0 && spec_.variants)
+        out.variants =
+            std::make_shared<vcz::VariantBlock>(spec_.variants->read(unit.begin, unit.end));
+      const auto b = static_cast<std::size_t>(item.block);
+      if (seed_) {
+        out.view = reader_.read(unit, b, out.pageable, &counters_[p]);
+      } else {
+        ctx_.make_current();  // pool threads: pinned allocations and events of this device
+        out.lease = slabs.acquire();
+        out.view = reader_.read(unit, b, out.lease.decoded(), out.lease.gathered(), &counters_[p]);
+      }
+      return out;
+    };
+    hooks.consume = [&](const stream::WorkItem& item, Payload& in) { consume(item, in, slabs); };
+    hooks.phase_done = [&](std::int64_t u, int phase) { phase_done(u, phase); };
+
+    stream::Schedule s;
+    s.units = nunits_;
+    s.blocks = nblocks_;
+    s.phases = spec_.sample_sums ? 2 : 1;
+    s.workers = seed_ ? 1 : threads_;
+    s.depth = static_cast<unsigned>(depth_);
+    stream::run_schedule(s, hooks);
+
+    while (!pending_.empty()) deliver_front(true);
+    if (spec_.sample_sums) fetch_totals();
+    for (auto& lane : lanes_) lane->stream.synchronize();
+    timer_.drain();
+    if (stats) report(*stats, start);
+  }
+
+ private:
+  struct Pending {
+    std::int64_t unit;
+    unsigned lane;
+    std::shared_ptr<const vcz::VariantBlock> variants;
+  };
+
+  unsigned lane_of(std::int64_t u) const {
+    return static_cast<unsigned>(u % static_cast<std::int64_t>(lanes_.size()));
+  }
+  std::size_t rows_bytes(std::int64_t rows, std::int64_t per_row) const {
+    return static_cast<std::size_t>(rows * per_row);
+  }
+
+  void consume(const stream::WorkItem& item, Payload& in, cuda::SlabPool& slabs) {
+    const std::int64_t u = item.unit;
+    const vcz::WorkUnit& unit = plan_.units[static_cast<std::size_t>(u)];
+    const unsigned li = lane_of(u);
+    Lane& lane = *lanes_[li];
+    const cudaStream_t st = lane.stream.get();
+    if (item.phase == 0 && item.block == 0) begin_unit(lane, unit);
+    if (in.variants) variants_[u] = std::move(in.variants);
+
+    const GenotypeChunkView& view = in.view;
+    int t = timer_.start(st);
+    VCZ_CUDA_CHECK(cudaMemcpyAsync(lane.input.data(), view.data,
+                                   static_cast<std::size_t>(view.bytes()), cudaMemcpyHostToDevice,
+                                   st));
+    timer_.stop(t, st, StageTimer::kH2D);
+    h2d_bytes_ += view.bytes();
+    if (!seed_) slabs.release_after(in.lease, st);
+
+    GenotypeChunkView dv = view;
+    dv.data = lane.input.data();
+    t = timer_.start(st);
+    if (item.phase == 0) {
+      if (spec_.counts) {
+        const cuda::CountsArgs a = cuda::counts_args(
+            dv, spec_.counts->layout(), segments_->of_block(item.block),
+            segments_->count[static_cast<std::size_t>(item.block)], lane.counts.as<std::int32_t>());
+        if (seed_)
+          cuda::launch_allele_counts_baseline(a, st);
+        else
+          cuda::launch_allele_counts(a, st);
+      }
+      if (spec_.afdist) {
+        cuda::HeavyArgs h;
+        h.data = dv.data;
+        h.elem_bytes = dv.elem_bytes;
+        h.rows = dv.variants;
+        h.samples = dv.samples;
+        h.ploidy = static_cast<int>(dv.ploidy);
+        h.sites = lane.afdist.as<stats::AfdistSite>();
+        h.method = spec_.afdist->options().method;
+        if (seed_)
+          cuda::launch_afdist_baseline(h, st);
+        else
+          cuda::launch_afdist_heavy(h, st);
+      }
+      if (const auto* r = spec_.sample_sums)
+        cuda::launch_complete_counts(dv, population_of_.as<std::int32_t>(), r->pops, r->alleles,
+                                     lane.complete.as<std::int32_t>(), st);
+      calls_ += view.calls();
+    } else {
+      const auto* r = spec_.sample_sums;
+      cuda::launch_sample_sums(dv, population_of_.as<std::int32_t>(), r->pops,
+                               lane.weights.as<double>(),
+                               unit.mask.empty() ? nullptr : lane.mask.as<std::uint8_t>(),
+                               lane.partial.as<cuda::DeviceSampleSums>(), st);
+      calls_ += view.calls();
+    }
+    timer_.stop(t, st, StageTimer::kCompute);
+    if (seed_) lane.stream.synchronize();
+  }
+
+  /// A unit starts on @p lane: the outputs of the unit before it on this lane must have been
+  /// handed over (its host buffers are reused); then its device sums are cleared.
+  void begin_unit(Lane& lane, const vcz::WorkUnit& unit) {
+    while (lane.pending) deliver_front(true);
+    const cudaStream_t st = lane.stream.get();
+    if (spec_.counts)
+      VCZ_CUDA_CHECK(cudaMemsetAsync(lane.counts.data(), 0,
+                                     rows_bytes(unit.size(), spec_.counts->site_width() * 4), st));
+    if (spec_.afdist)
+      VCZ_CUDA_CHECK(cudaMemsetAsync(lane.afdist.data(), 0,
+                                     rows_bytes(unit.size(), sizeof(stats::AfdistSite)), st));
+    if (const auto* r = spec_.sample_sums)
+      VCZ_CUDA_CHECK(cudaMemsetAsync(lane.complete.data(), 0,
+                                     rows_bytes(unit.size(), r->pops * (r->alleles + 1) * 4), st));
+  }
+
+  void phase_done(std::int64_t u, int phase) {
+    const vcz::WorkUnit& unit = plan_.units[static_cast<std::size_t>(u)];
+    const unsigned li = lane_of(u);
+    Lane& lane = *lanes_[li];
+    const cudaStream_t st = lane.stream.get();
+    if (phase == 0) {
+      if (const auto* r = spec_.sample_sums) {
+        int t = timer_.start(st);
+        cuda::launch_site_weights(lane.complete.as<std::int32_t>(), unit.size(), r->pops,
+                                  r->alleles, lane.weights.as<double>(), st);
+        timer_.stop(t, st, StageTimer::kReduce);
+        if (!unit.mask.empty()) {
+          if (lane.mask_pending) lane.mask_copied.synchronize();  // its last copy read host_mask
+          std::memcpy(lane.host_mask.data(), unit.mask.data(), unit.mask.size());
+          t = timer_.start(st);
+          VCZ_CUDA_CHECK(cudaMemcpyAsync(lane.mask.data(), lane.host_mask.data(), unit.mask.size(),
+                                         cudaMemcpyHostToDevice, st));
+          timer_.stop(t, st, StageTimer::kH2D);
+          lane.mask_copied.record(st);
+          lane.mask_pending = true;
+        }
+      }
+      // The unit's per-site outputs come back to the lane's host buffers.
+      const int t = timer_.start(st);
+      if (spec_.counts) {
+        const std::size_t bytes = rows_bytes(unit.size(), spec_.counts->site_width() * 4);
+        void* host = lane.host_counts.data();
+        if (seed_) {
+          lane.pageable_counts.resize(bytes / 4);
+          host = lane.pageable_counts.data();
+        }
+        VCZ_CUDA_CHECK(
+            cudaMemcpyAsync(host, lane.counts.data(), bytes, cudaMemcpyDeviceToHost, st));
+      }
+      if (spec_.afdist) {
+        const std::size_t bytes = rows_bytes(unit.size(), sizeof(stats::AfdistSite));
+        void* host = lane.host_afdist.data();
+        if (seed_) {
+          lane.pageable_afdist.resize(static_cast<std::size_t>(unit.size()));
+          host = lane.pageable_afdist.data();
+        }
+        VCZ_CUDA_CHECK(
+            cudaMemcpyAsync(host, lane.afdist.data(), bytes, cudaMemcpyDeviceToHost, st));
+      }
+      timer_.stop(t, st, StageTimer::kD2H);
+      lane.copied.record(st);
+      lane.pending = true;
+      auto it = variants_.find(u);
+      pending_.push_back({u, li, it == variants_.end() ? nullptr : std::move(it->second)});
+      if (it != variants_.end()) variants_.erase(it);
+      while (!pending_.empty() && deliver_front(false)) {
+      }
+    } else {
+      // Add the unit's per-sample sums to the totals, in plan order across streams.
+      if (add_chained_) VCZ_CUDA_CHECK(cudaStreamWaitEvent(st, added_.get(), 0));
+      const int t = timer_.start(st);
+      cuda::launch_add_sample_sums(lane.partial.as<cuda::DeviceSampleSums>(), spec_.samples->size(),
+                                   totals_.as<cuda::DeviceSampleSums>(), st);
+      timer_.stop(t, st, StageTimer::kReduce);
+      added_.record(st);
+      add_chained_ = true;
+    }
+    if (seed_) lane.stream.synchronize();
+    if (phase == (spec_.sample_sums ? 1 : 0)) {
+      done_variants_ += unit.selected();
+      if (run_.progress) run_.progress(u + 1, nunits_, done_variants_);
+    }
+  }
+
+  /// Hand the oldest pending unit over; @p wait: wait for its copy, else return false when it
+  /// is not back yet.
+  bool deliver_front(bool wait) {
+    Pending p = std::move(pending_.front());
+    Lane& lane = *lanes_[p.lane];
+    if (wait) {
+      lane.copied.synchronize();
+    } else {
+      const cudaError_t e = cudaEventQuery(lane.copied.get());
+      if (e == cudaErrorNotReady) {
+        pending_.front() = std::move(p);
+        return false;
+      }
+      VCZ_CUDA_CHECK(e);
+    }
+    const vcz::WorkUnit& unit = plan_.units[static_cast<std::size_t>(p.unit)];
+    UnitOutput out;
+    out.index = p.unit;
+    if (spec_.counts) {
+      const auto n = static_cast<std::size_t>(unit.size() * spec_.counts->site_width());
+      const auto* data = seed_ ? lane.pageable_counts.data()
+                               : reinterpret_cast<const std::int32_t*>(lane.host_counts.data());
+      out.counts = {data, n};
+    }
+    if (spec_.afdist) {
+      const auto* data = seed_
+                             ? lane.pageable_afdist.data()
+                             : reinterpret_cast<const stats::AfdistSite*>(lane.host_afdist.data());
+      out.afdist = {data, static_cast<std::size_t>(unit.size())};
+    }
+    out.variants = std::move(p.variants);
+    const auto t0 = Clock::now();
+    deliver_(out);
+    host_reduce_seconds_ += std::chrono::duration<double>(Clock::now() - t0).count();
+    lane.pending = false;
+    pending_.pop_front();
+    return true;
+  }
+
+  void fetch_totals() {
+    const cudaStream_t s0 = lanes_[0]->stream.get();
+    if (add_chained_) VCZ_CUDA_CHECK(cudaStreamWaitEvent(s0, added_.get(), 0));
+    std::vector<cuda::DeviceSampleSums> host(static_cast<std::size_t>(spec_.samples->size()));
+    VCZ_CUDA_CHECK(cudaMemcpyAsync(host.data(), totals_.data(),
+                                   host.size() * sizeof(cuda::DeviceSampleSums),
+                                   cudaMemcpyDeviceToHost, s0));
+    lanes_[0]->stream.synchronize();
+    totals_out_->resize(host.size());
+    for (std::size_t i = 0; i < host.size(); ++i)
+      (*totals_out_)[i] = {host[i].obs, host[i].missing, host[i].het_sites, host[i].o_hom,
+                           host[i].e_hom};
+  }
+
+  void report(RunStats& stats, Clock::time_point start) const {
+    stats.device = "gpu " + std::to_string(ctx_.index()) + " (" + ctx_.info().name + ", " +
+                   (seed_ ? std::string("seed-style baseline: one thread per variant, "
+                                        "pageable copies, no overlap")
+                          : std::to_string(lanes_.size()) + " streams") +
+                   ")";
+    stats.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    for (const auto& c : counters_) {
+      stats.read_decode_seconds += static_cast<double>(c.read_decode_ns) * 1e-9;
+      stats.gather_seconds += static_cast<double>(c.gather_ns) * 1e-9;
+      stats.decoded_bytes += c.decoded_bytes;
+    }
+    stats.compute_seconds = timer_.seconds(StageTimer::kCompute);
+    stats.reduce_seconds = timer_.seconds(StageTimer::kReduce) + host_reduce_seconds_;
+    stats.h2d_seconds = timer_.seconds(StageTimer::kH2D);
+    stats.d2h_seconds = timer_.seconds(StageTimer::kD2H);
+    stats.h2d_bytes = h2d_bytes_;
+    stats.calls = calls_;
+    stats.variants = done_variants_;
+    stats.units = nunits_;
+  }
+
+  const SitePassSpec& spec_;
+  const vcz::ChunkPlan& plan_;
+  const RunOptions& run_;
+  const Deliver& deliver_;
+  std::vector<stats::SampleSums>* totals_out_;
+  cuda::DeviceContext& ctx_;
+  stream::GenotypeReader reader_;
+  bool seed_ = false;
+  unsigned threads_ = 1;
+  std::int64_t nunits_ = 0, nblocks_ = 0, max_rows_ = 0;
+  std::int64_t decoded_bytes_ = 0, gathered_bytes_ = 0, depth_ = 1;
+  int ring_ = 1;
+  // Declaration order is destruction order reversed: the streams' buffers before the streams.
+  std::vector<std::unique_ptr<Lane>> lanes_;
+  std::unique_ptr<DeviceSegments> segments_;
+  DeviceBuffer population_of_, totals_;
+  Event added_;
+  bool add_chained_ = false;
+  StageTimer timer_;
+  std::vector<stream::ReadCounters> counters_;
+  std::map<std::int64_t, std::shared_ptr<const vcz::VariantBlock>> variants_;
+  std::deque<Pending> pending_;
+  std::int64_t done_variants_ = 0, calls_ = 0, h2d_bytes_ = 0;
+  double host_reduce_seconds_ = 0;
+};
+
+}  // namespace
+
+void run_site_pass_gpu(const SitePassSpec& spec, const Deliver& deliver,
+                       std::vector<stats::SampleSums>* sample_sums, RunStats* stats) {
+  GpuSitePass pass(spec, deliver, sample_sums);
+  pass.run(stats);
+}
+
+}  // namespace vczstats::backend

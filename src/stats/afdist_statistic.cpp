@@ -1,0 +1,52 @@
+// afdist as a statistic: the per-site counts of the heavy pass reduced into the histogram.
+
+#include "stats/statistic_support.hpp"
+#include "vczstats/statistics.hpp"
+
+namespace vczstats {
+namespace {
+
+class Afdist final : public AfdistStatistic {
+ public:
+  Afdist(const Query& q, const stats::AfdistOptions& options) {
+    acc_.init(options, q.samples.size(), q.store.has_genotypes() ? q.store.ploidy() : 2);
+  }
+  std::string name() const override { return "afdist"; }
+  PassNeeds needs() const override {
+    PassNeeds n;
+    n.afdist = acc_.options().method;
+    return n;
+  }
+  void accumulate(const UnitData& u) override { acc_.accumulate(u.afdist, u.unit->mask); }
+  void merge(Statistic& later) override {
+    acc_.merge(stats::detail::same_statistic(*this, later).acc_);
+  }
+  stats::AfdistResult result() const override { return acc_.finalize(); }
+  Table finish() override {
+    const auto r = acc_.finalize();
+    Table t;
+    const int start = t.add("start", Column::Kind::Float);
+    const int stop = t.add("stop", Column::Kind::Float);
+    const int dist = t.add("prob_dist", Column::Kind::Int);
+    for (int c : {start, stop})
+      t.columns[static_cast<std::size_t>(c)].single_precision =
+          r.method == stats::AfdistMethod::Bcftools;
+    for (std::size_t i = 0; i < r.counts.size(); ++i) {
+      t.push_float(start, r.edges[i]);
+      t.push_float(stop, r.edges[i + 1]);
+      t.push_int(dist, static_cast<std::int64_t>(r.counts[i]));
+    }
+    return t;
+  }
+
+ private:
+  stats::AfdistAccumulator acc_;
+};
+
+}  // namespace
+
+std::unique_ptr<AfdistStatistic> make_afdist(const Query& q, const stats::AfdistOptions& options) {
+  return std::make_unique<Afdist>(q, options);
+}
+
+}  // namespace vczstats

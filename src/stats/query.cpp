@@ -1,0 +1,289 @@
+// Queries: the store, plan, samples, populations, windows, mask and ancestral source of a run;
+// the site filter that groups sites into windows; partitions of a plan and their cursors.
+
+#include "vczstats/query.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "vczstats/error.hpp"
+#include "vczstats/variants.hpp"
+
+namespace vczstats {
+
+// ---- accessible mask ------------------------------------------------------------------------
+
+AccessibleMask::AccessibleMask(const vcz::VczStore& store, const std::string& path) {
+  if (path.empty()) return;
+  active_ = true;
+  intervals_.resize(store.contig_ids().size());
+  for (const auto& r : vcz::read_regions_file(path))
+    if (const auto c = store.find_contig(r.contig))
+      intervals_[static_cast<std::size_t>(*c)].emplace_back(r.start, r.end);
+  for (auto& iv : intervals_) {  // sort and merge
+    std::sort(iv.begin(), iv.end());
+    std::vector<std::pair<std::int64_t, std::int64_t>> merged;
+    for (const auto& [a, b] : iv) {
+      // Adjacent or overlapping: a <= end + 1, written so that an end of 2^63 - 1 cannot wrap.
+      if (!merged.empty() && a - 1 <= merged.back().second)
+        merged.back().second = std::max(merged.back().second, b);
+      else
+        merged.emplace_back(a, b);
+    }
+    iv = std::move(merged);
+  }
+}
+
+bool AccessibleMask::contains(std::int32_t contig, std::int64_t pos) const {
+  if (!active_) return true;
+  const auto& iv = intervals_[static_cast<std::size_t>(contig)];
+  auto it = std::upper_bound(iv.begin(), iv.end(),
+                             std::make_pair(pos, std::numeric_limits<std::int64_t>::max()));
+  return it != iv.begin() && std::prev(it)->second >= pos;
+}
+
+double AccessibleMask::length(std::int32_t contig, std::int64_t start, std::int64_t end) const {
+  // Counted in double: a span near 2^63 bases does not fit an int64 difference plus one.
+  if (!active_) return static_cast<double>(end) - static_cast<double>(start) + 1.0;
+  double n = 0;
+  for (const auto& [a, b] : intervals_[static_cast<std::size_t>(contig)]) {
+    if (a > end) break;
+    const std::int64_t lo = std::max(a, start), hi = std::min(b, end);
+    if (lo <= hi) n += static_cast<double>(hi) - static_cast<double>(lo) + 1.0;
+  }
+  return n;
+}
+
+// ---- query --------------------------------------------------------------------------------
+
+namespace {
+
+stats::WindowSpec window_spec(const WindowOptions& o, const vcz::VczStore& store) {
+  const int kinds = (o.variants > 0) + (o.size > 0) + !o.file.empty();
+  if (kinds > 1)
+    throw UsageError("give one of --window-size, --window-variants and --windows-file");
+  if (o.size < 0 || o.step < 0 || o.variants < 0)
+    throw UsageError("window sizes and steps must be positive");
+  if (o.step > 0 && o.size == 0) throw UsageError("--window-step needs --window-size");
+  stats::WindowSpec spec{o.size, o.step, o.variants, {}};
+  if (!o.file.empty()) {
+    spec.intervals.resize(store.contig_ids().size());
+    std::int64_t n = 0;
+    for (const auto& r : vcz::read_regions_file(o.file)) {
+      const auto c = store.find_contig(r.contig);
+      if (!c) continue;  // a contig the store does not have
+      spec.intervals[static_cast<std::size_t>(*c)].emplace_back(r.start, r.end);
+      ++n;
+    }
+    if (n == 0) throw UsageError(o.file + ": no window on a contig of " + store.path());
+    for (auto& iv : spec.intervals) std::stable_sort(iv.begin(), iv.end());
+  }
+  return spec;
+}
+
+}  // namespace
+
+Query make_query(const QueryOptions& o) {
+  Query q{vcz::VczStore::open(o.store), {}, {}, {}, {}, o.overlap, o.windows, {}, {}, {}, {}, {}};
+  if (!o.regions.empty() && !o.regions_file.empty())
+    throw UsageError("give either -r/--regions or -R/--regions-file, not both");
+  if (!o.regions.empty()) q.regions = vcz::parse_regions(o.regions);
+  if (!o.regions_file.empty()) q.regions = vcz::read_regions_file(o.regions_file);
+  std::vector<std::string> missing;
+  q.plan = q.store.plan(q.regions, q.overlap, o.max_unit_variants, &missing);
+  for (const auto& c : missing)
+    q.warnings.push_back("contig '" + c + "' is not in " + o.store +
+                         "; its regions select nothing");
+
+  if (!o.samples.empty() && !o.samples_file.empty())
+    throw UsageError("give either -s/--samples or -S/--samples-file, not both");
+  if (!o.samples.empty())
+    q.samples = q.store.select_samples(o.samples, o.force_samples);
+  else if (!o.samples_file.empty())
+    q.samples = q.store.select_samples(vcz::read_samples_file(o.samples_file), o.force_samples);
+  else
+    q.samples = q.store.all_samples();
+  if (q.samples.size() == 0) throw UsageError(o.store + ": no samples to analyse");
+  if (!o.pops_file.empty() && !o.pops.empty())
+    throw UsageError("give populations either as a file or in memory, not both");
+  if (!o.pops_file.empty())
+    q.pops = vcz::apply_populations(q.store, vcz::read_populations_file(o.pops_file), q.samples,
+                                    o.force_samples);
+  else if (!o.pops.empty())
+    q.pops = vcz::apply_populations(q.store, o.pops, q.samples, o.force_samples);
+  else
+    q.pops = vcz::single_population(q.samples);
+
+  q.windows = window_spec(o.windows, q.store);
+  q.accessible = std::make_shared<const AccessibleMask>(q.store, o.accessible);
+  q.accessible_path = o.accessible;
+  q.ancestral = o.ancestral.empty() ? "ref" : o.ancestral;
+  return q;
+}
+
+int Query::population(const std::string& name, const char* option) const {
+  for (int i = 0; i < pops.count(); ++i)
+    if (pops.names[static_cast<std::size_t>(i)] == name) return i;
+  throw UsageError(std::string(option) + ": population '" + name + "' is not among " +
+                   (pops.count() == 1 && pops.names[0] == "all" ? "the populations (give -P)"
+                                                                : "the -P populations"));
+}
+
+std::vector<int> Query::population_list(const std::string& spec, std::size_t expected,
+                                        const char* option) const {
+  const auto names = vcz::split_list(spec);
+  if (names.size() != expected)
+    throw UsageError(std::string(option) + ": expected " + std::to_string(expected) +
+                     " comma-separated populations, got '" + spec + "'");
+  std::vector<int> out;
+  for (const auto& n : names) out.push_back(population(n, option));
+  return out;
+}
+
+std::vector<std::pair<int, int>> Query::population_pairs(const std::string& spec,
+                                                         const char* option) const {
+  std::vector<std::pair<int, int>> pairs;
+  if (spec.empty()) {
+    for (int i = 0; i < pops.count(); ++i)
+      for (int j = i + 1; j < pops.count(); ++j) pairs.emplace_back(i, j);
+  } else {
+    for (const auto& item : vcz::split_list(spec, ';')) {
+      const auto two = vcz::split_list(item, ',');
+      if (two.size() != 2)
+        throw UsageError(std::string(option) + ": expected A,B;C,D, got '" + item + "'");
+      pairs.emplace_back(population(two[0], option), population(two[1], option));
+    }
+  }
+  if (pairs.empty()) throw UsageError("divergence needs at least two populations (-P/--pops FILE)");
+  return pairs;
+}
+
+// ---- site filter --------------------------------------------------------------------------
+
+SiteFilter::SiteFilter(const Query& q)
+    : store_(q.store),
+      regions_(q.regions),
+      mask_(*q.accessible),
+      pos_overlap_(q.overlap == vcz::RegionOverlap::Pos),
+      per_contig_(!q.windows.intervals.empty()) {
+  by_contig_.resize(store_.contig_ids().size());
+  for (std::size_t k = 0; k < regions_.size(); ++k) {
+    auto c = store_.find_contig(regions_[k].contig);
+    if (!c) c = store_.find_contig(regions_[k].spec);
+    if (c)
+      by_contig_[static_cast<std::size_t>(*c)].entries.push_back(
+          {regions_[k].start, regions_[k].end, k});
+  }
+  for (auto& idx : by_contig_) {
+    std::sort(idx.entries.begin(), idx.entries.end(),
+              [](const Entry& a, const Entry& b) { return a.start < b.start; });
+    std::int64_t m = std::numeric_limits<std::int64_t>::min();
+    for (const auto& e : idx.entries) idx.max_end.push_back(m = std::max(m, e.end));
+  }
+}
+
+std::optional<stats::WindowGroup> SiteFilter::group(std::int32_t contig, std::int64_t pos,
+                                                    std::int64_t ref_length) const {
+  if (!mask_.contains(contig, pos)) return std::nullopt;
+  const auto& lengths = store_.contig_lengths();
+  // A length of 0 (or less) means unknown: writers fill it for header lines without one.
+  const bool has_length = lengths && static_cast<std::size_t>(contig) < lengths->size() &&
+                          (*lengths)[static_cast<std::size_t>(contig)] > 0;
+  stats::WindowGroup g;
+  g.contig = contig;
+  if (regions_.empty()) {
+    g.key = contig;
+    g.start = 1;
+    if (has_length) {
+      g.end = (*lengths)[static_cast<std::size_t>(contig)];
+      g.known_end = true;
+    }
+    return g;
+  }
+  // Regions selecting the site: start <= (POS, or the record's end) and end >= POS. The
+  // record's end saturates: a POS near 2^63 plus REF's length must not wrap.
+  const std::int64_t len = std::max<std::int64_t>(ref_length, 1);
+  const std::int64_t last =
+      pos_overlap_ || pos > std::numeric_limits<std::int64_t>::max() - (len - 1) ? pos
+                                                                                 : pos + len - 1;
+  const auto& idx = by_contig_[static_cast<std::size_t>(contig)];
+  auto it = std::upper_bound(idx.entries.begin(), idx.entries.end(), last,
+                             [](std::int64_t v, const Entry& e) { return v < e.start; });
+  std::size_t best = regions_.size();
+  for (auto i = it - idx.entries.begin();
+       i-- > 0 && idx.max_end[static_cast<std::size_t>(i)] >= pos;)
+    if (idx.entries[static_cast<std::size_t>(i)].end >= pos)
+      best = std::min(best, idx.entries[static_cast<std::size_t>(i)].k);
+  if (best == regions_.size()) return std::nullopt;
+  const auto& r = regions_[best];
+  g.key = per_contig_ ? contig : static_cast<std::int64_t>(best);
+  g.start = r.start;
+  if (r.end != std::numeric_limits<std::int64_t>::max()) {
+    g.end = r.end;
+    g.known_end = true;
+  } else if (has_length) {
+    g.end = (*lengths)[static_cast<std::size_t>(contig)];
+    g.known_end = true;
+  }
+  return g;
+}
+
+// ---- partitions ---------------------------------------------------------------------------
+
+vcz::ChunkPlan partition_plan(const vcz::ChunkPlan& plan, PlanCut begin, PlanCut end) {
+  const auto n = static_cast<std::int64_t>(plan.units.size());
+  auto normal = [&](PlanCut c) {
+    if (c.unit < 0 || c.unit > n || c.row < 0 ||
+        (c.unit < n && c.row > plan.units[static_cast<std::size_t>(c.unit)].size()) ||
+        (c.unit == n && c.row != 0))
+      throw UsageError("partition cut outside the plan");
+    return c.unit < n && c.row == plan.units[static_cast<std::size_t>(c.unit)].size()
+               ? PlanCut{c.unit + 1, 0}
+               : c;
+  };
+  begin = normal(begin);
+  end = normal(end);
+  vcz::ChunkPlan out;
+  for (std::int64_t u = begin.unit; u <= std::min(end.unit, n - 1); ++u) {
+    if (u == end.unit && end.row == 0) break;
+    vcz::WorkUnit w = plan.units[static_cast<std::size_t>(u)];
+    const std::int64_t lo = u == begin.unit ? begin.row : 0;
+    const std::int64_t hi = u == end.unit ? end.row : w.size();
+    if (lo > 0 || hi < w.size()) {
+      if (w.mask.empty()) w.mask.assign(static_cast<std::size_t>(w.size()), 1);
+      for (std::int64_t r = 0; r < w.size(); ++r)
+        if (r < lo || r >= hi) w.mask[static_cast<std::size_t>(r)] = 0;
+    }
+    out.units.push_back(std::move(w));
+  }
+  return out;
+}
+
+stats::SiteCursor site_cursor(const Query& q, PlanCut cut) {
+  stats::SiteCursor c;
+  const SiteFilter filter(q);
+  const vcz::VariantReader reader(q.store, /*with_alleles=*/true, /*with_ids=*/false);
+  const auto n = static_cast<std::int64_t>(q.plan.units.size());
+  for (std::int64_t u = 0; u <= std::min(cut.unit, n - 1); ++u) {
+    const vcz::WorkUnit& unit = q.plan.units[static_cast<std::size_t>(u)];
+    const std::int64_t rows = u == cut.unit ? std::min(cut.row, unit.size()) : unit.size();
+    if (rows <= 0) continue;
+    const auto vb = reader.read(unit.begin, unit.begin + rows);
+    for (std::int64_t r = 0; r < rows; ++r) {
+      if (!unit.mask.empty() && !unit.mask[static_cast<std::size_t>(r)]) continue;
+      const auto i = static_cast<std::size_t>(r);
+      if (vb.num_alleles(r) == 2) ++c.biallelic;
+      const auto g = filter.group(vb.contig[i], vb.position[i],
+                                  static_cast<std::int64_t>(vb.allele(r, 0).size()));
+      if (!g) continue;
+      if (!c.any || g->key != c.group.key) c.group_sites = 0;
+      c.any = true;
+      c.group = *g;
+      c.pos = vb.position[i];
+      ++c.group_sites;
+    }
+  }
+  return c;
+}
+
+}  // namespace vczstats
