@@ -9,7 +9,8 @@
 //   accumulate(unit) × units      in plan order, on one thread
 //   accumulate_samples(sums)      once, for per-sample statistics
 //   take_rows()                   any time: rows that are final, to stream large outputs
-//   merge(next partition)         partitions in order (MPI ranks), associative
+//   merge(next partition)         partitions in order (MPI ranks), associative; save() and
+//                                 load() carry a partition's state to another process
 //   finish()                      the remaining rows
 
 #include <cstdint>
@@ -19,6 +20,7 @@
 #include <string>
 
 #include "vczstats/afdist.hpp"
+#include "vczstats/archive.hpp"
 #include "vczstats/counts.hpp"
 #include "vczstats/sample_stats.hpp"
 #include "vczstats/table.hpp"
@@ -82,6 +84,11 @@ class Statistic {
   virtual void merge(Statistic& later) = 0;
   /// @brief The rows left, after the last partition.
   virtual Table finish() = 0;
+  /// @brief Write the partition's state, for merge() in another process (MPI rank 0).
+  virtual void save(ByteWriter& w) const = 0;
+  /// @brief Replace the state with one that save() wrote (same query and options).
+  /// @throws FormatError when the bytes are not such a state.
+  virtual void load(ByteReader& r) = 0;
 };
 
 }  // namespace vczstats

@@ -12,6 +12,7 @@
 
 #include "vczstats/afdist.hpp"
 #include "vczstats/counts.hpp"
+#include "vczstats/packed.hpp"
 #include "vczstats/run.hpp"
 #include "vczstats/sample_stats.hpp"
 #include "vczstats/variants.hpp"
@@ -29,6 +30,19 @@ struct SampleSumsRequest {
   int alleles = 2;  ///< allele columns of the store
 };
 
+/// @brief Receives every unit's packed genotypes (all selected samples, vczstats/packed.hpp) in
+/// plan order, on the calling thread: the input of the matrix family, whose tile accumulators
+/// plug in here.
+class PackedSink {
+ public:
+  virtual ~PackedSink() = default;
+  /// @brief CPU backend: host words, valid during the call.
+  virtual void host_unit(std::int64_t unit, const PackedGenotypeView& view) = 0;
+  /// @brief GPU backend: device words on device spec.device, valid for work queued on
+  /// @p stream (a cudaStream_t) during the call; the buffer is reused after that work.
+  virtual void device_unit(std::int64_t unit, const PackedGenotypeView& view, void* stream) = 0;
+};
+
 /// @brief What one pass computes, and over what.
 struct SitePassSpec {
   const vcz::VczStore* store = nullptr;
@@ -39,7 +53,8 @@ struct SitePassSpec {
   const stats::AlleleCountsPass* counts = nullptr;   ///< allele counts per site × population
   const stats::AfdistAccumulator* afdist = nullptr;  ///< per-site afdist counts (its method)
   const SampleSumsRequest* sample_sums = nullptr;    ///< per-sample sums
-  const vcz::VariantReader* variants = nullptr;      ///< fields read with each unit
+  PackedSink* packed = nullptr;                  ///< packed genotypes of every unit (matrix family)
+  const vcz::VariantReader* variants = nullptr;  ///< fields read with each unit
 };
 
 /// @brief One unit's finished output, handed over in plan order.

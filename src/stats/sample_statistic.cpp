@@ -28,6 +28,17 @@ class SampleStatistic final : public Statistic {
   void merge(Statistic& later) override {
     accumulate_samples(stats::detail::same_statistic(*this, later).sums_);
   }
+  void save(ByteWriter& w) const override {
+    w.put_string(name());
+    w.put_vector(sums_);
+  }
+  void load(ByteReader& r) override {
+    r.expect(name());
+    auto sums = r.get_vector<stats::SampleSums>();
+    if (sums.size() != sums_.size()) throw FormatError("statistic state: another sample selection");
+    sums_ = std::move(sums);
+  }
+
   Table finish() override {
     // Report in store order, whatever order the populations gave the selection.
     std::vector<std::size_t> order(sums_.size());

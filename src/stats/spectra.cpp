@@ -73,6 +73,29 @@ class Sfs final : public Statistic {
 
   Table finish() override { return joint_ ? joint_table() : spectra_table(); }
 
+  void save(ByteWriter& w) const override {
+    w.put_string(name());
+    w.put_vector(table_);
+    w.put<std::uint8_t>(any_);
+    w.put_vector(used_);
+    for (const auto& s : spectra_) w.put_vector(s);
+  }
+  void load(ByteReader& r) override {
+    r.expect(name());
+    auto table = r.get_vector<std::uint64_t>();
+    any_ = r.get<std::uint8_t>() != 0;
+    auto used = r.get_vector<char>();
+    if (table.size() != table_.size() || used.size() != used_.size())
+      throw FormatError("statistic state: a spectrum of other sizes");
+    table_ = std::move(table);
+    used_ = std::move(used);
+    for (auto& s : spectra_) {
+      auto v = r.get_vector<std::uint64_t>();
+      if (v.size() != s.size()) throw FormatError("statistic state: a spectrum of other sizes");
+      s = std::move(v);
+    }
+  }
+
  private:
   // Derived count of population p at a site, or -1 when the site is not used for p: biallelic,
   // ancestral allele known, every member of p with a complete call of the store's ploidy.
@@ -246,6 +269,25 @@ class Fstats final : public Statistic {
       }
     }
     o.blocks_.clear();
+  }
+
+  void save(ByteWriter& w) const override {
+    w.put_string(name());
+    w.put(before_);
+    w.put(n_sites_);
+    w.put(n_defined_);
+    w.put(num_sum_);
+    w.put(den_sum_);
+    w.put_vector(blocks_);
+  }
+  void load(ByteReader& r) override {
+    r.expect(name());
+    before_ = r.get<std::int64_t>();
+    n_sites_ = r.get<std::int64_t>();
+    n_defined_ = r.get<std::int64_t>();
+    num_sum_ = r.get<double>();
+    den_sum_ = r.get<double>();
+    blocks_ = r.get_vector<Block>();
   }
 
   Table finish() override {

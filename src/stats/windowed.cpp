@@ -96,6 +96,30 @@ class WindowedStatistic : public Statistic {
     }
   }
 
+  void save(ByteWriter& w) const override {
+    w.put_string(name());
+    rows_.save(w);
+    acc_.save(w, [](ByteWriter& out, const ScanSums& s) {
+      out.put_vector(s.div);
+      out.put_vector(s.pair);
+      out.put_vector(s.pbs);
+    });
+  }
+  void load(ByteReader& r) override {
+    r.expect(name());
+    rows_.load(r);
+    acc_.load(r, [](ByteReader& in, ScanSums& s) {
+      auto div = in.get_vector<stats::DiversitySums>();
+      auto pair = in.get_vector<stats::DivergenceSums>();
+      auto pbs = in.get_vector<stats::DivergenceSums>();
+      if (div.size() != s.div.size() || pair.size() != s.pair.size() || pbs.size() != s.pbs.size())
+        throw FormatError("statistic state: windows of other populations or pairs");
+      s.div = std::move(div);
+      s.pair = std::move(pair);
+      s.pbs = std::move(pbs);
+    });
+  }
+
   Table finish() override {
     rows_of(acc_.finish());
     Table out = std::move(rows_);

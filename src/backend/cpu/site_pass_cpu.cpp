@@ -13,6 +13,7 @@
 
 #include "backend/site_pass.hpp"
 #include "stats/element_type.hpp"
+#include "stats/packed_math.hpp"
 #include "stats/sample_math.hpp"
 #include "stream/genotype_reader.hpp"
 #include "stream/scheduler.hpp"
@@ -65,12 +66,27 @@ void sample_sums(const GenotypeChunkView& b, const SampleSumsRequest& r,
     out[i] = {sums[i].obs, sums[i].missing, sums[i].het_sites, sums[i].o_hom, sums[i].e_hom};
 }
 
+/// Pack a block's calls (vczstats/packed.hpp) into rows of words whose first sample sits
+/// @p shift samples into the first word (so the words OR into the unit's rows at word
+/// sample_offset / 32).
+template <class T>
+void pack_block(const GenotypeChunkView& b, int shift, std::vector<std::uint64_t>& out) {
+  const std::int64_t nw = packed_words(shift + b.samples);
+  out.assign(static_cast<std::size_t>(b.variants * nw), 0);
+  const int ploidy = static_cast<int>(b.ploidy);
+  for (std::int64_t v = 0; v < b.variants; ++v)
+    for (std::int64_t w = 0; w < nw; ++w)
+      out[static_cast<std::size_t>(v * nw + w)] =
+          stats::packed::pack_word(b.row<T>(v), b.samples, ploidy, w, shift);
+}
+
 /// What a producer hands to the consumer for one item.
 struct Payload {
   std::vector<std::int32_t> counts;       // phase 0: allele counts (rows × site width)
   std::vector<stats::AfdistSite> afdist;  // phase 0: rows
   std::vector<std::int32_t> complete;     // phase 0: complete diploid counts (sample sums)
   std::vector<stats::SampleSums> sums;    // phase 1: the block's samples
+  std::vector<std::uint64_t> packed;      // phase 0: the block's packed calls
   std::int64_t sample_offset = 0;
   std::shared_ptr<const vcz::VariantBlock> variants;  // block 0 of phase 0
 };
@@ -100,6 +116,8 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
 
   // The unit being merged by the consumer.
   std::vector<std::int32_t> unit_counts, unit_complete;
+  std::vector<std::uint64_t> unit_packed;
+  const std::int64_t packed_row_words = packed_words(spec.samples->size());
   std::vector<stats::AfdistSite> unit_afdist;
   std::shared_ptr<const vcz::VariantBlock> unit_variants;
   std::int64_t reduce_ns = 0, done_variants = 0, calls = 0;
@@ -127,6 +145,10 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
             count_complete<decltype(t)>(view, *sums_req, out.complete);
           }))
         throw Error("sample pass: unsupported genotype width");
+      if (spec.packed && !with_element_type(view.elem_bytes, [&](auto t) {
+            pack_block<decltype(t)>(view, static_cast<int>(view.sample_offset % 32), out.packed);
+          }))
+        throw Error("packed genotypes: unsupported genotype width");
     } else {
       std::shared_ptr<const std::vector<double>> w;
       {
@@ -156,6 +178,18 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
           stats::AfdistAccumulator::merge_site(unit_afdist[i], in.afdist[i]);
         for (std::size_t i = 0; i < unit_complete.size(); ++i) unit_complete[i] += in.complete[i];
       }
+      if (spec.packed) {  // OR the block's words into the unit's rows
+        const vcz::WorkUnit& unit = plan.units[static_cast<std::size_t>(item.unit)];
+        if (item.block == 0)
+          unit_packed.assign(static_cast<std::size_t>(unit.size() * packed_row_words), 0);
+        const std::int64_t nw =
+            static_cast<std::int64_t>(in.packed.size()) / std::max<std::int64_t>(unit.size(), 1);
+        const std::int64_t w0 = in.sample_offset / 32;
+        for (std::int64_t v = 0; v < unit.size(); ++v)
+          for (std::int64_t w = 0; w < nw; ++w)
+            unit_packed[static_cast<std::size_t>(v * packed_row_words + w0 + w)] |=
+                in.packed[static_cast<std::size_t>(v * nw + w)];
+      }
     } else {
       for (std::size_t i = 0; i < in.sums.size(); ++i)
         (*sample_sums_out)[static_cast<std::size_t>(in.sample_offset) + i].merge(in.sums[i]);
@@ -174,6 +208,15 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
           (*w)[i] = stats::sample::site_weight(unit_complete.data() + i * width, sums_req->alleles);
         std::lock_guard lock(weights_mutex);
         weights[u] = std::move(w);
+      }
+      if (spec.packed) {
+        PackedGenotypeView view;
+        view.words = unit_packed.data();
+        view.variants = unit.size();
+        view.samples = spec.samples->size();
+        view.words_per_row = packed_row_words;
+        view.variant_offset = unit.begin;
+        spec.packed->host_unit(u, view);
       }
       UnitOutput out;
       out.index = u;

@@ -30,6 +30,7 @@
 #include "backend/cuda/counts_kernels.cuh"
 #include "backend/cuda/cuda_util.cuh"
 #include "backend/cuda/gpu_pipeline.hpp"
+#include "backend/cuda/packed_kernels.cuh"
 #include "backend/cuda/sample_kernels.cuh"
 #include "backend/site_pass.hpp"
 #include "stream/genotype_reader.hpp"
@@ -91,6 +92,7 @@ struct Lane {
   DeviceBuffer counts, afdist;           // the unit's per-site outputs
   DeviceBuffer complete, weights, mask;  // per-sample sums: phase 0 counts, weights, row mask
   DeviceBuffer partial;                  // per-sample sums of the unit
+  DeviceBuffer packed;                   // the unit's packed genotypes
   PinnedBuffer host_counts, host_afdist, host_mask;
   std::vector<std::int32_t> pageable_counts;       // baseline
   std::vector<stats::AfdistSite> pageable_afdist;  // baseline
@@ -154,6 +156,7 @@ class GpuSitePass {
         lane->partial = DeviceBuffer(
             pool, samples * static_cast<std::int64_t>(sizeof(cuda::DeviceSampleSums)), st);
       }
+      if (spec.packed) lane->packed = DeviceBuffer(pool, max_rows_ * packed_words(samples) * 8, st);
       lanes_.push_back(std::move(lane));
     }
     const cudaStream_t s0 = lanes_[0]->stream.get();
@@ -288,6 +291,9 @@ class GpuSitePass {
       if (const auto* r = spec_.sample_sums)
         cuda::launch_complete_counts(dv, population_of_.as<std::int32_t>(), r->pops, r->alleles,
                                      lane.complete.as<std::int32_t>(), st);
+      if (spec_.packed)
+        cuda::launch_pack(dv, lane.packed.as<std::uint64_t>(), packed_words(spec_.samples->size()),
+                          st);
       calls_ += view.calls();
     } else {
       const auto* r = spec_.sample_sums;
@@ -315,6 +321,10 @@ class GpuSitePass {
     if (const auto* r = spec_.sample_sums)
       VCZ_CUDA_CHECK(cudaMemsetAsync(lane.complete.data(), 0,
                                      rows_bytes(unit.size(), r->pops * (r->alleles + 1) * 4), st));
+    if (spec_.packed)
+      VCZ_CUDA_CHECK(
+          cudaMemsetAsync(lane.packed.data(), 0,
+                          rows_bytes(unit.size(), packed_words(spec_.samples->size()) * 8), st));
   }
 
   void phase_done(std::int64_t u, int phase) {
@@ -338,6 +348,15 @@ class GpuSitePass {
           lane.mask_copied.record(st);
           lane.mask_pending = true;
         }
+      }
+      if (spec_.packed) {
+        PackedGenotypeView view;
+        view.words = lane.packed.as<std::uint64_t>();
+        view.variants = unit.size();
+        view.samples = spec_.samples->size();
+        view.words_per_row = packed_words(view.samples);
+        view.variant_offset = unit.begin;
+        spec_.packed->device_unit(u, view, st);
       }
       // The unit's per-site outputs come back to the lane's host buffers.
       const int t = timer_.start(st);
