@@ -39,13 +39,16 @@ struct DiversityResult {
 DiversityResult finish_diversity(const DiversitySums& s, Harmonic& harmonic);
 
 /// @brief Per-pair divergence sums over the sites of a window (POPGEN.md §5). Weir &
-/// Cockerham's components use the complete genotypes of the genotype classes, so they are
-/// defined at sites where the two populations' called alleles are REF and at most one ALT.
+/// Cockerham's components come from the two populations' tallies of complete diploid calls
+/// (each allele's copies and heterozygous carriers: UnitData::tallies), summed over alleles.
 struct DivergenceSums {
   std::int64_t n_sites = 0, n_hudson = 0, n_wc = 0;
   double dxy_sum = 0, pi1_sum = 0, pi2_sum = 0, hudson_num = 0, hudson_den = 0;
   double wc_a = 0, wc_abc = 0, wc_fst_sum = 0, nei_num = 0, nei_ht = 0;
-  void add(const std::int32_t* c1, const std::int32_t* c2, int alleles);
+  /// @brief Add one site: @p c1, @p c2 the two populations' counts; @p t1, @p t2 their tallies
+  /// (null: Weir & Cockerham's terms are left out).
+  void add(const std::int32_t* c1, const std::int32_t* c2, int alleles,
+           const std::int32_t* t1 = nullptr, const std::int32_t* t2 = nullptr);
   /// @brief Add the sums of the same window from another partition of its sites.
   void merge(const DivergenceSums& o);
 };

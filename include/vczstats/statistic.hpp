@@ -33,6 +33,7 @@ namespace vczstats {
 struct PassNeeds {
   bool counts = false;  ///< allele counts per site and population (stats::AlleleCountsPass)
   std::optional<stats::AfdistMethod> afdist;  ///< per-site afdist counts of this method
+  bool tallies = false;                       ///< complete diploid tallies per site and population
   bool sample_sums = false;                   ///< per-sample sums (a second pass over each unit)
   bool positions = false;                     ///< variant contig and position
   bool alleles = false;                       ///< variant_allele (number of alleles, REF length)
@@ -48,8 +49,11 @@ struct UnitData {
   std::int64_t index = 0;               ///< unit index in the plan
   const vcz::WorkUnit* unit = nullptr;  ///< rows [begin, end) and their mask
   stats::CountsLayout layout;
-  std::span<const std::int32_t> counts;         ///< rows × layout.site_width() (when asked)
-  std::span<const stats::AfdistSite> afdist;    ///< rows (when asked)
+  std::span<const std::int32_t> counts;       ///< rows × layout.site_width() (when asked)
+  std::span<const stats::AfdistSite> afdist;  ///< rows (when asked)
+  /// rows × pops × (2 alleles + 1) (when asked): per population, each allele's copies and
+  /// heterozygous carriers among complete diploid calls, then the number of such calls
+  std::span<const std::int32_t> tallies;
   const vcz::VariantBlock* variants = nullptr;  ///< rows (the fields asked for)
   std::span<const int> ancestral;               ///< rows (when asked): allele index, -1 unknown
 
@@ -61,6 +65,11 @@ struct UnitData {
   /// @brief The counts of population @p pop at row @p r.
   const std::int32_t* site(std::int64_t r, int pop = 0) const {
     return counts.data() + r * layout.site_width() + std::int64_t{pop} * layout.width();
+  }
+  /// @brief The tallies of population @p pop at row @p r.
+  const std::int32_t* site_tallies(std::int64_t r, int pop) const {
+    const std::int64_t w = 2 * std::int64_t{layout.alleles} + 1;
+    return tallies.data() + (r * layout.pops + pop) * w;
   }
 };
 

@@ -20,14 +20,16 @@
 
 namespace vczstats::backend {
 
-/// @brief Per-sample sums (missingness, homozygosity): two phases per unit. Phase 0 counts the
-/// alleles of complete diploid calls per site and population (alleles + 1 columns: the count of
-/// such calls last), which give each site's expected homozygosity; phase 1 adds every sample's
-/// sums (stats/sample_math.hpp).
-struct SampleSumsRequest {
+/// @brief Tallies of complete diploid calls per site and population (stats/tallies_math.hpp:
+/// each allele's copies, each allele's heterozygous carriers, the number of such calls), for
+/// Weir & Cockerham's Fst and the per-sample sums.
+struct TalliesRequest {
   const std::vector<std::int32_t>* population_of = nullptr;  ///< per selected sample
   int pops = 1;
-  int alleles = 2;  ///< allele columns of the store
+  int alleles = 2;       ///< allele columns of the store
+  bool deliver = false;  ///< hand them over with each unit (else only phase 1 uses them)
+  /// @brief int32 columns per site.
+  std::int64_t site_width() const { return std::int64_t{pops} * (2 * alleles + 1); }
 };
 
 /// @brief Receives every unit's packed genotypes (all selected samples, vczstats/packed.hpp) in
@@ -52,7 +54,10 @@ struct SitePassSpec {
   int device = 0;                                    ///< CUDA device index (GPU backend)
   const stats::AlleleCountsPass* counts = nullptr;   ///< allele counts per site × population
   const stats::AfdistAccumulator* afdist = nullptr;  ///< per-site afdist counts (its method)
-  const SampleSumsRequest* sample_sums = nullptr;    ///< per-sample sums
+  const TalliesRequest* tallies = nullptr;  ///< complete diploid tallies per site × population
+  /// Per-sample sums (missingness, homozygosity; needs tallies): a second phase per unit that
+  /// reads the genotypes again with the unit's per-site weights from the tallies.
+  bool sample_sums = false;
   PackedSink* packed = nullptr;                  ///< packed genotypes of every unit (matrix family)
   const vcz::VariantReader* variants = nullptr;  ///< fields read with each unit
 };
@@ -60,8 +65,9 @@ struct SitePassSpec {
 /// @brief One unit's finished output, handed over in plan order.
 struct UnitOutput {
   std::int64_t index = 0;
-  std::span<const std::int32_t> counts;               ///< rows × counts->site_width()
-  std::span<const stats::AfdistSite> afdist;          ///< rows
+  std::span<const std::int32_t> counts;       ///< rows × counts->site_width()
+  std::span<const stats::AfdistSite> afdist;  ///< rows
+  std::span<const std::int32_t> tallies;      ///< rows × tallies->site_width() (when delivered)
   std::shared_ptr<const vcz::VariantBlock> variants;  ///< when spec.variants
 };
 using Deliver = std::function<void(const UnitOutput&)>;

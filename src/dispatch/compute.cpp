@@ -21,6 +21,7 @@ PassNeeds PassNeeds::operator|(const PassNeeds& o) const {
   if (afdist && o.afdist && *afdist != *o.afdist)
     throw UsageError("one run cannot compute afdist with two methods");
   n.afdist = afdist ? afdist : o.afdist;
+  n.tallies = tallies || o.tallies;
   n.sample_sums = sample_sums || o.sample_sums;
   n.positions = positions || o.positions;
   n.alleles = alleles || o.alleles;
@@ -63,7 +64,11 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   if (needs.afdist)
     afdist.init({*needs.afdist, 1}, q.samples.size(),
                 q.store.has_genotypes() ? q.store.ploidy() : 2);
-  const backend::SampleSumsRequest sums{&q.pops.of, q.pops.count(), std::max(alleles, 1)};
+  backend::TalliesRequest tallies;
+  tallies.population_of = &q.pops.of;
+  tallies.pops = q.pops.count();
+  tallies.alleles = std::max(alleles, 1);
+  tallies.deliver = needs.tallies;
   std::unique_ptr<vcz::VariantReader> reader;
   if (any_fields)
     reader = std::make_unique<vcz::VariantReader>(q.store, needs.alleles || ancestral, needs.ids);
@@ -81,10 +86,13 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   spec.device = run.device.index;
   spec.counts = needs.counts ? &counts : nullptr;
   spec.afdist = needs.afdist ? &afdist : nullptr;
-  spec.sample_sums = needs.sample_sums ? &sums : nullptr;
+  spec.tallies = needs.tallies || needs.sample_sums ? &tallies : nullptr;
+  spec.sample_sums = needs.sample_sums;
   spec.variants = reader.get();
 
-  const stats::CountsLayout layout = needs.counts ? counts.layout() : stats::CountsLayout{};
+  // The layout of the counts, and of the tallies (same alleles and populations).
+  const stats::CountsLayout layout{needs.counts ? counts.layout().alleles : tallies.alleles,
+                                   q.pops.count()};
   std::vector<int> anc;
   auto deliver = [&](const backend::UnitOutput& out) {
     UnitData u;
@@ -93,6 +101,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
     u.layout = layout;
     u.counts = out.counts;
     u.afdist = out.afdist;
+    u.tallies = out.tallies;
     u.variants = out.variants.get();
     if (polarise) {
       anc = polarise->indices(*out.variants);
@@ -109,6 +118,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
     // sites-only store.
     std::vector<std::int32_t> zero_counts;
     std::vector<stats::AfdistSite> zero_afdist;
+    std::vector<std::int32_t> zero_tallies;
     for (std::size_t i = 0; i < q.plan.units.size(); ++i) {
       const auto& unit = q.plan.units[i];
       backend::UnitOutput out;
@@ -117,6 +127,8 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
       zero_afdist.assign(static_cast<std::size_t>(unit.size()), {});
       if (needs.counts) out.counts = zero_counts;
       if (needs.afdist) out.afdist = zero_afdist;
+      zero_tallies.assign(static_cast<std::size_t>(unit.size() * tallies.site_width()), 0);
+      if (needs.tallies) out.tallies = zero_tallies;
       if (reader)
         out.variants = std::make_shared<vcz::VariantBlock>(reader->read(unit.begin, unit.end));
       deliver(out);

@@ -56,6 +56,7 @@ class WindowedStatistic : public Statistic {
     // REF's length for record overlap with regions; alleles to match an ancestral allele.
     n.alleles = filter_.needs_ref_length() || (uses_ancestral() && q_.ancestral != "ref");
     n.ancestral = uses_ancestral();
+    n.tallies = uses_tallies();
     return n;
   }
 
@@ -129,6 +130,8 @@ class WindowedStatistic : public Statistic {
 
  protected:
   virtual bool uses_ancestral() const { return false; }
+  /// Weir & Cockerham's Fst needs the tallies of complete diploid calls.
+  virtual bool uses_tallies() const { return false; }
   virtual void add_site(ScanSums& s, const UnitData& u, std::int64_t r, int anc) = 0;
   /// Append the rows of one window to rows_.
   virtual void window_rows(const Acc::Window& w, double length) = 0;
@@ -233,9 +236,13 @@ class Divergence final : public WindowedStatistic {
   std::string name() const override { return "divergence"; }
 
  protected:
+  bool uses_tallies() const override { return true; }
   void add_site(ScanSums& s, const UnitData& u, std::int64_t r, int) override {
-    for (std::size_t k = 0; k < pairs_.size(); ++k)
-      s.pair[k].add(u.site(r, pairs_[k].first), u.site(r, pairs_[k].second), u.layout.alleles);
+    for (std::size_t k = 0; k < pairs_.size(); ++k) {
+      const auto [a, b] = pairs_[k];
+      s.pair[k].add(u.site(r, a), u.site(r, b), u.layout.alleles, u.site_tallies(r, a),
+                    u.site_tallies(r, b));
+    }
   }
   void window_rows(const Acc::Window& w, double length) override {
     for (std::size_t k = 0; k < pairs_.size(); ++k) {
@@ -305,6 +312,7 @@ struct ScanPlan {
   std::vector<std::pair<int, int>> pairs, pbs_pairs;
   std::string pbs_label;
   bool any_diversity = false;
+  bool wc = false;  // fst_wc asked: the tallies are needed
 };
 
 ScanPlan plan_scan(const Query& q, const ScanOptions& o) {
@@ -319,6 +327,7 @@ ScanPlan plan_scan(const Query& q, const ScanOptions& o) {
     any_pairwise = any_pairwise || kScanStatistics[id].pairwise;
     p.any_diversity = p.any_diversity || !kScanStatistics[id].pairwise;
     want_pbs = want_pbs || id == kPbs;
+    p.wc = p.wc || id == kFstWc;
   }
   if (p.chosen.empty()) throw UsageError("--stats: no statistic given");
   if (any_pairwise) p.pairs = q.population_pairs(o.pairs);
@@ -359,13 +368,17 @@ class Scan final : public WindowedStatistic {
 
  protected:
   bool uses_ancestral() const override { return true; }
+  bool uses_tallies() const override { return plan_.wc; }
   void add_site(ScanSums& s, const UnitData& u, std::int64_t r, int anc) override {
     const int alleles = u.layout.alleles;
     if (plan_.any_diversity)
       for (int p = 0; p < u.layout.pops; ++p)
         s.div[static_cast<std::size_t>(p)].add(u.site(r, p), alleles, harmonic_, anc);
-    for (std::size_t k = 0; k < plan_.pairs.size(); ++k)
-      s.pair[k].add(u.site(r, plan_.pairs[k].first), u.site(r, plan_.pairs[k].second), alleles);
+    for (std::size_t k = 0; k < plan_.pairs.size(); ++k) {
+      const auto [a, b] = plan_.pairs[k];
+      s.pair[k].add(u.site(r, a), u.site(r, b), alleles, plan_.wc ? u.site_tallies(r, a) : nullptr,
+                    plan_.wc ? u.site_tallies(r, b) : nullptr);
+    }
     for (std::size_t k = 0; k < plan_.pbs_pairs.size(); ++k)
       s.pbs[k].add(u.site(r, plan_.pbs_pairs[k].first), u.site(r, plan_.pbs_pairs[k].second),
                    alleles);

@@ -29,17 +29,17 @@ std::int64_t ns_since(Clock::time_point t0) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
 }
 
-/// Phase 0 of the per-sample sums on one block: complete diploid allele counts per site × pop.
+/// The complete diploid tallies of one block per site × pop (stats/tallies_math.hpp).
 template <class T>
-void count_complete(const GenotypeChunkView& b, const SampleSumsRequest& r,
-                    std::vector<std::int32_t>& out) {
-  const int ploidy = static_cast<int>(b.ploidy), w = r.alleles + 1;
-  out.assign(static_cast<std::size_t>(b.variants * r.pops * w), 0);
+void count_tallies(const GenotypeChunkView& b, const TalliesRequest& r,
+                   std::vector<std::int32_t>& out) {
+  const int ploidy = static_cast<int>(b.ploidy), w = stats::tallies::width(r.alleles);
+  out.assign(static_cast<std::size_t>(b.variants * r.site_width()), 0);
   for (std::int64_t v = 0; v < b.variants; ++v) {
     const T* row = b.row<T>(v);
-    std::int32_t* site = out.data() + v * r.pops * w;
+    std::int32_t* site = out.data() + v * r.site_width();
     for (std::int64_t i = 0; i < b.samples; ++i)
-      stats::sample::add_complete(
+      stats::tallies::add_call(
           site + (*r.population_of)[static_cast<std::size_t>(b.sample_offset + i)] * w,
           row + i * ploidy, ploidy, r.alleles);
   }
@@ -47,7 +47,7 @@ void count_complete(const GenotypeChunkView& b, const SampleSumsRequest& r,
 
 /// Phase 1 on one block: every sample's sums over the unit's selected rows.
 template <class T>
-void sample_sums(const GenotypeChunkView& b, const SampleSumsRequest& r,
+void sample_sums(const GenotypeChunkView& b, const TalliesRequest& r,
                  const std::vector<double>& weights, const std::vector<std::uint8_t>& mask,
                  std::vector<stats::SampleSums>& out) {
   const int ploidy = static_cast<int>(b.ploidy);
@@ -84,7 +84,7 @@ void pack_block(const GenotypeChunkView& b, int shift, std::vector<std::uint64_t
 struct Payload {
   std::vector<std::int32_t> counts;       // phase 0: allele counts (rows × site width)
   std::vector<stats::AfdistSite> afdist;  // phase 0: rows
-  std::vector<std::int32_t> complete;     // phase 0: complete diploid counts (sample sums)
+  std::vector<std::int32_t> tallies;      // phase 0: complete diploid tallies
   std::vector<stats::SampleSums> sums;    // phase 1: the block's samples
   std::vector<std::uint64_t> packed;      // phase 0: the block's packed calls
   std::int64_t sample_offset = 0;
@@ -102,7 +102,9 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
   const unsigned threads = run.threads ? run.threads : hardware_threads();
   const auto nunits = static_cast<std::int64_t>(plan.units.size());
   const auto nblocks = static_cast<std::int64_t>(reader.num_blocks());
-  const SampleSumsRequest* sums_req = spec.sample_sums;
+  const TalliesRequest* tallies_req = spec.tallies;
+  if (spec.sample_sums && !tallies_req) throw Error("per-sample sums need the tallies");
+  const TalliesRequest* sums_req = spec.sample_sums ? tallies_req : nullptr;
   const std::int64_t counts_width = spec.counts ? spec.counts->site_width() : 0;
   if (sample_sums_out && sums_req)
     sample_sums_out->assign(static_cast<std::size_t>(spec.samples->size()), {});
@@ -115,7 +117,7 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
   std::map<std::int64_t, std::shared_ptr<const std::vector<double>>> weights;
 
   // The unit being merged by the consumer.
-  std::vector<std::int32_t> unit_counts, unit_complete;
+  std::vector<std::int32_t> unit_counts, unit_tallies;
   std::vector<std::uint64_t> unit_packed;
   const std::int64_t packed_row_words = packed_words(spec.samples->size());
   std::vector<stats::AfdistSite> unit_afdist;
@@ -141,8 +143,8 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
         out.afdist.assign(static_cast<std::size_t>(unit.size()), {});
         spec.afdist->count_sites(view, out.afdist);
       }
-      if (sums_req && !with_element_type(view.elem_bytes, [&](auto t) {
-            count_complete<decltype(t)>(view, *sums_req, out.complete);
+      if (tallies_req && !with_element_type(view.elem_bytes, [&](auto t) {
+            count_tallies<decltype(t)>(view, *tallies_req, out.tallies);
           }))
         throw Error("sample pass: unsupported genotype width");
       if (spec.packed && !with_element_type(view.elem_bytes, [&](auto t) {
@@ -170,13 +172,13 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
       if (item.block == 0) {  // the first block's output becomes the unit's
         unit_counts = std::move(in.counts);
         unit_afdist = std::move(in.afdist);
-        unit_complete = std::move(in.complete);
+        unit_tallies = std::move(in.tallies);
         unit_variants = std::move(in.variants);
       } else {
         for (std::size_t i = 0; i < unit_counts.size(); ++i) unit_counts[i] += in.counts[i];
         for (std::size_t i = 0; i < unit_afdist.size(); ++i)
           stats::AfdistAccumulator::merge_site(unit_afdist[i], in.afdist[i]);
-        for (std::size_t i = 0; i < unit_complete.size(); ++i) unit_complete[i] += in.complete[i];
+        for (std::size_t i = 0; i < unit_tallies.size(); ++i) unit_tallies[i] += in.tallies[i];
       }
       if (spec.packed) {  // OR the block's words into the unit's rows
         const vcz::WorkUnit& unit = plan.units[static_cast<std::size_t>(item.unit)];
@@ -203,9 +205,9 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
       if (sums_req) {  // the weights phase 1 needs
         auto w = std::make_shared<std::vector<double>>(
             static_cast<std::size_t>(unit.size() * sums_req->pops));
-        const int width = sums_req->alleles + 1;
+        const int width = stats::tallies::width(sums_req->alleles);
         for (std::size_t i = 0; i < w->size(); ++i)
-          (*w)[i] = stats::sample::site_weight(unit_complete.data() + i * width, sums_req->alleles);
+          (*w)[i] = stats::sample::site_weight(unit_tallies.data() + i * width, sums_req->alleles);
         std::lock_guard lock(weights_mutex);
         weights[u] = std::move(w);
       }
@@ -222,6 +224,7 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
       out.index = u;
       out.counts = unit_counts;
       out.afdist = unit_afdist;
+      if (tallies_req && tallies_req->deliver) out.tallies = unit_tallies;
       out.variants = unit_variants;
       const auto t0 = Clock::now();
       deliver(out);

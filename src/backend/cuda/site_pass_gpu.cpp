@@ -88,12 +88,12 @@ struct DeviceSegments {
 /// The stream is declared first, so the buffers (freed in its order) go before it.
 struct Lane {
   cuda::Stream stream;
-  DeviceBuffer input;                    // one sample block
-  DeviceBuffer counts, afdist;           // the unit's per-site outputs
-  DeviceBuffer complete, weights, mask;  // per-sample sums: phase 0 counts, weights, row mask
-  DeviceBuffer partial;                  // per-sample sums of the unit
-  DeviceBuffer packed;                   // the unit's packed genotypes
-  PinnedBuffer host_counts, host_afdist, host_mask;
+  DeviceBuffer input;                   // one sample block
+  DeviceBuffer counts, afdist;          // the unit's per-site outputs
+  DeviceBuffer tallies, weights, mask;  // tallies; per-sample sums: weights, row mask
+  DeviceBuffer partial;                 // per-sample sums of the unit
+  DeviceBuffer packed;                  // the unit's packed genotypes
+  PinnedBuffer host_counts, host_afdist, host_tallies, host_mask;
   std::vector<std::int32_t> pageable_counts;       // baseline
   std::vector<stats::AfdistSite> pageable_afdist;  // baseline
   Event copied, mask_copied;
@@ -148,8 +148,12 @@ class GpuSitePass {
         lane->afdist = DeviceBuffer(pool, bytes, st);
         lane->host_afdist = PinnedBuffer(bytes);
       }
-      if (const auto* r = spec.sample_sums) {
-        lane->complete = DeviceBuffer(pool, max_rows_ * r->pops * (r->alleles + 1) * 4, st);
+      if (const auto* r = spec.tallies) {
+        const std::int64_t bytes = max_rows_ * r->site_width() * 4;
+        lane->tallies = DeviceBuffer(pool, bytes, st);
+        if (r->deliver) lane->host_tallies = PinnedBuffer(bytes);
+      }
+      if (const auto* r = spec.sample_sums ? spec.tallies : nullptr) {
         lane->weights = DeviceBuffer(pool, max_rows_ * r->pops * 8, st);
         lane->mask = DeviceBuffer(pool, max_rows_, st);
         lane->host_mask = PinnedBuffer(max_rows_);
@@ -161,11 +165,14 @@ class GpuSitePass {
     }
     const cudaStream_t s0 = lanes_[0]->stream.get();
     if (spec.counts) segments_ = std::make_unique<DeviceSegments>(pool, reader_, *spec.counts, s0);
-    if (const auto* r = spec.sample_sums) {
+    if (spec.sample_sums && !spec.tallies) throw Error("per-sample sums need the tallies");
+    if (const auto* r = spec.tallies) {
       const auto bytes = static_cast<std::int64_t>(r->population_of->size() * 4);
       population_of_ = DeviceBuffer(pool, bytes, s0);
       VCZ_CUDA_CHECK(cudaMemcpyAsync(population_of_.data(), r->population_of->data(),
                                      static_cast<std::size_t>(bytes), cudaMemcpyHostToDevice, s0));
+    }
+    if (spec.sample_sums) {
       totals_ = DeviceBuffer(
           pool, samples * static_cast<std::int64_t>(sizeof(cuda::DeviceSampleSums)), s0);
       VCZ_CUDA_CHECK(
@@ -288,15 +295,15 @@ class GpuSitePass {
         else
           cuda::launch_afdist_heavy(h, st);
       }
-      if (const auto* r = spec_.sample_sums)
-        cuda::launch_complete_counts(dv, population_of_.as<std::int32_t>(), r->pops, r->alleles,
-                                     lane.complete.as<std::int32_t>(), st);
+      if (const auto* r = spec_.tallies)
+        cuda::launch_tallies(dv, population_of_.as<std::int32_t>(), r->pops, r->alleles,
+                             lane.tallies.as<std::int32_t>(), st);
       if (spec_.packed)
         cuda::launch_pack(dv, lane.packed.as<std::uint64_t>(), packed_words(spec_.samples->size()),
                           st);
       calls_ += view.calls();
     } else {
-      const auto* r = spec_.sample_sums;
+      const auto* r = spec_.tallies;
       cuda::launch_sample_sums(dv, population_of_.as<std::int32_t>(), r->pops,
                                lane.weights.as<double>(),
                                unit.mask.empty() ? nullptr : lane.mask.as<std::uint8_t>(),
@@ -318,9 +325,9 @@ class GpuSitePass {
     if (spec_.afdist)
       VCZ_CUDA_CHECK(cudaMemsetAsync(lane.afdist.data(), 0,
                                      rows_bytes(unit.size(), sizeof(stats::AfdistSite)), st));
-    if (const auto* r = spec_.sample_sums)
-      VCZ_CUDA_CHECK(cudaMemsetAsync(lane.complete.data(), 0,
-                                     rows_bytes(unit.size(), r->pops * (r->alleles + 1) * 4), st));
+    if (const auto* r = spec_.tallies)
+      VCZ_CUDA_CHECK(cudaMemsetAsync(lane.tallies.data(), 0,
+                                     rows_bytes(unit.size(), r->site_width() * 4), st));
     if (spec_.packed)
       VCZ_CUDA_CHECK(
           cudaMemsetAsync(lane.packed.data(), 0,
@@ -333,10 +340,10 @@ class GpuSitePass {
     Lane& lane = *lanes_[li];
     const cudaStream_t st = lane.stream.get();
     if (phase == 0) {
-      if (const auto* r = spec_.sample_sums) {
+      if (const auto* r = spec_.sample_sums ? spec_.tallies : nullptr) {
         int t = timer_.start(st);
-        cuda::launch_site_weights(lane.complete.as<std::int32_t>(), unit.size(), r->pops,
-                                  r->alleles, lane.weights.as<double>(), st);
+        cuda::launch_site_weights(lane.tallies.as<std::int32_t>(), unit.size(), r->pops, r->alleles,
+                                  lane.weights.as<double>(), st);
         timer_.stop(t, st, StageTimer::kReduce);
         if (!unit.mask.empty()) {
           if (lane.mask_pending) lane.mask_copied.synchronize();  // its last copy read host_mask
@@ -380,6 +387,10 @@ class GpuSitePass {
         VCZ_CUDA_CHECK(
             cudaMemcpyAsync(host, lane.afdist.data(), bytes, cudaMemcpyDeviceToHost, st));
       }
+      if (spec_.tallies && spec_.tallies->deliver)
+        VCZ_CUDA_CHECK(cudaMemcpyAsync(lane.host_tallies.data(), lane.tallies.data(),
+                                       rows_bytes(unit.size(), spec_.tallies->site_width() * 4),
+                                       cudaMemcpyDeviceToHost, st));
       timer_.stop(t, st, StageTimer::kD2H);
       lane.copied.record(st);
       lane.pending = true;
@@ -435,6 +446,9 @@ class GpuSitePass {
                              : reinterpret_cast<const stats::AfdistSite*>(lane.host_afdist.data());
       out.afdist = {data, static_cast<std::size_t>(unit.size())};
     }
+    if (spec_.tallies && spec_.tallies->deliver)
+      out.tallies = {reinterpret_cast<const std::int32_t*>(lane.host_tallies.data()),
+                     static_cast<std::size_t>(unit.size() * spec_.tallies->site_width())};
     out.variants = std::move(p.variants);
     const auto t0 = Clock::now();
     deliver_(out);
