@@ -51,7 +51,7 @@ void add_sample_stats_command(CLI::App& app) {
     for (std::size_t k : order) {
       const auto& s = sums[k];
       const double den = static_cast<double>(s.het_sites) - s.e_hom;
-      t.row({q.store.sample_ids()[static_cast<std::size_t>(q.samples.indices[k])],
+      t.row({std::string(q.store.sample_ids()[q.samples.indices[k]]),
              q.pops.names[static_cast<std::size_t>(q.pops.of[k])], std::to_string(s.missing_ct),
              std::to_string(s.obs_ct),
              s.obs_ct

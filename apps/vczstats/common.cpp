@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <tuple>
+#include <utility>
 
 #include "vczstats/error.hpp"
 #include "vczstats/variants.hpp"
@@ -77,8 +78,15 @@ void add_population_option(CLI::App& cmd, CommonOptions& o) {
       ->group("Selection");
 }
 
+namespace {
+// The setup times of this process's query, for report_run's -v line.
+vcz::SetupTimes g_setup;
+bool g_have_setup = false;
+}  // namespace
+
 Query build_query(const CommonOptions& o) {
-  Query q{vcz::VczStore::open(o.store), {}, {}, {}, {}, vcz::RegionOverlap::Record};
+  vcz::SetupTimes setup;
+  Query q{vcz::VczStore::open(o.store, &setup), {}, {}, {}, {}, vcz::RegionOverlap::Record};
   if (!o.regions.empty() && !o.regions_file.empty())
     throw UsageError("give either -r/--regions or -R/--regions-file, not both");
   if (!o.regions.empty()) q.regions = vcz::parse_regions(o.regions);
@@ -90,20 +98,31 @@ Query build_query(const CommonOptions& o) {
     fmt::print(stderr, "vczstats: warning: contig '{}' is not in {}; its regions select nothing\n",
                c, o.store);
 
+  using clock = std::chrono::steady_clock;
+  auto t = clock::now();
+  auto lap = [&t] {
+    const auto now = clock::now();
+    return std::chrono::duration<double>(now - std::exchange(t, now)).count();
+  };
   if (!o.samples.empty() && !o.samples_file.empty())
     throw UsageError("give either -s/--samples or -S/--samples-file, not both");
   if (!o.samples.empty())
-    q.samples = q.store.select_samples(vcz::split_list(o.samples), o.force_samples);
+    q.samples =
+        q.store.select_samples(StringTable::from(vcz::split_list(o.samples)), o.force_samples);
   else if (!o.samples_file.empty())
     q.samples = q.store.select_samples(vcz::read_samples_file(o.samples_file), o.force_samples);
   else
     q.samples = q.store.all_samples();
   if (q.samples.size() == 0) throw UsageError(o.store + ": no samples to analyse");
+  setup.selection = lap();
   if (!o.pops.empty())
     q.pops = vcz::apply_populations(q.store, vcz::read_populations_file(o.pops), q.samples,
                                     o.force_samples);
   else
     q.pops = vcz::single_population(q.samples);
+  setup.populations = lap();
+  g_setup = setup;
+  g_have_setup = true;
   return q;
 }
 
@@ -163,6 +182,12 @@ void report_run(const CommonOptions& o, const RunStats& s) {
   if (!o.verbose) return;
   if (!s.note.empty()) fmt::print(stderr, "vczstats: note: {}\n", s.note);
   const double wall = s.wall_seconds > 0 ? s.wall_seconds : 1e-9;
+  if (g_have_setup)
+    fmt::print(stderr,
+               "vczstats: setup {:.3f} s: open store {:.3f} s, read samples {:.3f} s, "
+               "selection {:.3f} s, populations {:.3f} s\n",
+               g_setup.total(), g_setup.open_store, g_setup.read_samples, g_setup.selection,
+               g_setup.populations);
   fmt::print(stderr, "vczstats: device {}; {} variants in {} work units; {} genotype calls\n",
              s.device, s.variants, s.units, s.calls);
   auto stage = [&](const char* name, double secs, const char* how) {
