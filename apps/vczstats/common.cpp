@@ -13,6 +13,7 @@
 #include <optional>
 #include <random>
 #include <tuple>
+#include <utility>
 
 #include "vczstats/error.hpp"
 #include "vczstats/zarr_writer.hpp"
@@ -156,6 +157,12 @@ void report_run(const CommonOptions& o, const RunStats& s) {
   if (!o.verbose) return;
   if (!s.note.empty()) fmt::print(stderr, "vczstats: note: {}\n", s.note);
   const double wall = s.wall_seconds > 0 ? s.wall_seconds : 1e-9;
+  if (s.setup.total() > 0)
+    fmt::print(stderr,
+               "vczstats: setup {:.3f} s: open store {:.3f} s, read samples {:.3f} s, "
+               "selection {:.3f} s, populations {:.3f} s\n",
+               s.setup.total(), s.setup.open_store, s.setup.read_samples, s.setup.selection,
+               s.setup.populations);
   fmt::print(stderr, "vczstats: device {}; {} variants in {} work units; {} genotype calls\n",
              s.device, s.variants, s.units, s.calls);
   auto stage = [&](const char* name, double secs, const char* how) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "vczstats/device.hpp"
+#include "vczstats/vcz.hpp"
 
 namespace vczstats {
 
@@ -32,6 +33,7 @@ struct RunStats {
   std::string device;                 ///< e.g. "cpu, 16 threads"
   std::string note;                   ///< e.g. why auto fell back to the CPU (shown with -v)
   std::vector<std::string> warnings;  ///< things the user must see (always shown)
+  vcz::SetupTimes setup;              ///< building the query (open store, samples, populations)
   double wall_seconds = 0;
   double read_decode_seconds = 0;  ///< summed over threads
   double gather_seconds = 0;       ///< sample-subset gathers, summed over threads

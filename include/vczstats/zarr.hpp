@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vczstats/string_table.hpp"
+
 namespace vczstats::zarr {
 
 /// @brief Runs independent tasks, possibly in parallel (a thread pool implements it). The zarr
@@ -146,6 +148,9 @@ class Array {
   /// @brief Read a region of a string array.
   std::vector<std::string> read_region_strings(std::span<const std::int64_t> start,
                                                std::span<const std::int64_t> stop) const;
+  /// @brief Read a whole one-dimensional string array into one StringTable (no allocation per
+  /// string; for sample_id of a million samples). @throws UsageError for other arrays.
+  StringTable read_string_table() const;
   /// @brief Read a whole numeric or bool array converted to T (small arrays only).
   template <class T>
   std::vector<T> read_all_as() const;

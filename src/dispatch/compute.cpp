@@ -77,6 +77,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   if (needs.ancestral) polarise = std::make_unique<vcz::AncestralAlleles>(q.store, q.ancestral);
 
   RunStats rs;
+  rs.setup = q.setup;
   const auto start = std::chrono::steady_clock::now();
   backend::SitePassSpec spec;
   spec.store = &q.store;

@@ -48,8 +48,7 @@ class SampleStatistic final : public Statistic {
     });
     auto names = std::make_shared<std::vector<std::string>>();
     names->reserve(order.size());
-    for (std::size_t k : order)
-      names->push_back(q_.store.sample_ids()[static_cast<std::size_t>(q_.samples.indices[k])]);
+    for (std::size_t k : order) names->emplace_back(q_.store.sample_ids()[q_.samples.indices[k]]);
     Table t;
     t.add("sample", Column::Kind::Label, std::move(names));
     t.add("population", Column::Kind::Label, stats::detail::population_labels(q_));

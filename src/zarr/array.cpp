@@ -279,6 +279,38 @@ std::vector<std::string> Array::read_region_strings(std::span<const std::int64_t
   return out;
 }
 
+StringTable Array::read_string_table() const {
+  const Impl& a = *impl_;
+  if (a.metadata.dtype.kind != DataKind::String || a.metadata.shape.size() != 1)
+    throw UsageError(fmt::format("{}: array {} is not a one-dimensional string array",
+                                 a.store->path(), a.name()));
+  const std::int64_t n = a.metadata.shape[0], csize = a.metadata.chunks[0];
+  StringTable out, chunk;
+  for (std::int64_t c = 0; c * csize < n; ++c) {
+    const std::int64_t index[1] = {c};
+    a.check_chunk_index(index);
+    const std::string key = chunk_key(index);
+    const auto bytes = a.store->get(key);
+    chunk.clear();
+    if (!bytes) {
+      for (std::int64_t i = 0; i < csize; ++i) chunk.push_back(a.metadata.fill_string);
+    } else {
+      try {
+        a.pipeline->decode_strings_into(bytes->span(), chunk);
+      } catch (const FormatError& e) {
+        a.rethrow_for_chunk(key, e);
+      }
+    }
+    if (chunk.size() != csize)
+      throw FormatError(fmt::format("{}: {}: chunk {} holds {} strings, expected {}",
+                                    a.store->path(), a.name(), key, chunk.size(), csize));
+    // The first chunk tells the characters per string; reserve the whole table once.
+    if (c == 0) out.reserve(n, chunk.chars() * (n / std::max<std::int64_t>(csize, 1) + 1));
+    out.append(chunk, 0, std::min(csize, n - c * csize));
+  }
+  return out;
+}
+
 template <class T>
 std::vector<T> Array::read_region_as(std::span<const std::int64_t> start,
                                      std::span<const std::int64_t> stop) const {

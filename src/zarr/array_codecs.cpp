@@ -30,6 +30,10 @@ std::vector<std::string> ArrayToBytesCodec::decode_strings(ByteSpan) const {
       fmt::format("codec {} cannot decode strings", describe().empty() ? "bytes" : describe()));
 }
 
+void ArrayToBytesCodec::decode_strings_into(ByteSpan in, StringTable& out) const {
+  for (const auto& s : decode_strings(in)) out.push_back(s);
+}
+
 void byteswap_elements(MutableByteSpan data, int itemsize) {
   if (itemsize <= 1) return;
   const auto size = static_cast<std::size_t>(itemsize);
@@ -71,13 +75,25 @@ class VlenCodec final : public ArrayToBytesCodec {
       : ArrayToBytesCodec(std::move(layout)), name_(std::move(name)) {}
   std::string describe() const override { return name_; }
   std::vector<std::string> decode_strings(ByteSpan in) const override {
+    std::vector<std::string> out;
+    out.reserve(static_cast<std::size_t>(layout().elements()));
+    for_each_item(in, [&](std::string_view s) { out.emplace_back(s); });
+    return out;
+  }
+  void decode_strings_into(ByteSpan in, StringTable& out) const override {
+    for_each_item(in, [&](std::string_view s) { out.push_back(s); });
+  }
+
+ private:
+  // Call fn(item) for every item of a chunk: a little-endian u32 count, then per item a u32
+  // length and its bytes.
+  template <class Fn>
+  void for_each_item(ByteSpan in, Fn&& fn) const {
     const std::uint64_t n = layout().elements();
     if (in.size() < 4) throw FormatError(fmt::format("{}: chunk shorter than its header", name_));
     const std::uint32_t count = load_le<std::uint32_t>(in.data());
     if (count != n)
       throw FormatError(fmt::format("{}: chunk holds {} items, expected {}", name_, count, n));
-    std::vector<std::string> out;
-    out.reserve(static_cast<std::size_t>(n));
     std::size_t pos = 4;
     for (std::uint64_t i = 0; i < n; ++i) {
       if (in.size() - pos < 4)
@@ -86,16 +102,14 @@ class VlenCodec final : public ArrayToBytesCodec {
       pos += 4;
       if (in.size() - pos < len)
         throw FormatError(fmt::format("{}: chunk truncated at item {}", name_, i));
-      out.emplace_back(reinterpret_cast<const char*>(in.data() + pos), len);
+      fn(std::string_view(reinterpret_cast<const char*>(in.data() + pos), len));
       pos += len;
     }
     if (pos != in.size())
       throw FormatError(
           fmt::format("{}: {} unexpected bytes after the last item", name_, in.size() - pos));
-    return out;
   }
 
- private:
   std::string name_;
 };
 

@@ -153,4 +153,13 @@ std::vector<std::string> CodecPipeline::decode_strings(ByteSpan encoded) const {
   return strings;
 }
 
+void CodecPipeline::decode_strings_into(ByteSpan encoded, StringTable& out) const {
+  if (!array_codecs_.empty()) {  // elements move around: decode them as strings first
+    for (const auto& s : decode_strings(encoded)) out.push_back(s);
+    return;
+  }
+  std::vector<std::byte> a, b;
+  array_to_bytes_->decode_strings_into(decode_bytes(encoded, a, b, MutableByteSpan{}), out);
+}
+
 }  // namespace vczstats::zarr

@@ -67,6 +67,9 @@ class ArrayToBytesCodec {
   virtual void decode(ByteSpan in, MutableByteSpan out) const;
   /// @brief Decode string data (layout().elements() strings).
   virtual std::vector<std::string> decode_strings(ByteSpan in) const;
+  /// @brief Decode string data, appending layout().elements() strings to @p out. The default
+  /// goes through decode_strings; vlen-utf8 appends straight from the bytes.
+  virtual void decode_strings_into(ByteSpan in, StringTable& out) const;
   /// @brief The decoded layout.
   const ElementLayout& layout() const { return layout_; }
 
@@ -99,6 +102,8 @@ class CodecPipeline {
   void decode(detail::ByteSpan encoded, detail::MutableByteSpan out) const;
   /// @brief Decode one chunk of strings.
   std::vector<std::string> decode_strings(detail::ByteSpan encoded) const;
+  /// @brief Decode one chunk of strings, appending them to @p out.
+  void decode_strings_into(detail::ByteSpan encoded, StringTable& out) const;
 
  private:
   /// Run the bytes-to-bytes codecs backwards. When @p direct is non-empty the last one writes

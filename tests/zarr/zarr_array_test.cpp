@@ -64,6 +64,12 @@ void check_store(const std::string& store_name) {
       EXPECT_EQ(array.read_region_strings(zero, shape), want);
       for (const auto& [start, stop] : regions(shape, chunks))
         EXPECT_EQ(array.read_region_strings(start, stop), slice(want, shape, start, stop));
+      if (shape.size() == 1) {  // the one-buffer table sample_id is read into
+        const auto table = array.read_string_table();
+        EXPECT_EQ(std::vector<std::string>(table.begin(), table.end()), want);
+      } else {
+        EXPECT_THROW(array.read_string_table(), vczstats::UsageError);
+      }
     } else {
       const auto want = read_bytes(expected_path);
       const auto itemsize = static_cast<std::size_t>(array.dtype().size);
