@@ -104,6 +104,57 @@ struct ArrayMetadata {
   std::vector<std::string> dimension_names;  ///< _ARRAY_DIMENSIONS or dimension_names
 };
 
+/// @brief One bytes-to-bytes codec of a chunk encoding (compressor or checksum), with the
+/// parameters its metadata gives.
+struct BytesCodecSpec {
+  /// @brief Which codec.
+  enum class Kind { Blosc, Zstd, Lz4, Zlib, Gzip, Bz2, Crc32c };
+  Kind kind = Kind::Zstd;
+  std::string
+      name;       ///< as in the metadata: "blosc", "zstd", "lz4", "zlib", "gzip", "bz2", "crc32c"
+  int level = 0;  ///< zstd/zlib/gzip/bz2 level, lz4 acceleration, blosc clevel
+  std::string cname;  ///< blosc: internal codec (lz4, lz4hc, zstd, zlib, blosclz, snappy)
+  int shuffle = 0;    ///< blosc: 0 none, 1 byte, 2 bit, -1 auto (bit for 1-byte items, else byte)
+  int typesize = 0;   ///< blosc: element size (0: not given; every chunk header says it)
+  std::int64_t blocksize = 0;  ///< blosc: 0 = automatic
+};
+
+struct ShardingSpec;
+
+/// @brief How every chunk of an array is encoded, normalised across Zarr v2 and v3, so that a
+/// device can decode a chunk's compressed bytes (Array::read_chunk_encoded) itself.
+struct ChunkEncoding {
+  /// @brief What turns the bytes into the array: plain fixed-size elements, strings, or shards.
+  enum class Layout { Bytes, Strings, Sharding };
+  std::vector<std::int64_t> shape;  ///< decoded chunk shape
+  int itemsize = 1;                 ///< bytes per element (0: strings)
+  /// @brief Array-to-array codecs in encoding order (transpose, delta, packbits, byteswap for
+  /// big-endian v2 dtypes); a device decodes none of them.
+  std::vector<std::string> array_filters;
+  Layout layout = Layout::Bytes;
+  bool big_endian = false;  ///< Bytes layout: elements stored big-endian (v3 bytes codec)
+  std::vector<BytesCodecSpec> bytes_codecs;      ///< in encoding order (decode backwards)
+  std::shared_ptr<const ShardingSpec> sharding;  ///< Sharding layout only
+  std::vector<std::byte> fill_value;             ///< one decoded element (empty for strings)
+  /// @brief Bytes of one decoded chunk.
+  std::uint64_t decoded_bytes() const;
+};
+
+/// @brief v3 sharding_indexed: a shard holds inner chunks and an index of (offset, nbytes)
+/// little-endian uint64 pairs, all-ones for an absent inner chunk.
+struct ShardingSpec {
+  std::vector<std::int64_t> inner_shape;
+  bool index_at_end = true;
+  ChunkEncoding inner;  ///< encoding of each inner chunk
+  ChunkEncoding index;  ///< encoding of the index (shape: inner grid + [2], uint64)
+};
+
+/// @brief Whether every stage of @p encoding has a device decoder (backend/cuda/decode): blosc
+/// with internal lz4/lz4hc/zstd and any shuffle, plain zstd, numcodecs lz4, v3 bytes of
+/// single-byte or little-endian elements, crc32c (checked on the host), sharding_indexed with a
+/// decodable inner pipeline. Otherwise false, and @p why_not (when given) says which stage.
+bool device_decodable(const ChunkEncoding& encoding, std::string* why_not = nullptr);
+
 /// @brief One array of a store. Immutable once opened, so it may be shared between threads.
 class Array {
  public:
@@ -138,6 +189,11 @@ class Array {
   /// order, native byte order. An absent chunk reads as the fill value.
   /// @throws FormatError naming store, array and chunk key when the chunk is corrupt.
   void read_chunk(std::span<const std::int64_t> chunk_index, std::span<std::byte> out) const;
+  /// @brief The stored (still encoded) bytes of one chunk, as read_chunk would decode them;
+  /// nullopt when the chunk is absent (it reads as the fill value).
+  std::optional<Bytes> read_chunk_encoded(std::span<const std::int64_t> chunk_index) const;
+  /// @brief How every chunk of this array is encoded.
+  const ChunkEncoding& chunk_encoding() const;
   /// @brief Decode one chunk of a string array (full chunk shape, C order).
   std::vector<std::string> read_chunk_strings(std::span<const std::int64_t> chunk_index) const;
 

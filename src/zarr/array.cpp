@@ -22,6 +22,7 @@ struct Array::Impl {
   detail::ChunkKeyEncoding keys;
   std::int64_t chunk_elements = 0;
   std::int64_t chunk_bytes = 0;
+  ChunkEncoding encoding;
 
   std::string name() const { return path.empty() ? "/" : path; }
 
@@ -120,6 +121,7 @@ Array Array::open(std::shared_ptr<const Store> store, const std::string& path) {
   impl->keys = std::move(spec.keys);
   impl->chunk_elements = product(impl->metadata.chunks);
   impl->chunk_bytes = impl->chunk_elements * impl->metadata.dtype.size;
+  impl->encoding = impl->pipeline->encoding(impl->metadata.fill_value);
   Array a;
   a.impl_ = std::move(impl);
   return a;
@@ -197,6 +199,15 @@ void Array::read_chunk(std::span<const std::int64_t> chunk_index, std::span<std:
   } catch (const FormatError& e) {
     a.rethrow_for_chunk(key, e);
   }
+}
+
+std::optional<Bytes> Array::read_chunk_encoded(std::span<const std::int64_t> chunk_index) const {
+  impl_->check_chunk_index(chunk_index);
+  return impl_->store->get(chunk_key(chunk_index));
+}
+
+const ChunkEncoding& Array::chunk_encoding() const {
+  return impl_->encoding;
 }
 
 std::vector<std::string> Array::read_chunk_strings(

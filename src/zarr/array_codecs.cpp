@@ -57,6 +57,10 @@ class RawBytesCodec final : public ArrayToBytesCodec {
   std::string describe() const override { return swap_ ? "bytes(big)" : ""; }
   std::optional<std::uint64_t> encoded_size() const override { return layout().nbytes(); }
   bool passthrough() const override { return !swap_; }
+  void describe_encoding(ChunkEncoding& encoding) const override {
+    encoding.layout = ChunkEncoding::Layout::Bytes;
+    encoding.big_endian = swap_;
+  }
   void decode(ByteSpan in, MutableByteSpan out) const override {
     if (in.size() != out.size()) size_mismatch("chunk", in.size(), out.size());
     std::copy(in.begin(), in.end(), out.begin());
@@ -208,6 +212,16 @@ class ShardingCodec final : public ArrayToBytesCodec {
 
   std::string describe() const override {
     return fmt::format("sharding([{}]: {})", fmt::join(inner_shape_, ","), inner_->describe());
+  }
+
+  void describe_encoding(ChunkEncoding& encoding) const override {
+    encoding.layout = ChunkEncoding::Layout::Sharding;
+    auto spec = std::make_shared<ShardingSpec>();
+    spec->inner_shape = inner_shape_;
+    spec->index_at_end = index_at_end_;
+    spec->inner = inner_->encoding(fill_);
+    spec->index = index_->encoding(std::vector<std::byte>(8, std::byte{0}));
+    encoding.sharding = std::move(spec);
   }
 
   void decode(ByteSpan in, MutableByteSpan out) const override {
@@ -408,6 +422,7 @@ class ByteSwapCodec final : public ArrayToArrayCodec {
  public:
   explicit ByteSwapCodec(ElementLayout layout) : ArrayToArrayCodec(layout, layout) {}
   std::string describe() const override { return ""; }
+  std::string filter_name() const override { return "byteswap (big-endian dtype)"; }
   void decode(ByteSpan in, MutableByteSpan out) const override {
     std::copy(in.begin(), in.end(), out.begin());
     byteswap_elements(out, decoded().itemsize);

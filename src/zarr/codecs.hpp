@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vczstats/zarr.hpp"
+
 namespace vczstats::zarr::detail {
 
 using ByteSpan = std::span<const std::byte>;
@@ -43,6 +45,8 @@ class BytesToBytesCodec {
   virtual ~BytesToBytesCodec() = default;
   /// @brief Short description for `info`, e.g. "zstd(5)".
   virtual std::string describe() const = 0;
+  /// @brief The codec and its parameters, for ChunkEncoding.
+  virtual BytesCodecSpec spec() const = 0;
   /// @brief The encoded size for a decoded size when it follows from the size alone
   /// (checksums); nullopt for compressors.
   virtual std::optional<std::uint64_t> encoded_size(std::optional<std::uint64_t> decoded) const {

@@ -93,6 +93,17 @@ std::string CodecPipeline::describe() const {
   return out.empty() ? "none" : out;
 }
 
+ChunkEncoding CodecPipeline::encoding(const std::vector<std::byte>& fill) const {
+  ChunkEncoding e;
+  e.shape = layout_.shape;
+  e.itemsize = layout_.itemsize;
+  for (const auto& c : array_codecs_) e.array_filters.push_back(c->filter_name());
+  array_to_bytes_->describe_encoding(e);
+  for (const auto& c : bytes_codecs_) e.bytes_codecs.push_back(c->spec());
+  e.fill_value = fill;
+  return e;
+}
+
 ByteSpan CodecPipeline::decode_bytes(ByteSpan encoded, std::vector<std::byte>& a,
                                      std::vector<std::byte>& b, MutableByteSpan direct) const {
   ByteSpan current = encoded;
