@@ -98,8 +98,8 @@ VCZ_ZSTD_TABLE(i16, kOFDefaultNorm, 29, {
     1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1})
 // clang-format on
 
-/// @brief One row of an FSE decoding table.
-struct FseEntry {
+/// @brief One row of an FSE decoding table (one 32-bit load).
+struct alignas(4) FseEntry {
   u16 base;  ///< next state = base + the next nbits bits
   u8 nbits;
   u8 symbol;
