@@ -5,7 +5,8 @@
 // does for 1-byte elements (8 bit planes; --no-shuffle keeps the plain bytes), cut into chunks of
 // 64 KiB, 256 KiB and 1 MiB and compressed by libzstd at levels 1, 3, 7 and 19 (--levels,
 // --sizes change them; 64 distinct chunks per configuration, repeated up to --batch-mib of
-// decoded bytes per launch).
+// decoded bytes per launch, and to at least --min-tasks tasks: by default twice the warps the
+// decoder keeps resident, so that every warp has work).
 //
 // For each configuration, timed with CUDA events (median of --reps launches after a warm-up):
 //  - the decoder on the whole batch (decoded bytes per second);
@@ -14,10 +15,11 @@
 // and, on the host in the same run, libzstd decoding the same batch with --threads threads
 // (default: all cores). Every output is checked against the original chunks.
 //
-// Registers (nvcc 13.0, sm_90, -Xptxas -v): see the report in zstd_decoder.cu.
+// Registers and shared memory of the kernel (nvcc 13.0, sm_90, -Xptxas -v): see
+// src/backend/cuda/decode/zstd_decoder.cu; scripts/gpu-check.sh records them on the GPU machine.
 //
-// Usage: gpu_zstd_bench [--reps N] [--batch-mib N] [--threads N] [--levels 1,3,7,19]
-//                       [--sizes 65536,262144,1048576] [--no-shuffle]
+// Usage: gpu_zstd_bench [--reps N] [--batch-mib N] [--min-tasks N] [--threads N]
+//                       [--levels 1,3,7,19] [--sizes 65536,262144,1048576] [--no-shuffle]
 
 #include <cuda_runtime.h>
 #include <zstd.h>
@@ -39,8 +41,10 @@
 #include "backend/cuda/cuda_util.cuh"
 #include "backend/cuda/decode/decode_task.hpp"
 #include "backend/cuda/decode/zstd_decoder.cuh"
+#include "gpu_timing.cuh"
 
 using namespace vczstats;
+using bench::median_ms;
 namespace dec = vczstats::cuda::decode;
 using Bytes = std::vector<std::uint8_t>;
 
@@ -49,6 +53,7 @@ namespace {
 struct Options {
   int reps = 10;
   std::int64_t batch_mib = 256;
+  std::int64_t min_tasks = -1;  // -1: twice the decoder's resident warps
   int threads = 0;
   std::vector<int> levels = {1, 3, 7, 19};
   std::vector<std::int64_t> sizes = {65536, 262144, 1048576};
@@ -103,25 +108,6 @@ void parallel_for(int threads, std::int64_t n, F&& f) {
   for (auto& t : pool) t.join();
 }
 
-template <class F>
-double median_ms(cudaStream_t st, int reps, F&& launch) {
-  cuda::Event a(true), b(true);
-  launch();  // warm-up
-  VCZ_CUDA_CHECK(cudaStreamSynchronize(st));
-  std::vector<float> ms;
-  for (int r = 0; r < reps; ++r) {
-    a.record(st);
-    launch();
-    b.record(st);
-    b.synchronize();
-    float t = 0;
-    VCZ_CUDA_CHECK(cudaEventElapsedTime(&t, a.get(), b.get()));
-    ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -139,6 +125,8 @@ int main(int argc, char** argv) {
       o.reps = std::atoi(next());
     else if (a == "--batch-mib")
       o.batch_mib = std::atoll(next());
+    else if (a == "--min-tasks")
+      o.min_tasks = std::atoll(next());
     else if (a == "--threads")
       o.threads = std::atoi(next());
     else if (a == "--levels") {
@@ -150,8 +138,8 @@ int main(int argc, char** argv) {
       o.shuffle = false;
     else {
       std::fprintf(stderr,
-                   "usage: gpu_zstd_bench [--reps N] [--batch-mib N] [--threads N] [--levels "
-                   "1,3,7,19] [--sizes 65536,262144,1048576] [--no-shuffle]\n");
+                   "usage: gpu_zstd_bench [--reps N] [--batch-mib N] [--min-tasks N] [--threads N] "
+                   "[--levels 1,3,7,19] [--sizes 65536,262144,1048576] [--no-shuffle]\n");
       return 2;
     }
   }
@@ -164,13 +152,20 @@ int main(int argc, char** argv) {
         "%d launches; host libzstd with %d threads\n\n",
         info.name.c_str(), info.multiprocessors, o.shuffle ? "bit-shuffled" : "plain",
         static_cast<long long>(o.batch_mib), o.reps, o.threads);
-    std::printf(
-        "| chunk | level | ratio | tasks | GPU decode GB/s | D2D copy GB/s | decode / copy "
-        "| host libzstd GB/s | check |\n|---|---|---|---|---|---|---|---|---|\n");
     cuda::Stream stream;
     cuda::DevicePool pool(0);
     dec::ZstdDeviceDecoder decoder(pool, stream.get());
-    constexpr int kDistinct = 64;
+    if (o.min_tasks < 0) o.min_tasks = 2 * decoder.warps();
+    std::printf(
+        "# %lld resident warps (one task each), workspace %lld MiB; at least %lld tasks "
+        "per launch\n\n",
+        static_cast<long long>(decoder.warps()),
+        static_cast<long long>(decoder.workspace_bytes() >> 20),
+        static_cast<long long>(o.min_tasks));
+    std::printf(
+        "| chunk | level | ratio | tasks | GPU decode GB/s | D2D copy GB/s | decode / copy "
+        "| host libzstd GB/s | check |\n|---|---|---|---|---|---|---|---|---|\n");
+    constexpr std::int64_t kDistinct = 64;
     std::mt19937_64 rng(42);
     for (const std::int64_t size : o.sizes) {
       // 64 distinct chunks of this size.
@@ -179,7 +174,7 @@ int main(int argc, char** argv) {
         p = genotypes(rng, size);
         if (o.shuffle) p = bitshuffle(p);
       }
-      const std::int64_t tasks_n = std::max<std::int64_t>(kDistinct, (o.batch_mib << 20) / size);
+      const std::int64_t tasks_n = std::max({kDistinct, (o.batch_mib << 20) / size, o.min_tasks});
       const std::int64_t total = tasks_n * size;
       cuda::DeviceBuffer d_dst(pool, total, stream.get());
       cuda::DeviceBuffer d_copy(pool, total, stream.get());

@@ -13,11 +13,14 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "backend/cuda/decode/zstd_decode.hpp"
 
 namespace zstdtest {
 
@@ -29,6 +32,40 @@ struct Case {
   Bytes plain;  ///< what libzstd compressed
   Bytes frame;  ///< libzstd's output (possibly several frames)
 };
+
+// ---- decoding on the host ----------------------------------------------------------------------
+
+/// What zstd_decode_host made of an input.
+struct Decoded {
+  vczstats::cuda::decode::DecodeStatus status;
+  Bytes out;
+  vczstats::cuda::decode::DecodeError error() const {
+    return static_cast<vczstats::cuda::decode::DecodeError>(status.error);
+  }
+};
+
+/// zstd_decode_host on @p frame into exactly @p dst_size bytes (both buffers sized exactly, so
+/// that address sanitizers see any access beyond them).
+inline Decoded host_decode(const Bytes& frame, std::size_t dst_size,
+                           vczstats::cuda::decode::ZstdDecodeStats* stats = nullptr,
+                           bool verify = true) {
+  namespace dec = vczstats::cuda::decode;
+  const auto src = std::make_unique<std::uint8_t[]>(frame.size() + 1);  // +1: never 0 bytes
+  if (!frame.empty()) std::memcpy(src.get(), frame.data(), frame.size());
+  const auto dst = std::make_unique<std::uint8_t[]>(dst_size + 1);
+  dec::DecodeTask task;
+  task.src = src.get();
+  task.src_size = frame.size();
+  task.dst = dst.get();
+  task.dst_size = dst_size;
+  task.codec = dec::TaskCodec::Zstd;
+  dec::ZstdHostOptions options;
+  options.verify_checksum = verify;
+  Decoded d;
+  d.status = dec::zstd_decode_host(task, options, stats);
+  d.out.assign(dst.get(), dst.get() + dst_size);
+  return d;
+}
 
 // ---- data -----------------------------------------------------------------------------------
 

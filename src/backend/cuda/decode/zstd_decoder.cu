@@ -1,6 +1,10 @@
 // The zstd decoding kernel: a persistent grid of warps; each warp takes the next task index from
 // a counter in device memory and decodes the task with zstd_core.hpp, its tables in shared
 // memory and its literal buffer in the workspace.
+//
+// Resources (nvcc 13.0, sm_90, -O3, -Xptxas -v): 128 registers, no stack frame, no spills,
+// 41,888 bytes of static shared memory per block of 4 warps; __launch_bounds__(128, 4) gives 4
+// blocks (16 warps) per SM. With (128, 5) ptxas caps registers at 96 and spills 220 bytes.
 
 #include "backend/cuda/decode/zstd_decoder.cuh"
 
