@@ -11,9 +11,11 @@
 //    with match_any; Huffman table fill by weight class) into the per-warp WarpShared;
 //  - the 1 or 4 Huffman streams of a literals section are decoded by lanes 0..3, into the task's
 //    literal buffer (global workspace);
-//  - every sequence is executed by the whole warp: literals and match bytes split across lanes;
-//    a match whose offset is below its length is periodic, so each lane copies from the bytes
-//    before it (j mod offset), never from bytes other lanes are writing.
+//  - every sequence is executed by the whole warp: literals and match bytes split across lanes,
+//    as aligned 4-byte words (128 bytes per round of the warp) when long enough; a match whose
+//    offset is below its length is periodic: its first bytes are copied from before it (byte j
+//    from j mod offset), the rest in word rounds from a multiple of the offset at least one
+//    round back, so no lane reads bytes another lane is writing.
 //
 // Safety: every read is inside [src, src + src_size) and every write inside [dst, dst +
 // dst_size) or the literal buffer (kLiteralBufferBytes); every loop is bounded by the input or
@@ -131,20 +133,15 @@ struct WarpShared {
 
 // ---- loads ------------------------------------------------------------------------------------
 
-/// @brief The task's source bytes: loads never leave [lo, hi).
-struct SrcRange {
-  const u8* lo;
-  const u8* hi;
-};
-
-/// @brief 8 bytes at @p p, little-endian; [p, p + 8) must lie in @p r.
-VCZ_HD inline u64 load_le64(const u8* p, const SrcRange& r) {
+/// @brief 8 bytes at @p p, little-endian; [p, p + 8) must lie in [@p lo, @p hi), and no load
+/// leaves that range.
+VCZ_HD inline u64 load_le64(const u8* p, const u8* lo, const u8* hi) {
 #if defined(__CUDA_ARCH__)
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   const unsigned shift = static_cast<unsigned>(a & 7u) * 8u;
   const u8* aligned = p - (a & 7u);
   if (shift == 0) return *reinterpret_cast<const u64*>(p);
-  if (aligned >= r.lo && aligned + 16 <= r.hi) {
+  if (aligned >= lo && aligned + 16 <= hi) {
     const u64 x = reinterpret_cast<const u64*>(aligned)[0];
     const u64 y = reinterpret_cast<const u64*>(aligned)[1];
     return (x >> shift) | (y << (64u - shift));
@@ -153,7 +150,8 @@ VCZ_HD inline u64 load_le64(const u8* p, const SrcRange& r) {
   for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
   return v;
 #else
-  (void)r;
+  (void)lo;
+  (void)hi;
   u64 v;
   std::memcpy(&v, p, 8);
   return v;
@@ -203,17 +201,18 @@ VCZ_HD inline const i16* default_norm(int table) {
 /// yields zeros and makes nbits negative.
 struct BackwardBits {
   const u8* base = nullptr;  ///< first byte of the stream
+  const u8* end = nullptr;   ///< one past its last byte
   i64 left = 0;              ///< bytes not loaded yet: base[0, left)
   u64 acc = 0;               ///< unread bits, the next one at bit 63, zeros below the valid ones
   int nbits = 0;             ///< valid bits in acc
 };
 
 /// @brief Load bytes until at least 57 bits are valid or the stream is exhausted.
-VCZ_HD inline void bits_refill(BackwardBits& b, const SrcRange& r) {
+VCZ_HD inline void bits_refill(BackwardBits& b) {
   if (b.nbits > 56) return;
   if (b.left >= 8) {
     const int k = (64 - b.nbits) >> 3;  // whole bytes that fit: 1..8
-    const u64 v = load_le64(b.base + b.left - 8, r) >> (64 - 8 * k);
+    const u64 v = load_le64(b.base + b.left - 8, b.base, b.end) >> (64 - 8 * k);
     b.acc |= v << (64 - b.nbits - 8 * k);
     b.nbits += 8 * k;
     b.left -= k;
@@ -226,8 +225,8 @@ VCZ_HD inline void bits_refill(BackwardBits& b, const SrcRange& r) {
   }
 }
 
-VCZ_HD inline void bits_ensure(BackwardBits& b, int n, const SrcRange& r) {
-  if (b.nbits < n) bits_refill(b, r);
+VCZ_HD inline void bits_ensure(BackwardBits& b, int n) {
+  if (b.nbits < n) bits_refill(b);
 }
 /// @brief The next @p n (0..32) bits, not consumed.
 VCZ_HD inline u32 bits_peek(const BackwardBits& b, int n) {
@@ -254,15 +253,16 @@ VCZ_HD inline bool bits_overrun(const BackwardBits& b) {
 
 /// @brief Start reading the stream [p, p + len) backwards; false if it is empty or its last byte
 /// has no end mark.
-VCZ_HD inline bool bits_init(BackwardBits& b, const u8* p, i64 len, const SrcRange& r) {
+VCZ_HD inline bool bits_init(BackwardBits& b, const u8* p, i64 len) {
   if (len < 1) return false;
   const u32 last = p[len - 1];
   if (last == 0) return false;
   b.base = p;
+  b.end = p + len;
   b.left = len;
   b.acc = 0;
   b.nbits = 0;
-  bits_refill(b, r);
+  bits_refill(b);
   bits_skip(b, 8 - highbit32(last));  // the padding zeros and the end mark
   return true;
 }
@@ -418,9 +418,8 @@ VCZ_HD void fse_build(const W& w, WarpShared& sh, int nsym, int log, FseEntry* t
 /// @brief Read a Huffman tree description (RFC 8878 4.2.1) at [p, p + avail) and build sh.huf.
 /// Returns the table's max_bits in @p max_bits and the bytes used in @p used.
 template <class W>
-VCZ_HD DecodeError huf_read_table(const W& w, WarpShared& sh, const u8* p, i64 avail,
-                                  const SrcRange& r, int& max_bits, i64& used,
-                                  ZstdDecodeStats* stats) {
+VCZ_HD DecodeError huf_read_table(const W& w, WarpShared& sh, const u8* p, i64 avail, int& max_bits,
+                                  i64& used, ZstdDecodeStats* stats) {
   if (avail < 1) return DecodeError::Corrupt;
   const u32 head = p[0];
   int nweights = 0;
@@ -444,8 +443,8 @@ VCZ_HD DecodeError huf_read_table(const W& w, WarpShared& sh, const u8* p, i64 a
     w.sync();
     fse_build(w, sh, d.nsym, d.log, sh.weights_table);
     BackwardBits b;
-    if (!bits_init(b, p + 1 + d.bytes, size - d.bytes, r)) return DecodeError::Corrupt;
-    bits_ensure(b, 2 * kWeightsMaxLog, r);
+    if (!bits_init(b, p + 1 + d.bytes, size - d.bytes)) return DecodeError::Corrupt;
+    bits_ensure(b, 2 * kWeightsMaxLog);
     u32 state = bits_read(b, d.log);  // the state whose turn it is
     u32 other = bits_read(b, d.log);
     if (bits_overrun(b)) return DecodeError::Corrupt;
@@ -456,7 +455,7 @@ VCZ_HD DecodeError huf_read_table(const W& w, WarpShared& sh, const u8* p, i64 a
       const FseEntry cell = sh.weights_table[state];
       if (w.leader()) sh.weights[nweights] = cell.symbol;
       ++nweights;
-      bits_ensure(b, cell.nbits, r);
+      bits_ensure(b, cell.nbits);
       const u32 next = cell.base + bits_read(b, cell.nbits);
       state = other;
       other = next;
@@ -541,16 +540,16 @@ VCZ_HD inline u32 huf_symbol(BackwardBits& b, const u16* table, int max_bits) {
 /// output is aligned. After a refill, 4 symbols (44 bits at most) are in the container unless
 /// the stream is exhausted, when zeros are read past its start (and the end check fails).
 VCZ_HD inline bool huf_decode_stream(const u16* table, int max_bits, const u8* p, i64 len, u8* out,
-                                     i64 n, const SrcRange& r) {
+                                     i64 n) {
   BackwardBits b;
-  if (!bits_init(b, p, len, r)) return false;
+  if (!bits_init(b, p, len)) return false;
   i64 i = 0;
   for (; i < n && (reinterpret_cast<std::uintptr_t>(out + i) & 3u) != 0; ++i) {
-    bits_refill(b, r);
+    bits_refill(b);
     out[i] = static_cast<u8>(huf_symbol(b, table, max_bits));
   }
   for (; i + 4 <= n; i += 4) {
-    bits_refill(b, r);
+    bits_refill(b);
     u32 v = huf_symbol(b, table, max_bits);
     v |= huf_symbol(b, table, max_bits) << 8;
     v |= huf_symbol(b, table, max_bits) << 16;
@@ -558,7 +557,7 @@ VCZ_HD inline bool huf_decode_stream(const u16* table, int max_bits, const u8* p
     store_word(out + i, v);
   }
   for (; i < n; ++i) {
-    bits_refill(b, r);
+    bits_refill(b);
     out[i] = static_cast<u8>(huf_symbol(b, table, max_bits));
   }
   return bits_done(b);
@@ -703,7 +702,6 @@ struct TaskView {
   u8* dst;
   i64 dst_size;
   u8* lit;  ///< literal buffer, kLiteralBufferBytes
-  SrcRange range;
 };
 
 /// @brief State carried across the blocks of a frame (identical in every lane).
@@ -829,7 +827,7 @@ VCZ_HD DecodeError read_literals(const W& w, WarpShared& sh, FrameState& fs, con
   if (type == 2) {
     int max_bits = 0;
     i64 tree = 0;
-    const DecodeError e = huf_read_table(w, sh, q, qn, t.range, max_bits, tree, stats);
+    const DecodeError e = huf_read_table(w, sh, q, qn, max_bits, tree, stats);
     if (e != DecodeError::Ok) return e;
     fs.huf_bits = max_bits;
     q += tree;
@@ -856,8 +854,7 @@ VCZ_HD DecodeError read_literals(const W& w, WarpShared& sh, FrameState& fs, con
       in_len = s == 0 ? len0 : (s == 1 ? len1 : (s == 2 ? len2 : qn - in_off));
     }
     const i64 out_len = s == 3 ? regen - 3 * seg : seg;
-    bad |= !huf_decode_stream(sh.huf, fs.huf_bits, q + in_off, in_len, t.lit + s * seg, out_len,
-                              t.range);
+    bad |= !huf_decode_stream(sh.huf, fs.huf_bits, q + in_off, in_len, t.lit + s * seg, out_len);
   }
   if (w.any(bad)) return DecodeError::Corrupt;
   lits = t.lit;
@@ -873,8 +870,8 @@ VCZ_HD DecodeError run_sequences(const W& w, const WarpShared& sh, FrameState& f
                                  const TaskView& t, const u8* p, i64 len, i64 nseq, const u8* lits,
                                  i64 nlits, i64 block_start, i64& out, ZstdDecodeStats* stats) {
   BackwardBits b;
-  if (!bits_init(b, p, len, t.range)) return DecodeError::Corrupt;
-  bits_ensure(b, kLLMaxLog + kOFMaxLog + kMLMaxLog, t.range);
+  if (!bits_init(b, p, len)) return DecodeError::Corrupt;
+  bits_ensure(b, kLLMaxLog + kOFMaxLog + kMLMaxLog);
   u32 ls = bits_read(b, fs.table_log[kLL]);
   u32 os = bits_read(b, fs.table_log[kOF]);
   u32 ms = bits_read(b, fs.table_log[kML]);
@@ -884,16 +881,16 @@ VCZ_HD DecodeError run_sequences(const W& w, const WarpShared& sh, FrameState& f
     const FseEntry le = sh.ll[ls], oe = sh.of[os], me = sh.ml[ms];
     // Extra bits: offset, match length, literal length.
     const int ofc = oe.symbol;
-    bits_ensure(b, ofc, t.range);
+    bits_ensure(b, ofc);
     const u64 offset_value = (u64{1} << ofc) + bits_read(b, ofc);
     const u32 mlx = ml_code(me.symbol);
-    bits_ensure(b, static_cast<int>(mlx >> 24), t.range);
+    bits_ensure(b, static_cast<int>(mlx >> 24));
     const i64 ml = (mlx & 0xFFFFFFu) + bits_read(b, static_cast<int>(mlx >> 24));
     const u32 llx = ll_code(le.symbol);
-    bits_ensure(b, static_cast<int>(llx >> 24), t.range);
+    bits_ensure(b, static_cast<int>(llx >> 24));
     const i64 ll = (llx & 0xFFFFFFu) + bits_read(b, static_cast<int>(llx >> 24));
     if (i + 1 < nseq) {  // state updates: literal length, match length, offset
-      bits_ensure(b, le.nbits + me.nbits + oe.nbits, t.range);
+      bits_ensure(b, le.nbits + me.nbits + oe.nbits);
       ls = le.base + bits_read(b, le.nbits);
       ms = me.base + bits_read(b, me.nbits);
       os = oe.base + bits_read(b, oe.nbits);
@@ -1139,9 +1136,8 @@ VCZ_HD DecodeStatus decode_task(const W& w, const DecodeTask& task, WarpShared& 
     st.error = static_cast<std::int32_t>(DecodeError::Unsupported);
     return st;
   }
-  TaskView t{task.src, static_cast<i64>(task.src_size),
-             task.dst, static_cast<i64>(task.dst_size),
-             lit,      SrcRange{task.src, task.src + task.src_size}};
+  const TaskView t{task.src, static_cast<i64>(task.src_size), task.dst,
+                   static_cast<i64>(task.dst_size), lit};
   i64 in = 0, out = 0, unit = 0;
   DecodeError e = DecodeError::Ok;
   while (e == DecodeError::Ok && in < t.src_size) {  // each frame takes at least 8 bytes

@@ -42,7 +42,8 @@ struct ZstdHostOptions {
 };
 
 /// @brief Decode one task (TaskCodec::Zstd) on the host with the same code the kernel runs.
-/// Another codec gives DecodeError::Unsupported.
+/// Another codec gives DecodeError::Unsupported. On failure, DecodeStatus::detail is the input
+/// offset of the frame that failed and produced the bytes written so far.
 DecodeStatus zstd_decode_host(const DecodeTask& task);
 
 /// @brief zstd_decode_host with options, counting what it meets into @p stats when not null.
