@@ -133,29 +133,35 @@ struct WarpShared {
 
 // ---- loads ------------------------------------------------------------------------------------
 
-/// @brief 8 bytes at @p p, little-endian; [p, p + 8) must lie in [@p lo, @p hi), and no load
-/// leaves that range.
-VCZ_HD inline u64 load_le64(const u8* p, const u8* lo, const u8* hi) {
+VCZ_HD inline std::uintptr_t addr(const u8* p) {
+  return reinterpret_cast<std::uintptr_t>(p);
+}
+
+/// @brief The 8 bytes at the 8-aligned @p p (one aligned load on the device).
+VCZ_HD inline u64 load_aligned64(const u8* p) {
 #if defined(__CUDA_ARCH__)
-  const auto a = reinterpret_cast<std::uintptr_t>(p);
-  const unsigned shift = static_cast<unsigned>(a & 7u) * 8u;
-  const u8* aligned = p - (a & 7u);
-  if (shift == 0) return *reinterpret_cast<const u64*>(p);
-  if (aligned >= lo && aligned + 16 <= hi) {
-    const u64 x = reinterpret_cast<const u64*>(aligned)[0];
-    const u64 y = reinterpret_cast<const u64*>(aligned)[1];
-    return (x >> shift) | (y << (64u - shift));
-  }
-  u64 v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
+  return *reinterpret_cast<const u64*>(p);
 #else
-  (void)lo;
-  (void)hi;
   u64 v;
   std::memcpy(&v, p, 8);
   return v;
 #endif
+}
+
+/// @brief 8 bytes at @p p, little-endian; [p, p + 8) must lie in [@p lo, @p hi). Read as the
+/// two aligned words around p when both lie in [lo, hi), else byte by byte: no load leaves the
+/// range. (The host runs the same code; only the aligned load itself differs.)
+VCZ_HD inline u64 load_le64(const u8* p, const u8* lo, const u8* hi) {
+  const std::uintptr_t a = addr(p), base = a & ~std::uintptr_t{7};
+  const unsigned shift = static_cast<unsigned>(a - base) * 8u;
+  if (shift == 0) return load_aligned64(p);
+  if (base >= addr(lo) && base + 16 <= addr(hi)) {
+    const u8* q = p - (a - base);
+    return (load_aligned64(q) >> shift) | (load_aligned64(q + 8) << (64u - shift));
+  }
+  u64 v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
 }
 
 /// @brief Store @p v at the 4-aligned @p p.
@@ -571,10 +577,6 @@ VCZ_HD inline bool huf_decode_stream(const u16* table, int max_bits, const u8* p
 inline constexpr i64 kWordSpan = 128;
 /// @brief Copies shorter than this go byte by byte.
 inline constexpr i64 kWordCopyMin = 64;
-
-VCZ_HD inline std::uintptr_t addr(const u8* p) {
-  return reinterpret_cast<std::uintptr_t>(p);
-}
 
 /// @brief The 4 bytes at the 4-aligned @p p, little-endian; bytes outside [lo, hi) are not read
 /// (they read as 0).
