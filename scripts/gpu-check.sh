@@ -4,8 +4,9 @@
 #   1. unpacks every .debs/*.deb into a private prefix under $TMPDIR (never into /);
 #   2. configures build-gpu/ against it (CUDA on, sm_90) and builds;
 #   3. runs the CUDA tests (ctest -R Cuda), then compute-sanitizer memcheck on the CUDA GPU tests;
-#   4. runs the kernel benchmark (bench/gpu_afdist_bench: afdist and allele-counts kernels
-#      against the D2D copy) and records registers and SASS;
+#   4. runs the kernel benchmarks (bench/gpu_afdist_bench: afdist and allele-counts kernels
+#      against the D2D copy; bench/gpu_zstd_bench: the zstd decoder on genotype chunks against
+#      the D2D copy and host libzstd) and records registers and SASS;
 #   5. end to end on a generated 10^4 x 10^5 store: afdist through the CLI and the allele-counts
 #      pass through the benchmark's --counts-e2e mode, each on the CPU (all cores), the GPU
 #      pipeline and the seed-style baseline (--gpu-seed-baseline: one thread per
@@ -117,10 +118,11 @@ if [ "$phase" != test ]; then
   # Registers and spills of every kernel (the same flags as the build, plus -Xptxas -v).
   nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
   cuobjdump=$(command -v cuobjdump || echo "$(dirname "$nvcc")/cuobjdump")
-  for kernels in afdist_kernels counts_kernels; do
+  for source in afdist_kernels counts_kernels decode/zstd_decoder; do
+    kernels=${source##*/}
     step "ptxas $kernels" "$logs/kernels.txt" "$nvcc" -std=c++20 -O3 -arch=sm_90 \
       --expt-relaxed-constexpr -Xptxas -v -I"$root/include" -I"$root/src" \
-      -c "$root/src/backend/cuda/$kernels.cu" -o "$build/${kernels}_ptxas.o"
+      -c "$root/src/backend/cuda/$source.cu" -o "$build/${kernels}_ptxas.o"
     if [ -x "$cuobjdump" ]; then
       step "resources $kernels" "$logs/kernels.txt" "$cuobjdump" --dump-resource-usage \
         "$build/${kernels}_ptxas.o"
@@ -144,9 +146,17 @@ if [ "$phase" != build ] && [ "$phase" != popgen ] && [ $configure_only -eq 0 ];
   step memcheck "$logs/memcheck.log" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     VCZSTATS_GPU_TEST_QUICK=1 timeout 300 "$sanitizer" --tool memcheck --leak-check full --error-exitcode 3 \
     "$build/tests/vczstats_tests" --gtest_filter='CudaAfdistGpu.*:CudaCountsGpu.*'
+  # The zstd kernel on corrupt input: every access inside the task's buffers.
+  step "memcheck zstd" "$logs/memcheck.log" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    timeout 600 "$sanitizer" --tool memcheck --leak-check full --error-exitcode 3 \
+    "$build/tests/vczstats_tests" --gtest_filter='CudaZstdGpu.CorruptBatchFailsLikeTheHost'
   step bench "$logs/bench.md" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     "$build/bench/gpu_afdist_bench"
   cat "$logs/bench.md"
+  # The zstd decoding kernel on genotype chunks, against the D2D copy and host libzstd.
+  step "zstd bench" "$logs/zstd-bench.md" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    "$build/bench/gpu_zstd_bench"
+  cat "$logs/zstd-bench.md"
   # The whole pipeline through the CLI, with its -v timing breakdown, GPU and CPU.
   store=$root/.gpu/stores/wide_int8.vcz
   if [ -e "$store" ]; then
