@@ -21,10 +21,10 @@ std::int64_t ChunkPlan::selected_variants() const {
   return n;
 }
 
-VczStore VczStore::open(const std::filesystem::path& path) {
+VczStore VczStore::open(const std::string& path, const zarr::StoreOptions& options) {
   VczStore s;
-  s.path_ = path.string();
-  s.store_ = zarr::open_store(path);
+  s.path_ = path;
+  s.store_ = zarr::open_store(path, options);
   auto group = zarr::open_group(*s.store_);
   s.zarr_format_ = group.zarr_format;
   s.attributes_ = group.attributes;
