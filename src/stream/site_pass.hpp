@@ -34,6 +34,7 @@ void run_site_pass_cpu(const vcz::VczStore& store, const vcz::ChunkPlan& plan,
   };
   const auto start = Clock::now();
   GenotypeReader reader(store, samples);
+  reader.prefetch(plan.units);  // remote stores: many requests in flight ahead of the readers
   const unsigned threads = run.threads ? run.threads : hardware_threads();
   const unsigned depth = run.prefetch ? run.prefetch : 2 * threads;
   const auto nunits = static_cast<std::int64_t>(plan.units.size());

@@ -142,6 +142,7 @@ std::vector<SampleSums> run_sample_stats(const vcz::VczStore& store, const vcz::
   if (alleles < 1) alleles = 1;
   const int npops = pops.count();
   stream::GenotypeReader reader(store, samples);
+  reader.prefetch(plan.units);  // remote stores: many requests in flight ahead of the readers
   const unsigned threads = run.threads ? run.threads : hardware_threads();
   const unsigned depth = run.prefetch ? run.prefetch : 2 * threads;
   const auto nunits = static_cast<std::int64_t>(plan.units.size());
