@@ -285,8 +285,9 @@ Output::Output(const std::string& path) {
   std::random_device rd;
   tmp_ = path_;
   tmp_ += fmt::format(".tmp{:08x}", rd());
+  track_tmp(tmp_);  // before the file exists: a signal right after fopen must remove it too
   file_ = std::fopen(tmp_.c_str(), "wb");
-  if (file_) track_tmp(tmp_);
+  if (!file_) untrack_tmp();
   if (!file_)
     throw IoError(
         fmt::format("{}: cannot create output file: {}", tmp_.string(), std::strerror(errno)));

@@ -338,7 +338,11 @@ class HttpRangeSource final : public detail::ByteSource {
     }
   }
 
-  ~HttpRangeSource() override { readahead_.cancel(); }
+  ~HttpRangeSource() override {
+    readahead_.cancel();
+    // Stop the I/O thread before the members go: arrival callbacks use this object.
+    client_.reset();
+  }
 
   const std::string& name() const override { return url_; }
   std::uint64_t size() const override { return size_; }
