@@ -90,7 +90,7 @@ configure() {
   cmake -S "$root" -B "$build" "${generator[@]}" \
     -DCMAKE_BUILD_TYPE=Release \
     -DVCZSTATS_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DVCZSTATS_CONVERT=OFF \
+    -DVCZSTATS_CONVERT=OFF -DVCZSTATS_REMOTE=OFF \
     -DCMAKE_PREFIX_PATH="$prefix/usr" \
     -DGTest_DIR="$cmake_dir/GTest" -Dfmt_DIR="$cmake_dir/fmt" \
     -DCLI11_DIR="$prefix/usr/share/cmake/CLI11" \

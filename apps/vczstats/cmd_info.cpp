@@ -61,6 +61,7 @@ void add_info_command(CLI::App& app) {
   struct Options {
     std::string store, output, format = "text";
     unsigned threads = 0;
+    zarr::StoreOptions remote;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
@@ -68,14 +69,17 @@ void add_info_command(CLI::App& app) {
       "Describe a store: samples, variants, contigs, ploidy, and every array's dtype, shape, "
       "chunks, codecs, stored and decoded bytes and compression ratio, with warnings about "
       "chunking that limits parallel decoding.");
-  cmd->add_option("STORE", o->store, "VCF Zarr store: a directory or a .zip")->required();
+  cmd->add_option("STORE", o->store,
+                  "VCF Zarr store: a directory, a .zip, or a URL (http(s)://, s3://, gs://)")
+      ->required();
   cmd->add_option("-o,--output", o->output, "Output file [default: stdout]");
   cmd->add_option("--format", o->format, "text or json")
       ->check(CLI::IsMember({"text", "json", "tsv"}))
       ->capture_default_str();
   cmd->add_option("-t,--threads", o->threads, "Threads the warnings assume [default: all cores]");
+  add_remote_options(*cmd, o->remote);
   cmd->callback([o] {
-    auto s = vcz::VczStore::open(o->store);
+    auto s = vcz::VczStore::open(o->store, o->remote);
     const unsigned threads = o->threads ? o->threads : hardware_threads();
     std::vector<ArrayInfo> arrays;
     for (const auto& name : s.array_names()) arrays.push_back(describe(s, name));
@@ -108,7 +112,8 @@ void add_info_command(CLI::App& app) {
     std::string source;
     if (auto it = s.attributes().find("source"); it != s.attributes().end() && it->is_string())
       source = it->get<std::string>();
-    const bool is_zip = !std::filesystem::is_directory(o->store);
+    const bool is_zip = zarr::is_remote_url(o->store) ? std::string_view(o->store).ends_with(".zip")
+                                                      : !std::filesystem::is_directory(o->store);
 
     Output out(o->output);
     std::string text;

@@ -22,6 +22,7 @@ struct RecompressCliOptions : StoreWriteOptions {
   std::string input, arrays, codec = "blosc-zstd", shuffle = "auto";
   int clevel = -1;
   bool verify = false;
+  zarr::StoreOptions remote;
 };
 
 void run_recompress(const RecompressCliOptions& o) {
@@ -46,13 +47,14 @@ void run_recompress(const RecompressCliOptions& o) {
   r.samples_chunk_size = o.samples_chunk_size;
   r.zarr_format = o.zarr_format;
   r.threads = o.threads;
+  r.input_store = remote_options(o.remote, o.verbose);
   OutputStore out(o.output, o.force);
   r.cancelled = &out.cancelled();
   if (auto bar = progress_bar(o.progress))
     r.progress = [bar](std::int64_t done, std::int64_t total) { bar(done, total, -1); };
   const auto store = out.work() / "store";
   const auto report = recompress::recompress(o.input, store, r);
-  if (o.verify) recompress::verify_same(o.input, store, o.threads);
+  if (o.verify) recompress::verify_same(o.input, store, o.threads, r.input_store);
   out.commit_store(store);
   if (o.verbose) {
     const double s = report.seconds > 0 ? report.seconds : 1e-9;
@@ -66,6 +68,7 @@ void run_recompress(const RecompressCliOptions& o) {
     fmt::print(stderr, "vczstats: {:.3f} s: {:.3f} GB/s decoded, {:.0f} variants/s\n",
                report.seconds, static_cast<double>(report.decoded_bytes) / s * 1e-9,
                static_cast<double>(report.variants) / s);
+    report_io(report.input_io);
   }
 }
 
@@ -85,7 +88,10 @@ void add_recompress_command(CLI::App& app) {
       "and encoded on -t threads; every input chunk is decoded once. --verify reads OUT back "
       "and compares every array and attribute with IN. Output is unsharded (v3 sharding is not "
       "written). Built in a temporary sibling and renamed into place.");
-  cmd->add_option("IN", o->input, "Input store: a directory or a .zip")->required();
+  cmd->add_option("IN", o->input,
+                  "Input store: a directory, a .zip, or a URL (http(s)://, s3://, gs://)")
+      ->required();
+  add_remote_options(*cmd, o->remote);
   add_store_write_options(*cmd, *o, "Threads decoding and encoding [default: all cores]");
   cmd->add_option("--arrays", o->arrays, "Arrays to re-encode, comma-separated [default: all]");
   cmd->add_option("--codec", o->codec, "Codec: blosc-zstd, blosc-lz4, zstd or none")

@@ -21,7 +21,9 @@
 namespace vczstats::cli {
 
 void add_common_options(CLI::App& cmd, CommonOptions& o) {
-  cmd.add_option("STORE", o.store, "VCF Zarr store: a directory or a .zip")->required();
+  cmd.add_option("STORE", o.store,
+                 "VCF Zarr store: a directory, a .zip, or a URL (http(s)://, s3://, gs://)")
+      ->required();
   cmd.add_option("-r,--regions", o.regions,
                  "Regions chr, chr:pos, chr:beg-end or chr:beg- (1-based, inclusive), "
                  "comma-separated")
@@ -80,7 +82,59 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
                "Progress bar on stderr [default: when stderr is a terminal]")
       ->group("Output");
   cmd.add_flag("-v,--verbose", o.verbose, "Timing breakdown on stderr")->group("Output");
+  add_remote_options(cmd, o.remote);
 }
+
+void add_remote_options(CLI::App& cmd, zarr::StoreOptions& o) {
+  const char* group = "Remote stores (STORE as http(s)://, s3://bucket/prefix, gs://bucket/prefix)";
+  cmd.add_option("--s3-endpoint", o.s3_endpoint,
+                 "S3-compatible server URL [default: AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, "
+                 "~/.aws/config endpoint_url, else AWS]")
+      ->group(group);
+  cmd.add_option("--s3-region", o.s3_region,
+                 "Signing region [default: AWS_REGION, AWS_DEFAULT_REGION, ~/.aws/config, the "
+                 "bucket's region on AWS, else us-east-1]")
+      ->group(group);
+  cmd.add_flag("--anonymous", o.anonymous,
+               "Unsigned S3 requests (public buckets); without credentials they are anonymous "
+               "anyway")
+      ->group(group);
+  cmd.add_option("--cache-dir", o.cache_dir,
+                 "Keep fetched chunks in DIR (keyed by URL, ETag and size) and reuse them")
+      ->group(group);
+  cmd.add_option("--max-requests", o.max_requests, "HTTP requests in flight [default: 32]")
+      ->group(group);
+  cmd.add_option("--max-retries", o.max_retries,
+                 "Retries of a request after a 5xx, a timeout or a cut body")
+      ->capture_default_str()
+      ->group(group);
+  cmd.add_option("--stall-timeout", o.stall_seconds,
+                 "Seconds without data before a request is retried")
+      ->capture_default_str()
+      ->group(group);
+}
+
+zarr::StoreOptions remote_options(const zarr::StoreOptions& o, bool verbose) {
+  zarr::StoreOptions r = o;
+  if (verbose) r.log = [](const std::string& m) { fmt::print(stderr, "vczstats: {}\n", m); };
+  return r;
+}
+
+void report_io(const zarr::IoStats& io) {
+  if (io.requests == 0 && io.cache_hits == 0) return;
+  fmt::print(stderr,
+             "vczstats:   {:<12} {:9.3f} s  {:.1f} MB in {} requests ({} retries), {:.1f} MB/s "
+             "while fetching; {} cache hits ({:.1f} MB)\n",
+             "remote", io.seconds, static_cast<double>(io.bytes_fetched) * 1e-6, io.requests,
+             io.retries,
+             io.seconds > 0 ? static_cast<double>(io.bytes_fetched) * 1e-6 / io.seconds : 0.0,
+             io.cache_hits, static_cast<double>(io.cache_bytes) * 1e-6);
+}
+
+namespace {
+// The store the command opened, for report_run's remote line (one command per process).
+std::weak_ptr<const zarr::Store> g_query_store;
+}  // namespace
 
 void add_population_option(CLI::App& cmd, CommonOptions& o) {
   cmd.add_option("-P,--pops", o.pops,
@@ -105,11 +159,13 @@ QueryOptions query_options(const CommonOptions& o) {
   q.force_samples = o.force_samples;
   q.pops_file = o.pops;
   q.max_unit_variants = o.max_unit_variants;
+  q.store_options = remote_options(o.remote, o.verbose);
   return q;
 }
 
 Query build_query(const QueryOptions& o) {
   Query q = make_query(o);
+  g_query_store = q.store.store_ptr();
   for (const auto& w : q.warnings) fmt::print(stderr, "vczstats: warning: {}\n", w);
   return q;
 }
@@ -125,9 +181,13 @@ struct ProgressBar {
     const double secs = std::chrono::duration<double>(now - start).count();
     const int width = 30;
     const int fill = total ? static_cast<int>(width * done / total) : width;
-    fmt::print(stderr, "\r[{:=<{}}{:<{}}] {:3d}% {}{:.1f} s", "", fill, "", width - fill,
+    std::string fetched;  // a remote store: what came over the network so far
+    if (auto store = g_query_store.lock(); store && store->io_stats().requests > 0)
+      fetched = fmt::format(", {:.1f} MB fetched",
+                            static_cast<double>(store->io_stats().bytes_fetched) * 1e-6);
+    fmt::print(stderr, "\r[{:=<{}}{:<{}}] {:3d}% {}{:.1f} s{}", "", fill, "", width - fill,
                total ? static_cast<int>(100 * done / total) : 100,
-               variants >= 0 ? fmt::format("{} variants ", variants) : "", secs);
+               variants >= 0 ? fmt::format("{} variants ", variants) : "", secs, fetched);
     if (done == total) fmt::print(stderr, "\n");
     std::fflush(stderr);
   }
@@ -178,6 +238,7 @@ void report_run(const CommonOptions& o, const RunStats& s) {
                         : "summed over threads (heavy pass)");
   if (s.h2d_bytes > 0) stage("device->host", s.d2h_seconds, "histogram");
   stage("reduce", s.reduce_seconds, "merging block counts, per-site reduction (consumer)");
+  if (auto store = g_query_store.lock()) report_io(store->io_stats());
   fmt::print(stderr, "vczstats:   {:<12} {:9.3f} s  {:.3g} calls/s, {:.3f} GB/s decoded\n", "total",
              s.wall_seconds, static_cast<double>(s.calls) / wall,
              static_cast<double>(s.decoded_bytes) / wall * 1e-9);
@@ -220,8 +281,9 @@ Output::Output(const std::string& path) {
   std::random_device rd;
   tmp_ = path_;
   tmp_ += fmt::format(".tmp{:08x}", rd());
+  track_tmp(tmp_);  // before the file exists: a signal right after fopen must remove it too
   file_ = std::fopen(tmp_.c_str(), "wb");
-  if (file_) track_tmp(tmp_);
+  if (!file_) untrack_tmp();
   if (!file_)
     throw IoError(
         fmt::format("{}: cannot create output file: {}", tmp_.string(), std::strerror(errno)));

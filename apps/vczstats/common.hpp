@@ -35,8 +35,20 @@ struct CommonOptions {
   int progress = -1;  // -1: when stderr is a terminal
   bool verbose = false;
   std::int64_t max_unit_variants = 0;
-  std::string pops;  // -P/--pops (commands that add_population_option)
+  std::string pops;           // -P/--pops (commands that add_population_option)
+  zarr::StoreOptions remote;  // URLs: --s3-endpoint, --anonymous, --cache-dir, ...
 };
+
+/// Add the options of remote stores (--s3-endpoint, --s3-region, --anonymous, --cache-dir,
+/// --max-requests, --max-retries, --stall-timeout) to a command that reads a store.
+void add_remote_options(CLI::App& cmd, zarr::StoreOptions& o);
+
+/// The store options of a command: @p o with, under -v, retries and notes logged on stderr.
+zarr::StoreOptions remote_options(const zarr::StoreOptions& o, bool verbose);
+
+/// Print a remote store's -v line (bytes, requests, retries, cache hits, throughput); nothing
+/// for a local store.
+void report_io(const zarr::IoStats& io);
 
 /// Add STORE and the common options to a subcommand.
 void add_common_options(CLI::App& cmd, CommonOptions& o);

@@ -28,9 +28,10 @@ struct WindowOptions {
 
 /// @brief Everything a query is built from (the CLI's common options, or Python's arguments).
 struct QueryOptions {
-  std::string store;         ///< directory, .zip (or URL where the store layer supports it)
-  std::string regions;       ///< -r: chr, chr:pos, chr:beg-end, chr:beg-, comma-separated
-  std::string regions_file;  ///< -R
+  std::string store;                 ///< directory, .zip, or URL (http(s)://, s3://, gs://)
+  zarr::StoreOptions store_options;  ///< remote stores: endpoint, credentials, cache, retries
+  std::string regions;               ///< -r: chr, chr:pos, chr:beg-end, chr:beg-, comma-separated
+  std::string regions_file;          ///< -R
   vcz::RegionOverlap overlap = vcz::RegionOverlap::Record;
   std::vector<std::string> samples;  ///< -s names; a leading '^' on the first excludes
   std::string samples_file;          ///< -S

@@ -81,10 +81,12 @@ struct SetupTimes {
 /// @brief An opened VCF Zarr store.
 class VczStore {
  public:
-  /// @brief Open a directory or zip store and check that it is VCF Zarr (sample_id,
-  /// variant_position, contig_id; call_genotype unless the store is sites-only). When @p times
-  /// is given, its open_store and read_samples are set. @throws IoError, FormatError.
-  static VczStore open(const std::filesystem::path& path, SetupTimes* times = nullptr);
+  /// @brief Open a directory or zip store, or a URL (http(s)://, s3://, gs://; see
+  /// zarr::open_store), and check that it is VCF Zarr (sample_id, variant_position, contig_id;
+  /// call_genotype unless the store is sites-only). When @p times is given, its open_store and
+  /// read_samples are set. @throws IoError, FormatError.
+  static VczStore open(const std::string& path, const zarr::StoreOptions& options = {},
+                       SetupTimes* times = nullptr);
 
   const std::string& path() const { return path_; }
   const zarr::Store& store() const { return *store_; }

@@ -43,6 +43,10 @@ class Bytes {
   std::span<const std::byte> span() const { return view_; }
   const std::byte* data() const { return view_.data(); }
   std::size_t size() const { return view_.size(); }
+  /// @brief Bytes [offset, offset + length) of these, sharing their owner (no copy).
+  Bytes slice(std::size_t offset, std::size_t length) const {
+    return Bytes(view_.subspan(offset, length), owner_);
+  }
 
  private:
   std::shared_ptr<const void> owner_;
@@ -53,6 +57,40 @@ class Bytes {
 struct StoreEntry {
   std::string key;
   std::uint64_t stored_size = 0;
+};
+
+/// @brief What a store fetched over the network (remote stores; local stores report zeros).
+struct IoStats {
+  std::int64_t bytes_fetched = 0;  ///< response body bytes received (failed attempts included)
+  std::int64_t requests = 0;       ///< HTTP requests completed (retries included)
+  std::int64_t retries = 0;        ///< requests repeated after a 5xx, a timeout or a cut body
+  std::int64_t cache_hits = 0;     ///< objects served from the local chunk cache
+  std::int64_t cache_bytes = 0;    ///< bytes served from the local chunk cache
+  double seconds = 0;              ///< wall time with at least one request in flight
+};
+
+/// @brief How to open remote stores (http://, https://, s3://, gs://); local stores ignore it.
+/// Fields left empty fall back, when @ref use_environment is set, to the usual environment:
+/// AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL, AWS_REGION / AWS_DEFAULT_REGION, AWS_ACCESS_KEY_ID /
+/// AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN, AWS_PROFILE with ~/.aws/credentials and
+/// ~/.aws/config (AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE), and STORAGE_EMULATOR_HOST for
+/// gs://.
+struct StoreOptions {
+  std::string s3_endpoint;   ///< S3-compatible server, e.g. http://127.0.0.1:9000 (path-style)
+  std::string s3_region;     ///< signing region (default us-east-1, or the bucket's on AWS)
+  std::string gcs_endpoint;  ///< gs:// server (default https://storage.googleapis.com)
+  bool anonymous = false;    ///< send unsigned requests (public buckets), even with credentials
+  std::string access_key_id, secret_access_key, session_token;  ///< explicit S3 credentials
+  std::string cache_dir;      ///< local chunk cache keyed by URL, ETag and size ("" = none)
+  unsigned max_requests = 0;  ///< HTTP requests in flight (0: 32)
+  int max_retries = 5;        ///< retries of a request after 5xx, timeouts, cut bodies
+  double retry_backoff_seconds = 0.1;  ///< first retry's delay; doubles, capped at 5 s
+  double stall_seconds = 30;           ///< a transfer that receives nothing this long is retried
+  double connect_seconds = 10;         ///< connection timeout
+  std::int64_t readahead_bytes = std::int64_t{256} << 20;  ///< fetched ahead, not yet read
+  bool use_environment = true;  ///< read the AWS_* variables and ~/.aws files
+  /// @brief Receives notes (retries, credentials used); may be empty.
+  std::function<void(const std::string&)> log;
 };
 
 /// @brief A key-value store of Zarr objects. Keys use '/' separators, no leading '/'.
@@ -69,13 +107,29 @@ class Store {
   /// @brief Names of the keys and folders directly below the folder @p prefix ("" = root),
   /// sorted. The default derives them from list(); stores override it when they can do better.
   virtual std::vector<std::string> children(std::string_view prefix) const;
-  /// @brief The path the store was opened from, for messages.
+  /// @brief The path or URL the store was opened from, for messages.
   virtual const std::string& path() const = 0;
+  /// @brief Read-ahead hint: these keys will be read soon, roughly in this order. Remote stores
+  /// start fetching them (many requests in flight, within StoreOptions::readahead_bytes) so that
+  /// a later get() finds them arrived; local stores ignore it. Keys may be absent.
+  virtual void prefetch(std::span<const std::string> keys) const;
+  /// @brief Drop read-ahead hints not yet started (e.g. when a run stops early).
+  virtual void cancel_prefetch() const;
+  /// @brief Whether prefetch() does anything (a remote store), so callers can skip building keys.
+  virtual bool reads_ahead() const { return false; }
+  /// @brief Network counters so far (zeros for local stores).
+  virtual IoStats io_stats() const { return {}; }
 };
 
-/// @brief Open a directory store or a zip store (detected from the file's content), read-only.
-/// @throws IoError when the path cannot be opened, FormatError for a corrupt zip.
-std::shared_ptr<const Store> open_store(const std::filesystem::path& path);
+/// @brief Whether @p path is a URL open_store reads remotely: http://, https://, s3://, gs://.
+bool is_remote_url(std::string_view path);
+
+/// @brief Open a store read-only: a directory, a zip file (detected from its content), or a URL
+/// (http:// or https:// of a directory-style store or of a .zip read with range requests;
+/// s3://bucket/prefix; gs://bucket/prefix).
+/// @throws IoError when the path cannot be opened or fetched, FormatError for a corrupt zip,
+/// UsageError for a URL when the library was built without remote support.
+std::shared_ptr<const Store> open_store(const std::string& path, const StoreOptions& options = {});
 
 /// @brief Kinds of element a Zarr array can hold once decoded.
 enum class DataKind { Bool, Int, UInt, Float, String };

@@ -87,7 +87,7 @@ stats::WindowSpec window_spec(const WindowOptions& o, const vcz::VczStore& store
 
 Query make_query(const QueryOptions& o) {
   vcz::SetupTimes setup;
-  Query q{vcz::VczStore::open(o.store, &setup),
+  Query q{vcz::VczStore::open(o.store, o.store_options, &setup),
           {},
           {},
           {},

@@ -44,6 +44,10 @@ class GenotypeReader {
   /// Bytes of one decoded genotype chunk (the largest buffer a thread needs).
   std::int64_t chunk_bytes() const { return gt_.chunk_bytes(); }
 
+  /// Read-ahead hint for a remote store: the chunks of @p units, every sample block, in the
+  /// order read() will want them (no-op for local stores). Call once before reading a plan.
+  void prefetch(std::span<const vcz::WorkUnit> units) const;
+
   /// Bytes a gather buffer needs for any unit of at most @p max_rows rows.
   std::int64_t gathered_bytes(std::int64_t max_rows) const;
 

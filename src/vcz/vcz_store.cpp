@@ -48,11 +48,12 @@ std::vector<std::int64_t> VczStore::find_samples(const StringTable& names) const
   return found;
 }
 
-VczStore VczStore::open(const std::filesystem::path& path, SetupTimes* times) {
+VczStore VczStore::open(const std::string& path, const zarr::StoreOptions& options,
+                        SetupTimes* times) {
   const auto t0 = std::chrono::steady_clock::now();
   VczStore s;
-  s.path_ = path.string();
-  s.store_ = zarr::open_store(path);
+  s.path_ = path;
+  s.store_ = zarr::open_store(path, options);
   auto group = zarr::open_group(*s.store_);
   s.zarr_format_ = group.zarr_format;
   s.attributes_ = group.attributes;

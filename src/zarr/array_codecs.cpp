@@ -117,6 +117,8 @@ class VlenCodec final : public ArrayToBytesCodec {
   std::string name_;
 };
 
+}  // namespace
+
 void append_utf8(std::string& s, std::uint32_t cp) {
   if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;  // not a character
   if (cp < 0x80) {
@@ -135,6 +137,8 @@ void append_utf8(std::string& s, std::uint32_t cp) {
     s += static_cast<char>(0x80 | (cp & 0x3F));
   }
 }
+
+namespace {
 
 class FixedStringCodec final : public ArrayToBytesCodec {
  public:

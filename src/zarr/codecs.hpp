@@ -68,4 +68,7 @@ std::unique_ptr<const BytesToBytesCodec> make_numcodecs_codec(const nlohmann::js
 std::unique_ptr<const BytesToBytesCodec> make_v3_bytes_codec(const std::string& name,
                                                              const nlohmann::json& configuration);
 
+/// @brief Append code point @p cp as UTF-8 (U+FFFD for what is not a character).
+void append_utf8(std::string& s, std::uint32_t cp);
+
 }  // namespace vczstats::zarr::detail

@@ -10,7 +10,7 @@
 #include "backend/cuda/decode/decode_kernels.cuh"
 #include "backend/cuda/decode/framing.hpp"
 #include "backend/cuda/decode/lz4_decoder.cuh"
-#include "backend/cuda/decode/zstd_stand_in.cuh"
+#include "backend/cuda/decode/zstd_decoder.cuh"
 #include "vczstats/error.hpp"
 
 namespace vczstats::cuda::decode {
