@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "backend/cuda/decode/lz4_decode.hpp"
-#include "backend/cuda/decode/zstd_stand_in.hpp"
+#include "backend/cuda/decode/zstd_decode.hpp"
 #include "vczstats/error.hpp"
 #include "zarr/codecs.hpp"
 
