@@ -221,6 +221,19 @@ if [ "$phase" != build ] && [ "$phase" != popgen ] && [ $configure_only -eq 0 ];
         "$build/bench/gpu_afdist_bench" --counts-e2e "$big" --pops "$pops" --reps 2
     done
     cat "$e2e" "$logs/e2e-counts.md"
+    # Candidates of `recompress --preset gpu` (blosc lz4 bit shuffle): device decode rate
+    # (bench/gpu_decode_bench) and compression ratio (info) of each encoding of the same store.
+    cand=${TMPDIR:-/tmp}/vczstats-preset-candidate.vcz
+    for enc in "--preset gpu" "--codec blosc-lz4 --shuffle byte" "--codec blosc-zstd --clevel 1" \
+      "--codec blosc-zstd --clevel 7" "--codec zstd --clevel 3"; do
+      # shellcheck disable=SC2086  # enc is a list of arguments
+      run_cli recompress "$big" "$cand" $enc -f >/dev/null 2>&1 &&
+        { echo "### $enc"; run_cli info "$cand" | grep -E '^(call_genotype|gpu_decode)'; } >>"$logs/preset.md"
+      step "decode bench $enc" "$logs/preset.md" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        "$build/bench/gpu_decode_bench" --store "$cand" --reps 3
+    done
+    rm -rf "$cand"
+    cat "$logs/preset.md"
   fi
   # Device decode end to end (stats, afdist): --gpu-decode on / off / the CPU, calls/s, ratio.
   for args in "-s 10000x100000" "-s 10000x100000 -r --codec=blosc-lz4" "-s 100000x10000 -c 1000"; do

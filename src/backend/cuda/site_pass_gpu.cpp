@@ -154,8 +154,9 @@ class GpuSitePass {
           std::max<std::int64_t>(nblocks_, 1));
       items_per_unit_ = (nblocks_ + group_ - 1) / group_;
       chunk_stride_ = cuda::align_up(reader_.chunk_bytes(), 256);
-      // Compressed bytes: start at an eighth of the decoded size; slabs grow as needed.
-      decoded_bytes_ = std::max<std::int64_t>(group_ * reader_.chunk_bytes() / 8, 1 << 20);
+      // Compressed bytes: genotypes compress 20-130x; start at 1/32 of the decoded size (a slab
+      // grows when a group's bytes do not fit), so that pinning the ring stays cheap.
+      decoded_bytes_ = std::max<std::int64_t>(group_ * reader_.chunk_bytes() / 32, 1 << 20);
     }
     const std::int64_t slab_bytes =
         cuda::align_up(decoded_bytes_, 256) + (dev_ ? 0 : cuda::align_up(gathered_bytes_, 256));
