@@ -236,7 +236,7 @@ if [ "$phase" != build ] && [ "$phase" != popgen ] && [ $configure_only -eq 0 ];
     cat "$logs/preset.md"
   fi
   # Device decode end to end (stats, afdist): --gpu-decode on / off / the CPU, calls/s, ratio.
-  for args in "-s 10000x100000" "-s 10000x100000 -r --codec=blosc-lz4" "-s 100000x10000 -c 1000"; do
+  for args in "-s 10000x100000" "-s 10000x100000 -r --preset=gpu" "-s 100000x10000 -c 1000"; do
     # shellcheck disable=SC2086  # args is a list of arguments
     step "gpu decode e2e $args" "$logs/gpu-decode-e2e.md" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
       VCZSTATS="$build/vczstats" bash "$root/bench/gpu_decode_e2e.sh" $args -n 3
