@@ -154,7 +154,7 @@ if [ "$phase" != build ] && [ "$phase" != popgen ] && [ $configure_only -eq 0 ];
     "$build/tests/vczstats_tests" --gtest_filter='CudaZstdGpu.CorruptBatchFailsLikeTheHost'
   # Device decode in the pipeline on corrupt chunks: the CLI runs the test starts (all processes).
   step "memcheck gpu decode" "$logs/memcheck.log" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-    timeout 600 "$sanitizer" --tool memcheck --target-processes all --error-exitcode 3 \
+    timeout 1200 "$sanitizer" --tool memcheck --target-processes all --error-exitcode 3 \
     "$build/tests/vczstats_tests" --gtest_filter='CudaGpuDecodeCli.CorruptChunkIsACleanErrorNamingTheChunk'
   step bench "$logs/bench.md" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     "$build/bench/gpu_afdist_bench"

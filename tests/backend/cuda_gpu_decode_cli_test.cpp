@@ -168,7 +168,7 @@ TEST(CudaGpuDecodeCli, CorruptChunkIsACleanErrorNamingTheChunk) {
     if (store.empty())
       GTEST_SKIP() << "skipped: store missing_multi not available or has no zstd frame";
     for (const std::string cmd : {"afdist", "sample-stats"}) {
-      const auto r = vcztest::run("timeout 120 " + vcztest::binary() + " " + cmd + " " +
+      const auto r = vcztest::run("timeout 300 " + vcztest::binary() + " " + cmd + " " +
                                   vcztest::shell_quote(store) + " --device gpu --gpu-decode on");
       EXPECT_EQ(r.exit_code, 1) << cmd << (header ? " header" : " frame") << "\n" << r.err;
       EXPECT_NE(r.err.find("call_genotype"), std::string::npos) << r.err;
