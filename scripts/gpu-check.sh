@@ -10,7 +10,9 @@
 #   5. end to end on a generated 10^4 x 10^5 store: afdist through the CLI and the allele-counts
 #      pass through the benchmark's --counts-e2e mode, each on the CPU (all cores), the GPU
 #      pipeline and the seed-style baseline (--gpu-seed-baseline: one thread per
-#      variant, pageable copies, no overlap).
+#      variant, pageable copies, no overlap);
+#   6. device decode end to end (bench/gpu_decode_e2e.sh): stats and afdist with --gpu-decode
+#      on / off and the CPU on simulated stores.
 # The VCZ stores of ../shared/data travel as .gpu/shared-data (scripts/fetch-gpu-deps.sh copies
 # them); the tests find them through VCZSTATS_SHARED_DATA.
 # Logs go to $OUT when set (the device tool brings them back), else .gpu/logs. The exit status is
@@ -150,6 +152,10 @@ if [ "$phase" != build ] && [ "$phase" != popgen ] && [ $configure_only -eq 0 ];
   step "memcheck zstd" "$logs/memcheck.log" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     timeout 600 "$sanitizer" --tool memcheck --leak-check full --error-exitcode 3 \
     "$build/tests/vczstats_tests" --gtest_filter='CudaZstdGpu.CorruptBatchFailsLikeTheHost'
+  # Device decode in the pipeline on corrupt chunks: the CLI runs the test starts (all processes).
+  step "memcheck gpu decode" "$logs/memcheck.log" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    timeout 1200 "$sanitizer" --tool memcheck --target-processes all --error-exitcode 3 \
+    "$build/tests/vczstats_tests" --gtest_filter='CudaGpuDecodeCli.CorruptChunkIsACleanErrorNamingTheChunk'
   step bench "$logs/bench.md" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     "$build/bench/gpu_afdist_bench"
   cat "$logs/bench.md"
@@ -215,7 +221,27 @@ if [ "$phase" != build ] && [ "$phase" != popgen ] && [ $configure_only -eq 0 ];
         "$build/bench/gpu_afdist_bench" --counts-e2e "$big" --pops "$pops" --reps 2
     done
     cat "$e2e" "$logs/e2e-counts.md"
+    # Candidates of `recompress --preset gpu` (blosc lz4 bit shuffle): device decode rate
+    # (bench/gpu_decode_bench) and compression ratio (info) of each encoding of the same store.
+    cand=${TMPDIR:-/tmp}/vczstats-preset-candidate.vcz
+    for enc in "--preset gpu" "--codec blosc-lz4 --shuffle byte" "--codec blosc-zstd --clevel 1" \
+      "--codec blosc-zstd --clevel 7" "--codec zstd --clevel 3"; do
+      # shellcheck disable=SC2086  # enc is a list of arguments
+      run_cli recompress "$big" "$cand" $enc -f >/dev/null 2>&1 &&
+        { echo "### $enc"; run_cli info "$cand" | grep -E '^(call_genotype|gpu_decode)'; } >>"$logs/preset.md"
+      step "decode bench $enc" "$logs/preset.md" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        "$build/bench/gpu_decode_bench" --store "$cand" --reps 3
+    done
+    rm -rf "$cand"
+    cat "$logs/preset.md"
   fi
+  # Device decode end to end (stats, afdist): --gpu-decode on / off / the CPU, calls/s, ratio.
+  for args in "-s 10000x100000" "-s 10000x100000 -r --preset=gpu" "-s 100000x10000 -c 1000"; do
+    # shellcheck disable=SC2086  # args is a list of arguments
+    step "gpu decode e2e $args" "$logs/gpu-decode-e2e.md" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+      VCZSTATS="$build/vczstats" bash "$root/bench/gpu_decode_e2e.sh" $args -n 3
+  done
+  cat "$logs/gpu-decode-e2e.md"
 fi
 if { [ "$phase" = all ] || [ "$phase" = popgen ]; } && [ $configure_only -eq 0 ]; then
   # Windowed population-genetics scan (pi, theta_W, Tajima's D, dxy, Hudson Fst; two

@@ -108,6 +108,12 @@ void add_info_command(CLI::App& app) {
           human_bytes(static_cast<double>(chunk_bytes))));
     if (hidden > 0)
       warnings.push_back(fmt::format("{} samples have an empty sample_id and are hidden", hidden));
+    // Where a GPU run (--gpu-decode auto) would decode the genotypes.
+    const GpuDecodeChoice gpu = choose_gpu_decode(s, GpuDecode::Auto);
+    const std::string gpu_path =
+        gpu.device ? "device" + (gpu.layout.empty() ? "" : " (" + gpu.layout + ")")
+                   : "host: " + gpu.why;
+    for (const auto& w : gpu.warnings) warnings.push_back("GPU decode: " + w);
 
     std::string source;
     if (auto it = s.attributes().find("source"); it != s.attributes().end() && it->is_string())
@@ -140,6 +146,10 @@ void add_info_command(CLI::App& app) {
                                {"decoded_bytes", a.decoded},
                                {"chunks_present", a.chunks_present},
                                {"chunks_total", a.chunks_total}});
+      j["gpu_decode"] = {{"path", gpu.device ? "device" : "host"},
+                         {"why_not", gpu.why},
+                         {"streams_per_unit", gpu.streams_per_unit},
+                         {"layout", gpu.layout}};
       j["warnings"] = warnings;
       text = j.dump(2) + "\n";
     } else {
@@ -163,6 +173,7 @@ void add_info_command(CLI::App& app) {
           contigs += fmt::format(" ({} bp)", (*s.contig_lengths())[i]);
       }
       text += fmt::format("contigs\t{}\n", contigs);
+      text += fmt::format("gpu_decode\t{}\n", gpu_path);
       text += "\narray\tdtype\tshape\tchunks\tcodecs\tstored\tdecoded\tratio\tchunks_present\n";
       std::int64_t total_stored = 0, total_decoded = 0;
       for (const auto& a : arrays) {

@@ -19,13 +19,20 @@ struct RecompressCliOptions : StoreWriteOptions {
     samples_chunk_size = 0;
     zarr_format = 0;
   }
-  std::string input, arrays, codec = "blosc-zstd", shuffle = "auto";
+  std::string input, arrays, codec = "blosc-zstd", shuffle = "auto", preset;
   int clevel = -1;
   bool verify = false;
   zarr::StoreOptions remote;
 };
 
-void run_recompress(const RecompressCliOptions& o) {
+void run_recompress(RecompressCliOptions& o) {
+  if (o.preset == "gpu") {
+    // Device decode (issue 10): LZ4 inside blosc decodes fastest on the device, and blosc's
+    // blocks are independent streams the device decodes in parallel; bit shuffle keeps the
+    // ratio of genotype data. bench/gpu_decode_e2e.sh -r compares the candidates.
+    o.codec = "blosc-lz4";
+    o.shuffle = "bit";
+  }
   recompress::RecompressOptions r;
   std::istringstream list(o.arrays);
   for (std::string a; std::getline(list, a, ',');)
@@ -101,6 +108,11 @@ void add_recompress_command(CLI::App& app) {
                   "Blosc shuffle: auto (bit for 1-byte elements, byte otherwise), none, byte, bit")
       ->check(CLI::IsMember({"auto", "none", "byte", "bit"}))
       ->capture_default_str();
+  auto* preset = cmd->add_option("--preset", o->preset,
+                                 "gpu: an encoding for device decode (--gpu-decode): blosc lz4 "
+                                 "with bit shuffle (level 5 unless --clevel)")
+                     ->check(CLI::IsMember({"gpu"}));
+  preset->excludes(cmd->get_option("--codec"))->excludes(cmd->get_option("--shuffle"));
   cmd->add_option("--clevel", o->clevel, "Compression level [default: 7; 5 for blosc-lz4]")
       ->check(CLI::Range(0, 22));
   cmd->add_flag("--verify", o->verify, "Read the output back and compare every array with IN");

@@ -70,6 +70,14 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
                  "CUDA streams of the GPU pipeline (copies and kernels overlap across them) "
                  "[default: 3]")
       ->group("Execution");
+  cmd.add_option("--gpu-decode", o.gpu_decode,
+                 "GPU runs: decode the genotype chunks on the device (on), on the host (off), or "
+                 "on the device when every codec of call_genotype has a device decoder and a work "
+                 "unit has enough chunks to decode in parallel (auto; -v says why not; `info` "
+                 "shows the choice)")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str()
+      ->group("Execution");
   cmd.add_option("--max-unit-variants", o.max_unit_variants,
                  "Split work units to at most this many variants (testing; 0 = one chunk)")
       ->group("Execution");
@@ -201,6 +209,7 @@ RunOptions run_options(const CommonOptions& o) {
   r.gpu_streams = o.gpu_streams;
   r.gpu_seed_baseline = o.gpu_seed_baseline;
   r.device = parse_device(o.device);
+  r.gpu_decode = parse_gpu_decode(o.gpu_decode);
   r.progress = progress_bar(o.progress);
   return r;
 }
@@ -228,11 +237,24 @@ void report_run(const CommonOptions& o, const RunStats& s) {
   auto stage = [&](const char* name, double secs, const char* how) {
     fmt::print(stderr, "vczstats:   {:<12} {:9.3f} s  {}\n", name, secs, how);
   };
-  stage("read+decode", s.read_decode_seconds, "summed over threads");
-  stage("gather", s.gather_seconds, "summed over threads (sample subsets)");
-  if (s.h2d_bytes > 0)
-    fmt::print(stderr, "vczstats:   {:<12} {:9.3f} s  {:.2f} GB copied, summed over streams\n",
+  if (s.device_decode) {
+    fmt::print(stderr, "vczstats:   {:<12} {:9.3f} s  {:.3f} GB compressed, summed over threads\n",
+               "read", s.read_decode_seconds, static_cast<double>(s.encoded_bytes) * 1e-9);
+    fmt::print(stderr,
+               "vczstats:   {:<12} {:9.3f} s  {:.3f} GB compressed (and the job lists), summed "
+               "over streams\n",
                "host->device", s.h2d_seconds, static_cast<double>(s.h2d_bytes) * 1e-9);
+    fmt::print(stderr,
+               "vczstats:   {:<12} {:9.3f} s  {:.2f} GB decoded on the device, sample subsets "
+               "gathered (CUDA events, summed over streams)\n",
+               "decode", s.device_decode_seconds, static_cast<double>(s.decoded_bytes) * 1e-9);
+  } else {
+    stage("read+decode", s.read_decode_seconds, "summed over threads");
+    stage("gather", s.gather_seconds, "summed over threads (sample subsets)");
+    if (s.h2d_bytes > 0)
+      fmt::print(stderr, "vczstats:   {:<12} {:9.3f} s  {:.2f} GB copied, summed over streams\n",
+                 "host->device", s.h2d_seconds, static_cast<double>(s.h2d_bytes) * 1e-9);
+  }
   stage("compute", s.compute_seconds,
         s.h2d_bytes > 0 ? "heavy-pass and histogram kernels (CUDA events, summed over streams)"
                         : "summed over threads (heavy pass)");

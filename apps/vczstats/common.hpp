@@ -29,6 +29,7 @@ struct CommonOptions {
   unsigned prefetch = 0;
   unsigned gpu_streams = 0;
   bool gpu_seed_baseline = false;
+  std::string gpu_decode = "auto";
   std::string device = "auto";
   std::string output;
   std::string format = "tsv";

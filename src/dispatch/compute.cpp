@@ -113,6 +113,9 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   };
 
   std::vector<stats::SampleSums> sample_totals;
+  // --gpu-decode on with an array the device cannot decode fails before any GPU is looked for.
+  if (run.gpu_decode == GpuDecode::On && run.device.kind != DeviceKind::Cpu)
+    (void)choose_gpu_decode(q.store, GpuDecode::On);
   const bool gpu = use_gpu(run.device, rs);  // validates --device gpu even for empty plans
   if (!q.store.has_genotypes() || q.plan.units.empty() || q.samples.size() == 0) {
     // Nothing to read, on either backend: every site has no called allele, as bcftools sees a

@@ -150,7 +150,7 @@ void DeviceChunkDecoder::prepare(std::span<const std::byte> input,
   m.prepared = true;
 }
 
-void DeviceChunkDecoder::launch() {
+void DeviceChunkDecoder::launch(const std::function<void()>& after_copies) {
   Impl& m = *impl_;
   if (!m.prepared) throw UsageError("DeviceChunkDecoder::launch without a prepared batch");
   m.prepared = false;
@@ -190,6 +190,7 @@ void DeviceChunkDecoder::launch() {
                                  cudaMemcpyHostToDevice, stream_));
   m.jobs_copied.record(stream_);
   m.jobs_pending = true;
+  if (after_copies) after_copies();
   if (n_tasks > 0)
     VCZ_CUDA_CHECK(cudaMemsetAsync(m.d_status.data(), 0, n_tasks * sizeof(DecodeStatus), stream_));
 

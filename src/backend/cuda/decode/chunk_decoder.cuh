@@ -6,6 +6,7 @@
 // tasks leave a status; check() names the store, array and chunk of the first one.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -56,7 +57,9 @@ class DeviceChunkDecoder {
   /// while the device still works on the previous batch).
   void prepare(std::span<const std::byte> input, std::span<const EncodedChunk> chunks);
   /// @brief The device half of enqueue(): queue the copies and launches of the prepared batch.
-  void launch();
+  /// @p after_copies (optional) runs once the host-to-device copies are queued and before the
+  /// kernels are (to time them apart with events on the stream).
+  void launch(const std::function<void()>& after_copies = {});
   /// @brief After the stream was synchronised past the last enqueue(): throws FormatError
   /// naming the first failed task's chunk and the problem.
   void check() const;
