@@ -28,8 +28,16 @@ def to_host(x) -> np.ndarray:
         return cupy.asnumpy(y)
     except ImportError:
         pass
-    name = ctypes.util.find_library("cudart") or "libcudart.so"
-    cudart = ctypes.CDLL(name)
+    cudart = None
+    for name in (ctypes.util.find_library("cudart"), "libcudart.so", "libcudart.so.13",
+                 "libcudart.so.12", "/usr/local/cuda/lib64/libcudart.so"):
+        try:
+            cudart = ctypes.CDLL(name) if name else None
+        except OSError:
+            continue
+        if cudart is not None:
+            break
+    assert cudart is not None, "neither CuPy nor the CUDA runtime library found"
     out = np.empty(x.shape, dtype=x.dtype)
     err = cudart.cudaMemcpy(ctypes.c_void_p(out.ctypes.data), ctypes.c_void_p(x.ptr),
                             ctypes.c_size_t(out.nbytes), 2)  # cudaMemcpyDeviceToHost
