@@ -19,6 +19,9 @@ packages=(
   python3 python3-numpy python3-zarr python3-numcodecs python3-numba python3-crc32c
   # default data set (1000 Genomes EUR chr20:1-4 Mb)
   shapeit4-example
+  # Python package (python/): build, results as pandas/xarray, plots, tests, offline pip install
+  pybind11-dev python3-dev python3-pandas python3-xarray python3-matplotlib python3-tqdm
+  python3-pytest python3-venv python3-pip
 )
 
 missing=()

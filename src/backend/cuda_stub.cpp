@@ -1,4 +1,5 @@
 // Built when the CUDA backend is disabled at configure time (-DVCZSTATS_CUDA=OFF).
+#include "backend/device_blocks.hpp"
 #include "backend/site_pass.hpp"
 #include "vczstats/device.hpp"
 #include "vczstats/error.hpp"
@@ -23,6 +24,10 @@ namespace backend {
 void run_site_pass_gpu(const SitePassSpec&, const Deliver&, std::vector<stats::SampleSums>*,
                        RunStats*) {
   throw UsageError(std::string("--device gpu: ") + kNoCuda);
+}
+
+std::unique_ptr<DeviceBlockCopier> DeviceBlockCopier::make(int, unsigned) {
+  throw UsageError(std::string("device gpu: ") + kNoCuda);
 }
 }  // namespace backend
 
