@@ -12,4 +12,5 @@ void add_sample_stats_command(CLI::App& app);
 void add_convert_command(CLI::App& app);
 void add_simulate_command(CLI::App& app);
 void add_recompress_command(CLI::App& app);
+void add_ld_commands(CLI::App& app);
 }  // namespace vczstats::cli

@@ -8,6 +8,7 @@
 //   begin(cursor)                 the sites before this partition (default: none)
 //   accumulate(unit) × units      in plan order, on one thread
 //   accumulate_samples(sums)      once, for per-sample statistics
+//   accumulate_pairs(batch)       variant-pair family: each unit's pairs, then a final batch
 //   take_rows()                   any time: rows that are final, to stream large outputs
 //   merge(next partition)         partitions in order (MPI ranks), associative; save() and
 //                                 load() carry a partition's state to another process
@@ -24,6 +25,7 @@
 #include "vczstats/counts.hpp"
 #include "vczstats/sample_stats.hpp"
 #include "vczstats/table.hpp"
+#include "vczstats/variant_pairs.hpp"
 #include "vczstats/variants.hpp"
 #include "vczstats/windows.hpp"
 
@@ -86,6 +88,11 @@ class Statistic {
   virtual void accumulate(const UnitData& unit) { (void)unit; }
   /// @brief Per-sample sums of the partition, in selection order (needs().sample_sums).
   virtual void accumulate_samples(std::span<const stats::SampleSums> sums) { (void)sums; }
+  /// @brief Variant-pair family (ld, prune): the pairs of nearby variants the heavy pass
+  /// evaluates for this statistic (variant_pairs.hpp), or null.
+  virtual const PairRequest* pair_request() const { return nullptr; }
+  /// @brief Variant-pair family: the pass's batch of each unit in plan order, then a final one.
+  virtual void accumulate_pairs(PairBatch&& batch) { (void)batch; }
   /// @brief Remove and return the rows no later site can change (to stream large outputs).
   virtual Table take_rows() { return {}; }
   /// @brief Absorb @p later, the next partition of the same statistic (same query and options,

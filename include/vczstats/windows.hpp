@@ -58,6 +58,7 @@ struct SiteCursor {
   std::int64_t pos = 0;          ///< its position
   std::int64_t group_sites = 0;  ///< windowed sites of that group before the partition
   std::int64_t biallelic = 0;    ///< selected biallelic sites before (f-statistics blocks)
+  std::int64_t selected = 0;     ///< selected sites before, windowed or not (variant pairs)
 };
 
 /// @brief The most windows one group may have (a guard against a contig length or position

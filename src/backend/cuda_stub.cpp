@@ -1,5 +1,6 @@
 // Built when the CUDA backend is disabled at configure time (-DVCZSTATS_CUDA=OFF).
 #include "backend/device_blocks.hpp"
+#include "backend/pair_band.hpp"
 #include "backend/site_pass.hpp"
 #include "vczstats/device.hpp"
 #include "vczstats/error.hpp"
@@ -28,6 +29,10 @@ void run_site_pass_gpu(const SitePassSpec&, const Deliver&, std::vector<stats::S
 
 std::unique_ptr<DeviceBlockCopier> DeviceBlockCopier::make(int, unsigned) {
   throw UsageError(std::string("device gpu: ") + kNoCuda);
+}
+
+std::unique_ptr<PairBand> make_pair_band_gpu(const PairBandSpec&) {
+  throw UsageError(std::string("--device gpu: ") + kNoCuda);
 }
 }  // namespace backend
 

@@ -45,6 +45,31 @@ class PackedSink {
   virtual void device_unit(std::int64_t unit, const PackedGenotypeView& view, void* stream) = 0;
 };
 
+/// @brief Bit planes of haplotypes (the variant-pair family's --hap input): per variant row two
+/// planes of words_per_plane 64-bit words over the samples × ploidy slots of the selection (slot
+/// k of sample i is bit i * ploidy + k): a non-REF allele, a called allele (missing and fill
+/// slots are not called). Non-owning; on the GPU backend the words are device memory.
+struct PackedHaplotypeView {
+  const std::uint64_t* words = nullptr;
+  std::int64_t variants = 0;
+  std::int64_t haplotypes = 0;
+  std::int64_t words_per_plane = 0;
+  std::int64_t variant_offset = 0;  ///< global index of row 0
+};
+
+/// @brief Receives every unit's haplotype planes in plan order, on the calling thread (as
+/// PackedSink does the 2-bit codes).
+class HaplotypeSink {
+ public:
+  virtual ~HaplotypeSink() = default;
+  /// @brief CPU backend: host words, valid during the call.
+  virtual void host_haplotypes(std::int64_t unit, const PackedHaplotypeView& view) = 0;
+  /// @brief GPU backend: device words, valid for work queued on @p stream (a cudaStream_t)
+  /// during the call; the buffer is reused after that work.
+  virtual void device_haplotypes(std::int64_t unit, const PackedHaplotypeView& view,
+                                 void* stream) = 0;
+};
+
 /// @brief What one pass computes, and over what.
 struct SitePassSpec {
   const vcz::VczStore* store = nullptr;
@@ -59,6 +84,7 @@ struct SitePassSpec {
   /// reads the genotypes again with the unit's per-site weights from the tallies.
   bool sample_sums = false;
   PackedSink* packed = nullptr;                  ///< packed genotypes of every unit (matrix family)
+  HaplotypeSink* haplotypes = nullptr;           ///< haplotype planes of every unit (variant pairs)
   const vcz::VariantReader* variants = nullptr;  ///< fields read with each unit
 };
 

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "backend/site_pass.hpp"
+#include "dispatch/pair_passes.hpp"
 #include "vczstats/ancestral.hpp"
 #include "vczstats/device.hpp"
 #include "vczstats/error.hpp"
@@ -95,6 +96,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   const stats::CountsLayout layout{needs.counts ? counts.layout().alleles : tallies.alleles,
                                    q.pops.count()};
   std::vector<int> anc;
+  std::unique_ptr<dispatch::PairPasses> pairs;  // variant-pair family (set below)
   auto deliver = [&](const backend::UnitOutput& out) {
     UnitData u;
     u.index = out.index;
@@ -108,6 +110,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
       anc = polarise->indices(*out.variants);
       u.ancestral = anc;
     }
+    if (pairs) pairs->deliver();
     for (Statistic* s : statistics) s->accumulate(u);
     if (hooks.after_unit) hooks.after_unit(u);
   };
@@ -117,6 +120,9 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   if (run.gpu_decode == GpuDecode::On && run.device.kind != DeviceKind::Cpu)
     (void)choose_gpu_decode(q.store, GpuDecode::On);
   const bool gpu = use_gpu(run.device, rs);  // validates --device gpu even for empty plans
+  pairs = std::make_unique<dispatch::PairPasses>(q, statistics, run, gpu);
+  if (pairs->packed()) spec.packed = pairs->packed();
+  if (pairs->haplotypes()) spec.haplotypes = pairs->haplotypes();
   if (!q.store.has_genotypes() || q.plan.units.empty() || q.samples.size() == 0) {
     // Nothing to read, on either backend: every site has no called allele, as bcftools sees a
     // sites-only store.
@@ -147,6 +153,8 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   } else {
     backend::run_site_pass_cpu(spec, deliver, &sample_totals, &rs);
   }
+  pairs->finish();
+  rs.compute_seconds += pairs->compute_seconds();
   if (needs.sample_sums)
     for (Statistic* s : statistics)
       if (s->needs().sample_sums) s->accumulate_samples(sample_totals);

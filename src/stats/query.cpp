@@ -297,6 +297,7 @@ stats::SiteCursor site_cursor(const Query& q, PlanCut cut) {
     for (std::int64_t r = 0; r < rows; ++r) {
       if (!unit.mask.empty() && !unit.mask[static_cast<std::size_t>(r)]) continue;
       const auto i = static_cast<std::size_t>(r);
+      ++c.selected;
       if (vb.num_alleles(r) == 2) ++c.biallelic;
       const auto g = filter.group(vb.contig[i], vb.position[i],
                                   static_cast<std::int64_t>(vb.allele(r, 0).size()));

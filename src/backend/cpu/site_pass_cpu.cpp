@@ -13,6 +13,7 @@
 
 #include "backend/site_pass.hpp"
 #include "stats/element_type.hpp"
+#include "stats/haplotype_planes.hpp"
 #include "stats/packed_math.hpp"
 #include "stats/sample_math.hpp"
 #include "stream/genotype_reader.hpp"
@@ -80,6 +81,20 @@ void pack_block(const GenotypeChunkView& b, int shift, std::vector<std::uint64_t
           stats::packed::pack_word(b.row<T>(v), b.samples, ploidy, w, shift);
 }
 
+/// Haplotype planes of a block's rows (backend/site_pass.hpp), the block's first slot placed
+/// @p shift slots into the first word: per row, the non-REF words then the called words.
+template <class T>
+void pack_haplotype_block(const GenotypeChunkView& b, int shift, std::vector<std::uint64_t>& out) {
+  const int ploidy = static_cast<int>(b.ploidy);
+  const std::int64_t nw = (shift + b.samples * ploidy + 63) / 64;
+  out.assign(static_cast<std::size_t>(b.variants * 2 * nw), 0);
+  for (std::int64_t v = 0; v < b.variants; ++v)
+    for (std::int64_t w = 0; w < nw; ++w) {
+      std::uint64_t* row = out.data() + v * 2 * nw;
+      stats::packed::haplotype_words(b.row<T>(v), b.samples, ploidy, w, shift, row[w], row[nw + w]);
+    }
+}
+
 /// What a producer hands to the consumer for one item.
 struct Payload {
   std::vector<std::int32_t> counts;       // phase 0: allele counts (rows × site width)
@@ -87,6 +102,7 @@ struct Payload {
   std::vector<std::int32_t> tallies;      // phase 0: complete diploid tallies
   std::vector<stats::SampleSums> sums;    // phase 1: the block's samples
   std::vector<std::uint64_t> packed;      // phase 0: the block's packed calls
+  std::vector<std::uint64_t> haplotypes;  // phase 0: the block's haplotype planes
   std::int64_t sample_offset = 0;
   std::shared_ptr<const vcz::VariantBlock> variants;  // block 0 of phase 0
 };
@@ -119,8 +135,9 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
 
   // The unit being merged by the consumer.
   std::vector<std::int32_t> unit_counts, unit_tallies;
-  std::vector<std::uint64_t> unit_packed;
+  std::vector<std::uint64_t> unit_packed, unit_haplotypes;
   const std::int64_t packed_row_words = packed_words(spec.samples->size());
+  const std::int64_t hap_plane_words = (spec.samples->size() * reader.ploidy() + 63) / 64;
   std::vector<stats::AfdistSite> unit_afdist;
   std::shared_ptr<const vcz::VariantBlock> unit_variants;
   std::int64_t reduce_ns = 0, done_variants = 0, calls = 0;
@@ -152,6 +169,11 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
             pack_block<decltype(t)>(view, static_cast<int>(view.sample_offset % 32), out.packed);
           }))
         throw Error("packed genotypes: unsupported genotype width");
+      if (spec.haplotypes && !with_element_type(view.elem_bytes, [&](auto t) {
+            pack_haplotype_block<decltype(t)>(
+                view, static_cast<int>(view.sample_offset * view.ploidy % 64), out.haplotypes);
+          }))
+        throw Error("haplotype planes: unsupported genotype width");
     } else {
       std::shared_ptr<const std::vector<double>> w;
       {
@@ -193,6 +215,19 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
             unit_packed[static_cast<std::size_t>(v * packed_row_words + w0 + w)] |=
                 in.packed[static_cast<std::size_t>(v * nw + w)];
       }
+      if (spec.haplotypes) {  // OR the block's planes into the unit's rows
+        const vcz::WorkUnit& unit = plan.units[static_cast<std::size_t>(item.unit)];
+        const std::int64_t row = 2 * hap_plane_words;
+        if (item.block == 0) unit_haplotypes.assign(static_cast<std::size_t>(unit.size() * row), 0);
+        const std::int64_t nw = static_cast<std::int64_t>(in.haplotypes.size()) /
+                                std::max<std::int64_t>(2 * unit.size(), 1);
+        const std::int64_t w0 = in.sample_offset * reader.ploidy() / 64;
+        for (std::int64_t v = 0; v < unit.size(); ++v)
+          for (std::int64_t p = 0; p < 2; ++p)
+            for (std::int64_t w = 0; w < nw; ++w)
+              unit_haplotypes[static_cast<std::size_t>(v * row + p * hap_plane_words + w0 + w)] |=
+                  in.haplotypes[static_cast<std::size_t>((2 * v + p) * nw + w)];
+      }
     } else {
       for (std::size_t i = 0; i < in.sums.size(); ++i)
         (*sample_sums_out)[static_cast<std::size_t>(in.sample_offset) + i].merge(in.sums[i]);
@@ -220,6 +255,15 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
         view.words_per_row = packed_row_words;
         view.variant_offset = unit.begin;
         spec.packed->host_unit(u, view);
+      }
+      if (spec.haplotypes) {
+        PackedHaplotypeView view;
+        view.words = unit_haplotypes.data();
+        view.variants = unit.size();
+        view.haplotypes = spec.samples->size() * reader.ploidy();
+        view.words_per_plane = hap_plane_words;
+        view.variant_offset = unit.begin;
+        spec.haplotypes->host_haplotypes(u, view);
       }
       UnitOutput out;
       out.index = u;
