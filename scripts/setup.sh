@@ -8,6 +8,8 @@ packages=(
   build-essential cmake pkg-config
   libblosc-dev libzstd-dev liblz4-dev zlib1g-dev libbz2-dev libisal-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libhts-dev
+  # MPI driver (src/dist; tests run mpirun --allow-run-as-root --oversubscribe)
+  openmpi-bin libopenmpi-dev
   # tests and benchmarks
   libgtest-dev libbenchmark-dev
   bcftools tabix
