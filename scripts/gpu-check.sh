@@ -13,14 +13,20 @@
 #      variant, pageable copies, no overlap);
 #   6. device decode end to end (bench/gpu_decode_e2e.sh): stats and afdist with --gpu-decode
 #      on / off and the CPU on simulated stores.
+#   7. (--phase mpi, and all) the MPI driver with the image's own MPI (Open MPI or HPC-X, found
+#      on PATH, $MPI_HOME, /opt/hpcx or /usr/local/mpi): the MPI tests (every statistic command
+#      byte-identical for 1-4 CPU ranks; 2 ranks sharing the GPU give the CPU's output), then
+#      bench/mpi.sh on a generated 10^5 x 10^5 store: 1 process x 16 threads against 4 ranks x 4
+#      threads (and 2 x 8, mpirun -n 1) on the CPU, and 1 process against 2 ranks sharing the GPU.
 # The VCZ stores of ../shared/data travel as .gpu/shared-data (scripts/fetch-gpu-deps.sh copies
 # them); the tests find them through VCZSTATS_SHARED_DATA.
 # Logs go to $OUT when set (the device tool brings them back), else .gpu/logs. The exit status is
 # that of the first failed step; every step runs regardless.
 #
 # Options: --configure-only  unpack and configure, then stop (a dry run that works without a GPU)
-#          --phase build|test|popgen|all  build only / tests and benchmarks except the popgen scan
-#                  (reusing build-gpu) / the popgen scan against vcftools only / everything (default)
+#          --phase build|test|popgen|mpi|all  build only / tests and benchmarks except the popgen
+#                  scan and MPI (reusing build-gpu) / the popgen scan against vcftools only / the
+#                  MPI tests and benchmarks only (reusing build-gpu) / everything (default)
 # shellcheck disable=SC2317  # unpack and configure run through step()
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -32,7 +38,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --configure-only) configure_only=1 ;;
     --phase) phase=$2; shift ;;
-    *) echo "usage: $0 [--configure-only] [--phase build|test|popgen|all]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--configure-only] [--phase build|test|popgen|mpi|all]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -85,6 +91,32 @@ unpack() {
 }
 
 libpath=$prefix/usr/lib/x86_64-linux-gnu:$prefix/lib/x86_64-linux-gnu
+
+# MPI is the image's own (no Debian packages there): Open MPI or HPC-X's, on PATH, in $MPI_HOME,
+# or in the usual places. Found, the build has the MPI driver (VCZSTATS_MPI=ON).
+find_mpi() {
+  local d
+  for d in "${MPI_HOME:-}" "$(dirname "$(dirname "$(command -v mpirun 2>/dev/null || echo /none/bin/mpirun)")")" \
+    /opt/hpcx/ompi /usr/local/mpi /opt/openmpi /usr/lib64/openmpi; do
+    [ -n "$d" ] && [ -x "$d/bin/mpirun" ] && [ -x "$d/bin/mpicc" ] && { echo "$d"; return 0; }
+  done
+  return 1
+}
+if [ -r /opt/hpcx/hpcx-init.sh ] && ! command -v mpirun >/dev/null; then
+  # shellcheck disable=SC1091
+  source /opt/hpcx/hpcx-init.sh && hpcx_load  # HPC-X: its Open MPI, UCX and their environment
+fi
+mpi_home=$(find_mpi || true)
+if [ -n "$mpi_home" ]; then
+  export PATH=$mpi_home/bin:$PATH
+  export OPAL_PREFIX=${OPAL_PREFIX:-$mpi_home}  # a relocated Open MPI finds its own files
+  libpath=$libpath:$mpi_home/lib
+  # Containers forbid the cross-memory attach Open MPI's shared-memory transport tries first.
+  export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_btl_sm_single_copy_mechanism=none
+fi
+mpi_cmake=(-DVCZSTATS_MPI=OFF)
+[ -n "$mpi_home" ] && mpi_cmake=(-DVCZSTATS_MPI=ON -DMPI_HOME="$mpi_home")
+
 configure() {
   local cmake_dir=$prefix/usr/lib/x86_64-linux-gnu/cmake
   local generator=()
@@ -92,7 +124,7 @@ configure() {
   cmake -S "$root" -B "$build" "${generator[@]}" \
     -DCMAKE_BUILD_TYPE=Release \
     -DVCZSTATS_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DVCZSTATS_CONVERT=OFF -DVCZSTATS_REMOTE=OFF \
+    -DVCZSTATS_CONVERT=OFF -DVCZSTATS_REMOTE=OFF "${mpi_cmake[@]}" \
     -DCMAKE_PREFIX_PATH="$prefix/usr" \
     -DGTest_DIR="$cmake_dir/GTest" -Dfmt_DIR="$cmake_dir/fmt" \
     -DCLI11_DIR="$prefix/usr/share/cmake/CLI11" \
@@ -139,7 +171,7 @@ if [ "$phase" != build ] && [ $configure_only -eq 0 ]; then
   export VCZSTATS_TEST_STORES=$root/.gpu/stores
   [ -d "$root/.gpu/shared-data" ] && export VCZSTATS_SHARED_DATA=$root/.gpu/shared-data
 fi
-if [ "$phase" != build ] && [ "$phase" != popgen ] && [ $configure_only -eq 0 ]; then
+if [ "$phase" != build ] && [ "$phase" != popgen ] && [ "$phase" != mpi ] && [ $configure_only -eq 0 ]; then
   nvidia-smi >"$logs/ctest.log" 2>&1
   # Only our binaries get the prefix's libraries (cmake, nvcc and gcc keep the system ones).
   step ctest "$logs/ctest.log" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
@@ -262,6 +294,34 @@ if { [ "$phase" = all ] || [ "$phase" = popgen ]; } && [ $configure_only -eq 0 ]
       VCZ_BLOSC_LIB="$prefix/usr/lib/x86_64-linux-gnu/libblosc.so.1" \
       bash "$root/bench/popgen.sh" --synthetic 10000,20000 -d gpu,cpu -n 3 -w 20000
     cat "$popgen"
+  fi
+fi
+if { [ "$phase" = all ] || [ "$phase" = mpi ]; } && [ $configure_only -eq 0 ]; then
+  # The MPI driver: tests (CPU ranks, and 2 ranks sharing the GPU), then 4 ranks x 4 threads
+  # against 1 process x 16 threads on a generated 10^5 x 10^5 store (written once into $TMPDIR).
+  mpilog=$logs/mpi.md
+  : >"$mpilog"
+  if [ -z "$mpi_home" ]; then
+    note "mpi: no MPI found (PATH, MPI_HOME, /opt/hpcx, /usr/local/mpi): skipped"
+    [ $status -eq 0 ] && status=1
+  elif ! grep -q '^VCZSTATS_MPI:BOOL=ON' "$build/CMakeCache.txt"; then
+    note "mpi: build-gpu was configured without MPI (rerun --phase build): skipped"
+    [ $status -eq 0 ] && status=1
+  else
+    run_env=(env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
+    echo "MPI: $mpi_home ($(mpirun --version 2>&1 | head -1))" >>"$mpilog"
+    step "mpi tests" "$logs/mpi-ctest.log" "${run_env[@]}" \
+      ctest --test-dir "$build" -R 'MpiCli|DistShares|ExactSum|StagedSum' --output-on-failure
+    cores=$(nproc)
+    step "mpi bench cpu" "$mpilog" "${run_env[@]}" VCZSTATS="$build/vczstats" \
+      BENCH_DATA="${TMPDIR:-/tmp}/vczstats-bench" bash "$root/bench/mpi.sh" \
+      --simulate 100000,100000 -d cpu -n 3 -o "$logs/mpi-cpu" \
+      -c "1x$cores,m1x$cores,4x$((cores / 4)),2x$((cores / 2))"
+    step "mpi bench gpu" "$mpilog" "${run_env[@]}" VCZSTATS="$build/vczstats" \
+      BENCH_DATA="${TMPDIR:-/tmp}/vczstats-bench" bash "$root/bench/mpi.sh" \
+      --simulate 100000,100000 -d gpu -n 3 -o "$logs/mpi-gpu" -c "1x$cores,2x$((cores / 2))"
+    rm -f "$logs"/mpi-*/*.tsv  # outputs compared; the -v logs stay
+    cat "$mpilog"
   fi
 fi
 cat "$summary"

@@ -11,6 +11,8 @@ packages=(
   # remote stores (http(s)://, s3://, gs://): libcurl, the GnuTLS flavour, because libhts-dev
   # depends on it and conflicts with libcurl4-openssl-dev (the API is the same)
   libcurl4-gnutls-dev
+  # MPI driver (src/dist; tests run mpirun --allow-run-as-root --oversubscribe)
+  openmpi-bin libopenmpi-dev
   # tests and benchmarks
   libgtest-dev libbenchmark-dev
   bcftools tabix

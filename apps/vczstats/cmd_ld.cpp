@@ -129,7 +129,7 @@ void add_ld(CLI::App& app) {
     if (!o->snp.empty()) o->ld.focal.push_back(o->snp);
     for (auto& s : vcz::split_list(o->snps)) o->ld.focal.push_back(s);
     if (!o->snp_list.empty())
-      for (auto& s : vcz::read_samples_file(o->snp_list)) o->ld.focal.push_back(s);
+      for (std::string_view s : vcz::read_samples_file(o->snp_list)) o->ld.focal.emplace_back(s);
     const Query q = build_query(query_options(o->common));
     const auto s = make_ld(q, o->ld);
     IdLookup ids(q.store);

@@ -15,6 +15,8 @@
 #include <tuple>
 #include <utility>
 
+#include "processes.hpp"
+#include "statistic_run.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/zarr_writer.hpp"
 
@@ -174,7 +176,8 @@ QueryOptions query_options(const CommonOptions& o) {
 Query build_query(const QueryOptions& o) {
   Query q = make_query(o);
   g_query_store = q.store.store_ptr();
-  for (const auto& w : q.warnings) fmt::print(stderr, "vczstats: warning: {}\n", w);
+  if (primary_process())  // once, not once per MPI rank
+    for (const auto& w : q.warnings) fmt::print(stderr, "vczstats: warning: {}\n", w);
   return q;
 }
 
@@ -574,24 +577,44 @@ void write_rows(TableWriter& w, const Table& t) {
   }
 }
 
-void run_table_command(const CommonOptions& o, const Query& q, Statistic& statistic) {
-  Output out(o.output);
+void run_table_command(const CommonOptions& o, const Query& q,
+                       const std::function<std::unique_ptr<Statistic>()>& make) {
+  StatisticRun run(o, q, make);
+  std::optional<Output> out;
+  if (primary_process()) out.emplace(o.output);
+  // The columns of streamed rows (statistics that stream have them before any row).
+  const Table header = run.statistic().take_rows();
   std::optional<TableWriter> w;
+  auto open = [&](const Table& t) {
+    if (!w) w.emplace(*out, o.format, table_columns(t), o.format == "tsv" ? t.note : "");
+  };
   auto emit = [&](const Table& t) {
-    if (!w) w.emplace(out, o.format, table_columns(t), o.format == "tsv" ? t.note : "");
+    open(t);
     write_rows(*w, t);
   };
-  ComputeHooks hooks;
-  hooks.after_unit = [&](const UnitData&) {
-    const Table t = statistic.take_rows();
+  RowStream rows;
+  rows.unit_rows = [](const UnitData&, Statistic& s, const std::function<void(const Cells&)>& row) {
+    const Table t = s.take_rows();
+    Cells cells;
+    for (std::int64_t r = 0; r < t.rows(); ++r) {
+      cells.clear();
+      table_cells(t, r, cells);
+      row(cells);
+    }
+  };
+  rows.write = [&](const Cells& cells) {
+    open(header);
+    w->row(cells);
+  };
+  rows.after_merge = [&](Statistic& s) {
+    const Table t = s.take_rows();
     if (t.rows() > 0) emit(t);
   };
-  Statistic* list[] = {&statistic};
-  const RunStats rs = compute(q, list, run_options(o), hooks);
-  emit(statistic.finish());
+  if (!run.compute(rows)) return;  // another MPI rank writes
+  emit(run.statistic().finish());
   w->finish();
-  out.commit();
-  report_run(o, rs);
+  out->commit();
+  run.report();
 }
 
 void write_table(const CommonOptions& o, const Table& t) {

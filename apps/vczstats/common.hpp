@@ -181,8 +181,10 @@ void write_rows(TableWriter& w, const Table& t);
 /// Write a whole result table to -o in --format, with its note as the TSV comment.
 void write_table(const CommonOptions& o, const Table& t);
 
-/// Run one statistic over @p q and stream its table to -o: rows are written as the statistic
-/// finishes them (after each unit), the rest at the end; then the -v report.
-void run_table_command(const CommonOptions& o, const Query& q, Statistic& statistic);
+/// Run the statistic @p make builds over @p q (in this process, or across MPI ranks: see
+/// statistic_run.hpp) and stream its table to -o: rows are written as the statistic finishes
+/// them (after each unit), the rest at the end; then the -v report.
+void run_table_command(const CommonOptions& o, const Query& q,
+                       const std::function<std::unique_ptr<Statistic>()>& make);
 
 }  // namespace vczstats::cli

@@ -188,6 +188,11 @@ class WindowAccumulator {
 
   /// @brief Windows waiting (heads included).
   std::size_t pending() const { return pending_.size(); }
+  /// @brief Call @p fn(Sums&) on the sums of every window waiting (e.g. at the end of a unit).
+  template <class Fn>
+  void for_each_sums(Fn&& fn) {
+    for (auto& w : pending_) fn(w.sums);
+  }
   /// @brief Head windows waiting (they lead pending).
   std::size_t heads() const {
     std::size_t n = 0;

@@ -124,7 +124,7 @@ py::list array_info(const vcz::VczStore& s) {
 std::vector<std::string> visible_samples(const vcz::VczStore& s) {
   std::vector<std::string> out;
   for (const auto& id : s.sample_ids())
-    if (!id.empty()) out.push_back(id);
+    if (!id.empty()) out.emplace_back(id);
   return out;
 }
 
@@ -196,7 +196,7 @@ void bind_query(py::module_& m) {
                              [](const Query& q) {
                                std::vector<std::string> names;
                                for (auto i : q.samples.indices)
-                                 names.push_back(q.store.sample_ids()[static_cast<std::size_t>(i)]);
+                                 names.emplace_back(q.store.sample_ids()[i]);
                                return names;
                              })
       .def_property_readonly("sample_indices", [](const Query& q) { return q.samples.indices; })

@@ -91,6 +91,16 @@ void DiversitySums::merge(const DiversitySums& o) {
   theta_l += o.theta_l;
 }
 
+void DiversitySums::flush() {
+  for (StagedSum* s : {&pi_sum, &theta_w, &theta_pi_u, &theta_h, &theta_l}) s->flush();
+}
+
+void DivergenceSums::flush() {
+  for (StagedSum* s : {&dxy_sum, &pi1_sum, &pi2_sum, &hudson_num, &hudson_den, &wc_a, &wc_abc,
+                       &wc_fst_sum, &nei_num, &nei_ht})
+    s->flush();
+}
+
 void DivergenceSums::merge(const DivergenceSums& o) {
   n_sites += o.n_sites;
   n_hudson += o.n_hudson;
@@ -108,7 +118,7 @@ void DivergenceSums::merge(const DivergenceSums& o) {
 }
 
 DiversityResult finish_diversity(const DiversitySums& s, Harmonic& harmonic) {
-  DiversityResult r{kNaN, s.theta_pi_u - s.theta_h, kNaN, kNaN};
+  DiversityResult r{kNaN, s.theta_pi_u.value() - s.theta_h.value(), kNaN, kNaN};
   {  // Tajima's D with n = n_max
     const std::int64_t n = s.n_max;
     const auto S = static_cast<double>(s.n_seg);
@@ -121,7 +131,7 @@ DiversityResult finish_diversity(const DiversitySums& s, Harmonic& harmonic) {
       const double c2 = b2 - (dn + 2) / (a1 * dn) + a2 / (a1 * a1);
       const double e1 = c1 / a1, e2 = c2 / (a1 * a1 + a2);
       const double var = e1 * S + e2 * S * (S - 1);
-      if (var > 0) r.tajima_d = (s.pi_sum - S / a1) / std::sqrt(var);
+      if (var > 0) r.tajima_d = (s.pi_sum.value() - S / a1) / std::sqrt(var);
     }
   }
   {  // normalised Fay & Wu's H and Zeng's E (Zeng et al. 2006), n = n_max over unfolded sites
@@ -139,8 +149,9 @@ DiversityResult finish_diversity(const DiversitySums& s, Harmonic& harmonic) {
                            (b / (a * a) + 2 * (dn / (dn - 1)) * (dn / (dn - 1)) * b -
                             2 * (dn * b - dn + 1) / ((dn - 1) * a) - (3 * dn + 1) / (dn - 1)) *
                                theta2;
-      if (var_h > 0) r.fay_wu_h_norm = (s.theta_pi_u - s.theta_l) / std::sqrt(var_h);
-      if (var_e > 0) r.zeng_e = (s.theta_l - S / a) / std::sqrt(var_e);
+      if (var_h > 0)
+        r.fay_wu_h_norm = (s.theta_pi_u.value() - s.theta_l.value()) / std::sqrt(var_h);
+      if (var_e > 0) r.zeng_e = (s.theta_l.value() - S / a) / std::sqrt(var_e);
     }
   }
   return r;

@@ -27,6 +27,11 @@ struct ScanSums {
     for (std::size_t i = 0; i < pair.size(); ++i) pair[i].merge(o.pair[i]);
     for (std::size_t i = 0; i < pbs.size(); ++i) pbs[i].merge(o.pbs[i]);
   }
+  void flush() {
+    for (auto& s : div) s.flush();
+    for (auto& s : pair) s.flush();
+    for (auto& s : pbs) s.flush();
+  }
 };
 
 /// What the three windowed statistics share: the site filter, the window accumulator, the
@@ -73,6 +78,7 @@ class WindowedStatistic : public Statistic {
       const int anc = u.ancestral.empty() ? 0 : u.ancestral[i];
       acc_.add(*g, vb.position[i], [&](ScanSums& s) { add_site(s, u, r, anc); });
     }
+    acc_.for_each_sums([](ScanSums& s) { s.flush(); });  // the unit ends (StagedSum)
   }
 
   Table take_rows() override {
@@ -218,10 +224,11 @@ class Diversity final : public WindowedStatistic {
       const auto r = stats::finish_diversity(s, harmonic_);
       int c = row_start(w);
       rows_.push_int(c++, static_cast<std::int64_t>(p));
-      for (double v : {num(s.n_sites), num(s.n_seg), s.pi_sum, s.pi_sum / length, s.theta_w,
-                       s.theta_w / length, num(s.n_max), r.tajima_d, num(s.singletons),
-                       num(s.n_unfolded), num(s.s_unfolded), s.theta_pi_u, s.theta_h, s.theta_l,
-                       r.fay_wu_h, r.fay_wu_h_norm, r.zeng_e})
+      for (double v :
+           {num(s.n_sites), num(s.n_seg), s.pi_sum.value(), s.pi_sum.value() / length,
+            s.theta_w.value(), s.theta_w.value() / length, num(s.n_max), r.tajima_d,
+            num(s.singletons), num(s.n_unfolded), num(s.s_unfolded), s.theta_pi_u.value(),
+            s.theta_h.value(), s.theta_l.value(), r.fay_wu_h, r.fay_wu_h_norm, r.zeng_e})
         push(c++, v);
     }
   }
@@ -247,15 +254,17 @@ class Divergence final : public WindowedStatistic {
   void window_rows(const Acc::Window& w, double length) override {
     for (std::size_t k = 0; k < pairs_.size(); ++k) {
       const auto& s = w.sums.pair[k];
-      const double da = s.dxy_sum - (s.pi1_sum + s.pi2_sum) / 2;
+      const double da = s.dxy_sum.value() - (s.pi1_sum.value() + s.pi2_sum.value()) / 2;
       int c = row_start(w);
       rows_.push_int(c++, pairs_[k].first);
       rows_.push_int(c++, pairs_[k].second);
       for (double v :
-           {num(s.n_sites), s.dxy_sum, s.dxy_sum / length, s.pi1_sum, s.pi2_sum, da, da / length,
-            num(s.n_hudson), s.hudson_num, s.hudson_den, ratio(s.hudson_num, s.hudson_den),
-            num(s.n_wc), s.wc_a, s.wc_abc, ratio(s.wc_a, s.wc_abc),
-            s.n_wc ? s.wc_fst_sum / static_cast<double>(s.n_wc) : kNaN, ratio(s.nei_num, s.nei_ht)})
+           {num(s.n_sites), s.dxy_sum.value(), s.dxy_sum.value() / length, s.pi1_sum.value(),
+            s.pi2_sum.value(), da, da / length, num(s.n_hudson), s.hudson_num.value(),
+            s.hudson_den.value(), ratio(s.hudson_num.value(), s.hudson_den.value()), num(s.n_wc),
+            s.wc_a.value(), s.wc_abc.value(), ratio(s.wc_a.value(), s.wc_abc.value()),
+            s.n_wc ? s.wc_fst_sum.value() / static_cast<double>(s.n_wc) : kNaN,
+            ratio(s.nei_num.value(), s.nei_ht.value())})
         push(c++, v);
     }
   }
@@ -396,7 +405,7 @@ class Scan final : public WindowedStatistic {
         double t[3];
         for (int k = 0; k < 3; ++k) {
           const auto& s = w.sums.pbs[static_cast<std::size_t>(k)];
-          const double f = ratio(s.hudson_num, s.hudson_den);
+          const double f = ratio(s.hudson_num.value(), s.hudson_den.value());
           t[k] = f < 1 ? -std::log(1 - f) : kNaN;
         }
         row(id, npops + static_cast<std::int64_t>(plan_.pairs.size()), (t[0] + t[1] - t[2]) / 2);
@@ -406,10 +415,10 @@ class Scan final : public WindowedStatistic {
           double v;
           switch (id) {
             case kPi:
-              v = s.pi_sum / length;
+              v = s.pi_sum.value() / length;
               break;
             case kThetaW:
-              v = s.theta_w / length;
+              v = s.theta_w.value() / length;
               break;
             case kNSeg:
               v = static_cast<double>(s.n_seg);
@@ -430,19 +439,19 @@ class Scan final : public WindowedStatistic {
           double v;
           switch (id) {
             case kDxy:
-              v = s.dxy_sum / length;
+              v = s.dxy_sum.value() / length;
               break;
             case kDa:
-              v = (s.dxy_sum - (s.pi1_sum + s.pi2_sum) / 2) / length;
+              v = (s.dxy_sum.value() - (s.pi1_sum.value() + s.pi2_sum.value()) / 2) / length;
               break;
             case kFstHudson:
-              v = ratio(s.hudson_num, s.hudson_den);
+              v = ratio(s.hudson_num.value(), s.hudson_den.value());
               break;
             case kFstWc:
-              v = ratio(s.wc_a, s.wc_abc);
+              v = ratio(s.wc_a.value(), s.wc_abc.value());
               break;
             default:
-              v = ratio(s.nei_num, s.nei_ht);
+              v = ratio(s.nei_num.value(), s.nei_ht.value());
           }
           row(id, npops + static_cast<std::int64_t>(k), v);
         }

@@ -45,7 +45,7 @@ Query query_of(const std::string& store, bool subset) {
   auto s = vcz::VczStore::open(store);
   if (subset) {
     const auto& ids = s.sample_ids();
-    for (std::size_t i = 0; i < ids.size(); i += 3) o.samples.push_back(ids[i]);
+    for (std::int64_t i = 0; i < ids.size(); i += 3) o.samples.emplace_back(ids[i]);
     o.regions = s.contig_ids().front() + ":100-3000";
   }
   return make_query(o);

@@ -80,7 +80,7 @@ __global__ void add_sums_kernel(const DeviceSampleSums* partial, std::int64_t n,
   t.missing += p.missing;
   t.het_sites += p.het_sites;
   t.o_hom += p.o_hom;
-  t.e_hom = __dadd_rn(t.e_hom, p.e_hom);
+  t.e_hom += p.e_hom;
   totals[i] = t;
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "vczstats/exact_sum.hpp"
 #include "vczstats/genotypes.hpp"
 
 namespace vczstats::cuda {
@@ -15,7 +16,7 @@ namespace vczstats::cuda {
 /// @brief Per-sample sums as the kernels keep them (one per selected sample).
 struct DeviceSampleSums {
   long long obs = 0, missing = 0, het_sites = 0, o_hom = 0;
-  double e_hom = 0;
+  stats::ExactSum e_hom;  // exact across units, as the CPU backend adds them
 };
 
 /// @brief ADD the complete diploid tallies of @p block (resident on the device) to @p tallies
