@@ -97,9 +97,9 @@ configure() {
     -DCMAKE_POLICY_VERSION_MINIMUM=3.5 \
     -DCMAKE_GTEST_DISCOVER_TESTS_DISCOVERY_MODE=PRE_TEST || return 1
   # Show where each dependency was found: all of them must be under the prefix.
-  grep -E '^(blosc|zstd|lz4|isal)_(INCLUDE_DIR|LIBRARY)|^(ZLIB|BZIP2)_(INCLUDE_DIR|LIBRARY)|^(GTest|fmt|CLI11|nlohmann_json)_DIR' \
+  grep -E '^(blosc|zstd|lz4|isal|openblas)_(INCLUDE_DIR|LIBRARY)|^(ZLIB|BZIP2)_(INCLUDE_DIR|LIBRARY)|^(GTest|fmt|CLI11|nlohmann_json)_DIR' \
     "$build/CMakeCache.txt"
-  if grep -E '^(blosc|zstd|lz4|isal)_(INCLUDE_DIR|LIBRARY)|^(GTest|fmt|CLI11|nlohmann_json)_DIR' \
+  if grep -E '^(blosc|zstd|lz4|isal|openblas)_(INCLUDE_DIR|LIBRARY)|^(GTest|fmt|CLI11|nlohmann_json)_DIR' \
     "$build/CMakeCache.txt" | grep -v "$prefix"; then
     echo "a dependency was found outside $prefix"
     return 1
@@ -117,7 +117,7 @@ if [ "$phase" != test ]; then
   # Registers and spills of every kernel (the same flags as the build, plus -Xptxas -v).
   nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
   cuobjdump=$(command -v cuobjdump || echo "$(dirname "$nvcc")/cuobjdump")
-  for kernels in afdist_kernels counts_kernels; do
+  for kernels in afdist_kernels counts_kernels sample_matrix_kernels; do
     step "ptxas $kernels" "$logs/kernels.txt" "$nvcc" -std=c++20 -O3 -arch=sm_90 \
       --expt-relaxed-constexpr -Xptxas -v -I"$root/include" -I"$root/src" \
       -c "$root/src/backend/cuda/$kernels.cu" -o "$build/${kernels}_ptxas.o"

@@ -8,6 +8,7 @@ packages=(
   build-essential cmake pkg-config
   libblosc-dev libzstd-dev liblz4-dev zlib1g-dev libbz2-dev libisal-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libhts-dev
+  libopenblas-dev  # BLAS + LAPACK of the matrix family (grm, pca)
   # tests and benchmarks
   libgtest-dev libbenchmark-dev
   bcftools tabix

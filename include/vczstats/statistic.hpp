@@ -8,6 +8,7 @@
 //   begin(cursor)                 the sites before this partition (default: none)
 //   accumulate(unit) × units      in plan order, on one thread
 //   accumulate_samples(sums)      once, for per-sample statistics
+//   accumulate_sample_matrix(s)   once, for the matrix family (sums over pairs of samples)
 //   take_rows()                   any time: rows that are final, to stream large outputs
 //   merge(next partition)         partitions in order (MPI ranks), associative; save() and
 //                                 load() carry a partition's state to another process
@@ -22,6 +23,8 @@
 #include "vczstats/afdist.hpp"
 #include "vczstats/archive.hpp"
 #include "vczstats/counts.hpp"
+#include "vczstats/packed.hpp"
+#include "vczstats/sample_matrix.hpp"
 #include "vczstats/sample_stats.hpp"
 #include "vczstats/table.hpp"
 #include "vczstats/variants.hpp"
@@ -38,6 +41,7 @@ struct PassNeeds {
   bool alleles = false;                       ///< variant_allele (number of alleles, REF length)
   bool ids = false;                           ///< variant_id
   bool ancestral = false;  ///< ancestral allele index per site (Query::ancestral)
+  bool packed = false;     ///< packed genotypes of every unit on the host (UnitData::packed)
 
   /// @brief Everything either needs.
   PassNeeds operator|(const PassNeeds& o) const;
@@ -52,6 +56,7 @@ struct UnitData {
   std::span<const stats::AfdistSite> afdist;    ///< rows (when asked)
   const vcz::VariantBlock* variants = nullptr;  ///< rows (the fields asked for)
   std::span<const int> ancestral;               ///< rows (when asked): allele index, -1 unknown
+  const PackedGenotypeView* packed = nullptr;   ///< rows, host words (when asked)
 
   std::int64_t rows() const { return unit->size(); }
   /// @brief Whether row @p r is selected (the unit's mask).
@@ -77,6 +82,11 @@ class Statistic {
   virtual void accumulate(const UnitData& unit) { (void)unit; }
   /// @brief Per-sample sums of the partition, in selection order (needs().sample_sums).
   virtual void accumulate_samples(std::span<const stats::SampleSums> sums) { (void)sums; }
+  /// @brief Matrix family: the sums over pairs of samples the heavy pass accumulates for this
+  /// statistic (sample_matrix.hpp), or null.
+  virtual const SampleMatrixRequest* sample_matrix() const { return nullptr; }
+  /// @brief Matrix family: the partition's sums, once after its pass.
+  virtual void accumulate_sample_matrix(SampleMatrixSums&& sums) { (void)sums; }
   /// @brief Remove and return the rows no later site can change (to stream large outputs).
   virtual Table take_rows() { return {}; }
   /// @brief Absorb @p later, the next partition of the same statistic (same query and options,

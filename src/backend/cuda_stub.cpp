@@ -1,4 +1,5 @@
 // Built when the CUDA backend is disabled at configure time (-DVCZSTATS_CUDA=OFF).
+#include "backend/sample_matrix_pass.hpp"
 #include "backend/site_pass.hpp"
 #include "vczstats/device.hpp"
 #include "vczstats/error.hpp"
@@ -22,6 +23,13 @@ bool gpu_available(std::string* reason, int) {
 namespace backend {
 void run_site_pass_gpu(const SitePassSpec&, const Deliver&, std::vector<stats::SampleSums>*,
                        RunStats*) {
+  throw UsageError(std::string("--device gpu: ") + kNoCuda);
+}
+std::unique_ptr<SampleMatrixAccumulator> make_sample_matrix_gpu(const SampleMatrixSpec&) {
+  throw UsageError(std::string("--device gpu: ") + kNoCuda);
+}
+
+std::unique_ptr<PackedHostMirror> make_packed_host_mirror_gpu(std::int64_t, int) {
   throw UsageError(std::string("--device gpu: ") + kNoCuda);
 }
 }  // namespace backend

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <memory>
 
+#include "backend/sample_matrix_pass.hpp"
 #include "backend/site_pass.hpp"
 #include "vczstats/ancestral.hpp"
 #include "vczstats/device.hpp"
@@ -26,6 +27,7 @@ PassNeeds PassNeeds::operator|(const PassNeeds& o) const {
   n.alleles = alleles || o.alleles;
   n.ids = ids || o.ids;
   n.ancestral = ancestral || o.ancestral;
+  n.packed = packed || o.packed;
   return n;
 }
 
@@ -85,6 +87,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   spec.variants = reader.get();
 
   const stats::CountsLayout layout = needs.counts ? counts.layout() : stats::CountsLayout{};
+  std::unique_ptr<backend::PackedRouter> router;  // matrix family (set below)
   std::vector<int> anc;
   auto deliver = [&](const backend::UnitOutput& out) {
     UnitData u;
@@ -94,6 +97,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
     u.counts = out.counts;
     u.afdist = out.afdist;
     u.variants = out.variants.get();
+    if (needs.packed && router) u.packed = router->view(out.index);
     if (polarise) {
       anc = polarise->indices(*out.variants);
       u.ancestral = anc;
@@ -104,6 +108,25 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
 
   std::vector<stats::SampleSums> sample_totals;
   const bool gpu = use_gpu(run.device, rs);  // validates --device gpu even for empty plans
+
+  // The matrix family: an accumulator per statistic that asks for sums over pairs of samples,
+  // fed through one router that also keeps host copies of the packed units when asked.
+  std::vector<std::pair<Statistic*, std::unique_ptr<backend::SampleMatrixAccumulator>>> matrices;
+  for (Statistic* s : statistics)
+    if (const SampleMatrixRequest* r = s->sample_matrix()) {
+      backend::SampleMatrixSpec m{*r, &q.plan, q.samples.size(), run.threads, run.device.index};
+      matrices.emplace_back(
+          s, gpu ? backend::make_sample_matrix_gpu(m) : backend::make_sample_matrix_cpu(m));
+    }
+  if (!matrices.empty() || needs.packed) {
+    std::vector<backend::SampleMatrixAccumulator*> list;
+    for (auto& m : matrices) list.push_back(m.second.get());
+    router = std::make_unique<backend::PackedRouter>(
+        std::move(list), gpu && needs.packed ? backend::make_packed_host_mirror_gpu(
+                                                   q.samples.size(), run.device.index)
+                                             : nullptr);
+    spec.packed = router.get();
+  }
   if (!q.store.has_genotypes() || q.plan.units.empty() || q.samples.size() == 0) {
     // Nothing to read, on either backend: every site has no called allele, as bcftools sees a
     // sites-only store.
@@ -134,6 +157,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   if (needs.sample_sums)
     for (Statistic* s : statistics)
       if (s->needs().sample_sums) s->accumulate_samples(sample_totals);
+  for (auto& [s, acc] : matrices) s->accumulate_sample_matrix(acc->finish());
   if (rs.wall_seconds == 0)
     rs.wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
