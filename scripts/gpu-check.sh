@@ -81,7 +81,7 @@ unpack() {
   echo "unpacked $n packages into $prefix"
 }
 
-libpath=$prefix/usr/lib/x86_64-linux-gnu:$prefix/lib/x86_64-linux-gnu
+libpath=$prefix/usr/lib/x86_64-linux-gnu:$prefix/usr/lib/x86_64-linux-gnu/openblas-pthread:$prefix/lib/x86_64-linux-gnu
 configure() {
   local cmake_dir=$prefix/usr/lib/x86_64-linux-gnu/cmake
   local generator=()
