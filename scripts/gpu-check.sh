@@ -90,7 +90,7 @@ unpack() {
   echo "unpacked $n packages into $prefix"
 }
 
-libpath=$prefix/usr/lib/x86_64-linux-gnu:$prefix/lib/x86_64-linux-gnu
+libpath=$prefix/usr/lib/x86_64-linux-gnu:$prefix/usr/lib/x86_64-linux-gnu/openblas-pthread:$prefix/lib/x86_64-linux-gnu
 
 # MPI is the image's own (no Debian packages there): Open MPI or HPC-X's, on PATH, in $MPI_HOME,
 # or in the usual places. Found, the build has the MPI driver (VCZSTATS_MPI=ON).
@@ -132,9 +132,9 @@ configure() {
     -DCMAKE_POLICY_VERSION_MINIMUM=3.5 \
     -DCMAKE_GTEST_DISCOVER_TESTS_DISCOVERY_MODE=PRE_TEST || return 1
   # Show where each dependency was found: all of them must be under the prefix.
-  grep -E '^(blosc|zstd|lz4|isal)_(INCLUDE_DIR|LIBRARY)|^(ZLIB|BZIP2)_(INCLUDE_DIR|LIBRARY)|^(GTest|fmt|CLI11|nlohmann_json)_DIR' \
+  grep -E '^(blosc|zstd|lz4|isal|openblas)_(INCLUDE_DIR|LIBRARY)|^(ZLIB|BZIP2)_(INCLUDE_DIR|LIBRARY)|^(GTest|fmt|CLI11|nlohmann_json)_DIR' \
     "$build/CMakeCache.txt"
-  if grep -E '^(blosc|zstd|lz4|isal)_(INCLUDE_DIR|LIBRARY)|^(GTest|fmt|CLI11|nlohmann_json)_DIR' \
+  if grep -E '^(blosc|zstd|lz4|isal|openblas)_(INCLUDE_DIR|LIBRARY)|^(GTest|fmt|CLI11|nlohmann_json)_DIR' \
     "$build/CMakeCache.txt" | grep -v "$prefix"; then
     echo "a dependency was found outside $prefix"
     return 1
@@ -152,7 +152,7 @@ if [ "$phase" != test ]; then
   # Registers and spills of every kernel (the same flags as the build, plus -Xptxas -v).
   nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
   cuobjdump=$(command -v cuobjdump || echo "$(dirname "$nvcc")/cuobjdump")
-  for source in afdist_kernels counts_kernels decode/zstd_decoder; do
+  for source in afdist_kernels counts_kernels sample_matrix_kernels decode/zstd_decoder; do
     kernels=${source##*/}
     step "ptxas $kernels" "$logs/kernels.txt" "$nvcc" -std=c++20 -O3 -arch=sm_90 \
       --expt-relaxed-constexpr -Xptxas -v -I"$root/include" -I"$root/src" \

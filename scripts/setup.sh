@@ -13,6 +13,7 @@ packages=(
   libcurl4-gnutls-dev
   # MPI driver (src/dist; tests run mpirun --allow-run-as-root --oversubscribe)
   openmpi-bin libopenmpi-dev
+  libopenblas-dev  # BLAS + LAPACK of the matrix family (grm, pca)
   # tests and benchmarks
   libgtest-dev libbenchmark-dev
   bcftools tabix

@@ -9,6 +9,7 @@ void add_site_table_commands(CLI::App& app);
 void add_window_commands(CLI::App& app);
 void add_spectra_commands(CLI::App& app);
 void add_sample_stats_command(CLI::App& app);
+void add_matrix_commands(CLI::App& app);
 void add_convert_command(CLI::App& app);
 void add_simulate_command(CLI::App& app);
 void add_recompress_command(CLI::App& app);

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   vczstats::cli::add_spectra_commands(app);
   vczstats::cli::add_sample_stats_command(app);
   vczstats::cli::add_ld_commands(app);
+  vczstats::cli::add_matrix_commands(app);
   vczstats::cli::add_convert_command(app);
   vczstats::cli::add_simulate_command(app);
   vczstats::cli::add_recompress_command(app);

@@ -9,6 +9,7 @@
 //   accumulate(unit) × units      in plan order, on one thread
 //   accumulate_samples(sums)      once, for per-sample statistics
 //   accumulate_pairs(batch)       variant-pair family: each unit's pairs, then a final batch
+//   accumulate_sample_matrix(s)   once, for the matrix family (sums over pairs of samples)
 //   take_rows()                   any time: rows that are final, to stream large outputs
 //   merge(next partition)         partitions in order (MPI ranks), associative; save() and
 //                                 load() carry a partition's state to another process
@@ -23,6 +24,8 @@
 #include "vczstats/afdist.hpp"
 #include "vczstats/archive.hpp"
 #include "vczstats/counts.hpp"
+#include "vczstats/packed.hpp"
+#include "vczstats/sample_matrix.hpp"
 #include "vczstats/sample_stats.hpp"
 #include "vczstats/table.hpp"
 #include "vczstats/variant_pairs.hpp"
@@ -41,6 +44,7 @@ struct PassNeeds {
   bool alleles = false;                       ///< variant_allele (number of alleles, REF length)
   bool ids = false;                           ///< variant_id
   bool ancestral = false;  ///< ancestral allele index per site (Query::ancestral)
+  bool packed = false;     ///< packed genotypes of every unit on the host (UnitData::packed)
 
   /// @brief Everything either needs.
   PassNeeds operator|(const PassNeeds& o) const;
@@ -58,6 +62,7 @@ struct UnitData {
   std::span<const std::int32_t> tallies;
   const vcz::VariantBlock* variants = nullptr;  ///< rows (the fields asked for)
   std::span<const int> ancestral;               ///< rows (when asked): allele index, -1 unknown
+  const PackedGenotypeView* packed = nullptr;   ///< rows, host words (when asked)
 
   std::int64_t rows() const { return unit->size(); }
   /// @brief Whether row @p r is selected (the unit's mask).
@@ -93,6 +98,11 @@ class Statistic {
   virtual const PairRequest* pair_request() const { return nullptr; }
   /// @brief Variant-pair family: the pass's batch of each unit in plan order, then a final one.
   virtual void accumulate_pairs(PairBatch&& batch) { (void)batch; }
+  /// @brief Matrix family: the sums over pairs of samples the heavy pass accumulates for this
+  /// statistic (sample_matrix.hpp), or null.
+  virtual const SampleMatrixRequest* sample_matrix() const { return nullptr; }
+  /// @brief Matrix family: the partition's sums, once after its pass.
+  virtual void accumulate_sample_matrix(SampleMatrixSums&& sums) { (void)sums; }
   /// @brief Remove and return the rows no later site can change (to stream large outputs).
   virtual Table take_rows() { return {}; }
   /// @brief Absorb @p later, the next partition of the same statistic (same query and options,

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <memory>
 
+#include "backend/sample_matrix_pass.hpp"
 #include "backend/site_pass.hpp"
 #include "dispatch/pair_passes.hpp"
 #include "vczstats/ancestral.hpp"
@@ -28,10 +29,31 @@ PassNeeds PassNeeds::operator|(const PassNeeds& o) const {
   n.alleles = alleles || o.alleles;
   n.ids = ids || o.ids;
   n.ancestral = ancestral || o.ancestral;
+  n.packed = packed || o.packed;
   return n;
 }
 
 namespace {
+
+/// Hands each unit's packed genotypes to two sinks in turn (the variant-pair and the matrix
+/// families in one pass).
+class TeeSink final : public backend::PackedSink {
+ public:
+  TeeSink(backend::PackedSink* a, backend::PackedSink* b) : a_(a), b_(b) {}
+  void host_unit(std::int64_t unit, const backend::PackedGenotypeView& view) override {
+    a_->host_unit(unit, view);
+    b_->host_unit(unit, view);
+  }
+  void device_unit(std::int64_t unit, const backend::PackedGenotypeView& view,
+                   void* stream) override {
+    a_->device_unit(unit, view, stream);
+    b_->device_unit(unit, view, stream);
+  }
+
+ private:
+  backend::PackedSink* a_;
+  backend::PackedSink* b_;
+};
 
 /// Resolve the device request: the GPU when asked for (an error without one), auto = the GPU
 /// when one is usable; the reason for falling back goes to the run's note.
@@ -95,6 +117,8 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   // The layout of the counts, and of the tallies (same alleles and populations).
   const stats::CountsLayout layout{needs.counts ? counts.layout().alleles : tallies.alleles,
                                    q.pops.count()};
+  std::unique_ptr<backend::PackedRouter> router;  // matrix family (set below)
+  std::unique_ptr<TeeSink> tee;  // matrix and variant-pair families in one pass
   std::vector<int> anc;
   std::unique_ptr<dispatch::PairPasses> pairs;  // variant-pair family (set below)
   auto deliver = [&](const backend::UnitOutput& out) {
@@ -106,6 +130,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
     u.afdist = out.afdist;
     u.tallies = out.tallies;
     u.variants = out.variants.get();
+    if (needs.packed && router) u.packed = router->view(out.index);
     if (polarise) {
       anc = polarise->indices(*out.variants);
       u.ancestral = anc;
@@ -123,6 +148,30 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   pairs = std::make_unique<dispatch::PairPasses>(q, statistics, run, gpu);
   if (pairs->packed()) spec.packed = pairs->packed();
   if (pairs->haplotypes()) spec.haplotypes = pairs->haplotypes();
+
+  // The matrix family: an accumulator per statistic that asks for sums over pairs of samples,
+  // fed through one router that also keeps host copies of the packed units when asked.
+  std::vector<std::pair<Statistic*, std::unique_ptr<backend::SampleMatrixAccumulator>>> matrices;
+  for (Statistic* s : statistics)
+    if (const SampleMatrixRequest* r = s->sample_matrix()) {
+      backend::SampleMatrixSpec m{*r, &q.plan, q.samples.size(), run.threads, run.device.index};
+      matrices.emplace_back(
+          s, gpu ? backend::make_sample_matrix_gpu(m) : backend::make_sample_matrix_cpu(m));
+    }
+  if (!matrices.empty() || needs.packed) {
+    std::vector<backend::SampleMatrixAccumulator*> list;
+    for (auto& m : matrices) list.push_back(m.second.get());
+    router = std::make_unique<backend::PackedRouter>(
+        std::move(list), gpu && needs.packed ? backend::make_packed_host_mirror_gpu(
+                                                   q.samples.size(), run.device.index)
+                                             : nullptr);
+    if (spec.packed) {
+      tee = std::make_unique<TeeSink>(spec.packed, router.get());
+      spec.packed = tee.get();
+    } else {
+      spec.packed = router.get();
+    }
+  }
   if (!q.store.has_genotypes() || q.plan.units.empty() || q.samples.size() == 0) {
     // Nothing to read, on either backend: every site has no called allele, as bcftools sees a
     // sites-only store.
@@ -158,6 +207,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   if (needs.sample_sums)
     for (Statistic* s : statistics)
       if (s->needs().sample_sums) s->accumulate_samples(sample_totals);
+  for (auto& [s, acc] : matrices) s->accumulate_sample_matrix(acc->finish());
   if (rs.wall_seconds == 0)
     rs.wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

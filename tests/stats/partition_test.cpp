@@ -19,6 +19,7 @@
 #include "test_util.hpp"
 #include "vczstats/compute.hpp"
 #include "vczstats/ld.hpp"
+#include "vczstats/matrix.hpp"
 #include "vczstats/statistics.hpp"
 
 using namespace vczstats;
@@ -279,6 +280,21 @@ TEST(StatisticPartitions, MergedPartitionsEqualOnePass) {
     configs.push_back({"prune kb", [&](QueryOptions& o) { o.regions = regions; },
                        [](const Query& q) {
                          return make_prune(q, {1, true, 2, 0.02});
+                       }});
+    // The matrix family (sums over pairs of samples; PCA is left out: its eigenvectors' signs).
+    configs.push_back(
+        {"grm", [](QueryOptions&) {},
+         [](const Query& q) -> std::unique_ptr<Statistic> { return make_grm(q, {}); }});
+    configs.push_back({"grm cov, rows 3..9", [](QueryOptions&) {},
+                       [](const Query& q) -> std::unique_ptr<Statistic> {
+                         return make_grm(q, {{0, 3, 9}, true});
+                       }});
+    configs.push_back(
+        {"king", [](QueryOptions&) {},
+         [](const Query& q) -> std::unique_ptr<Statistic> { return make_king(q, {}); }});
+    configs.push_back({"distance --maf 0.1", [](QueryOptions&) {},
+                       [](const Query& q) -> std::unique_ptr<Statistic> {
+                         return make_distance(q, {{0.1, 0, -1}, DistanceMetric::Ibs, false});
                        }});
     if (diploid)
       configs.push_back({"afdist zarr", [](QueryOptions&) {},
