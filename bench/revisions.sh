@@ -71,8 +71,9 @@ timeit() {  # timeit OUTFILE cmd...: wall seconds on stdout
   t0=$(date +%s.%N)
   "$@" >"$out" 2>/dev/null
   t1=$(date +%s.%N)
-  echo "$t1 - $t0" | bc -l
+  awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.6f\n", b - a}'
 }
+calc() { awk "BEGIN {printf \"%.6f\", $1}"; }  # calc EXPRESSION (no bc on every machine)
 
 calls=$(awk -F'\t' '$1 == "samples" {s = $2} $1 == "variants" {v = $2} $1 == "ploidy" {p = $2}
   END {print s * v * p}' "$work/info.tsv")
@@ -98,9 +99,9 @@ for name in "${order[@]}"; do
     timeit "$work/n" "$new" "$sub" "$store" "${rest[@]}" "${common[@]}" >>"$work/tn"
   done
   to=$(median <"$work/to"); tn=$(median <"$work/tn")
-  rate=$(echo "if ($tn > 0) $calls / $tn / 1000000000 else 0" | bc -l)
+  rate=$(calc "($tn > 0) ? $calls / $tn / 1000000000 : 0")
   printf '| %s | %.3f | %.3f | %.2f | %.2f | %s |\n' "$name" "$to" "$tn" \
-    "$(echo "$tn / $to" | bc -l)" "$rate" "$same"
+    "$(calc "$tn / $to")" "$rate" "$same"
 done
 
 # The peer in the same run.
@@ -114,11 +115,11 @@ if command -v bcftools >/dev/null && [[ -e $vcf ]]; then
     t0=$(date +%s.%N)
     bcftools +fill-tags -Ou "$work/in.bcf" -- -t AF 2>/dev/null | bcftools +af-dist - >/dev/null 2>&1
     t1=$(date +%s.%N)
-    ((i > 0)) && echo "$t1 - $t0" | bc -l >>"$work/tb"
+    ((i > 0)) && awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.6f\n", b - a}' >>"$work/tb"
   done
   tb=$(median <"$work/tb")
   printf '| afdist: bcftools +af-dist (peer, 1 thread) | | %.3f | | %.2f | |\n' "$tb" \
-    "$(echo "$calls / $tb / 1000000000" | bc -l)"
+    "$(calc "$calls / $tb / 1000000000")"
 else
   echo "(peer skipped: bcftools or $vcf absent)"
 fi

@@ -24,9 +24,11 @@
 # that of the first failed step; every step runs regardless.
 #
 # Options: --configure-only  unpack and configure, then stop (a dry run that works without a GPU)
-#          --phase build|test|popgen|mpi|all  build only / tests and benchmarks except the popgen
-#                  scan and MPI (reusing build-gpu) / the popgen scan against vcftools only / the
-#                  MPI tests and benchmarks only (reusing build-gpu) / everything (default)
+#          --phase build|test|gputest|bench|popgen|mpi|all  build only / tests and benchmarks
+#                  except the popgen scan and MPI (reusing build-gpu) / of those, the GPU tests
+#                  and memchecks only / the benchmarks only / the popgen scan against vcftools
+#                  only / the MPI tests and benchmarks only (reusing build-gpu) / everything
+#                  (default). gputest and bench split test so that each fits one device call.
 # shellcheck disable=SC2317  # unpack and configure run through step()
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -38,7 +40,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --configure-only) configure_only=1 ;;
     --phase) phase=$2; shift ;;
-    *) echo "usage: $0 [--configure-only] [--phase build|test|popgen|mpi|all]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--configure-only] [--phase build|test|gputest|bench|popgen|mpi|all]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -141,7 +143,7 @@ configure() {
   fi
 }
 
-if [ "$phase" != test ]; then
+if [ "$phase" = build ] || [ "$phase" = all ] || [ "$phase" = popgen ]; then
   step unpack "$logs/build.log" unpack
   step configure "$logs/build.log" configure
   if [ $configure_only -eq 1 ]; then
@@ -171,7 +173,7 @@ if [ "$phase" != build ] && [ $configure_only -eq 0 ]; then
   export VCZSTATS_TEST_STORES=$root/.gpu/stores
   [ -d "$root/.gpu/shared-data" ] && export VCZSTATS_SHARED_DATA=$root/.gpu/shared-data
 fi
-if [ "$phase" != build ] && [ "$phase" != popgen ] && [ "$phase" != mpi ] && [ $configure_only -eq 0 ]; then
+if { [ "$phase" = all ] || [ "$phase" = test ] || [ "$phase" = gputest ]; } && [ $configure_only -eq 0 ]; then
   nvidia-smi >"$logs/ctest.log" 2>&1
   # Only our binaries get the prefix's libraries (cmake, nvcc and gcc keep the system ones).
   step ctest "$logs/ctest.log" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
@@ -188,6 +190,8 @@ if [ "$phase" != build ] && [ "$phase" != popgen ] && [ "$phase" != mpi ] && [ $
   step "memcheck gpu decode" "$logs/memcheck.log" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     timeout 1200 "$sanitizer" --tool memcheck --target-processes all --error-exitcode 3 \
     "$build/tests/vczstats_tests" --gtest_filter='CudaGpuDecodeCli.CorruptChunkIsACleanErrorNamingTheChunk'
+fi
+if { [ "$phase" = all ] || [ "$phase" = test ] || [ "$phase" = bench ]; } && [ $configure_only -eq 0 ]; then
   step bench "$logs/bench.md" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     "$build/bench/gpu_afdist_bench"
   cat "$logs/bench.md"

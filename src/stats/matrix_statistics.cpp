@@ -90,7 +90,7 @@ class MatrixCommon : public Base {
     std::vector<std::string> names;
     names.reserve(static_cast<std::size_t>(q_.samples.size()));
     for (auto i : q_.samples.indices)
-      names.push_back(q_.store.sample_ids()[static_cast<std::size_t>(i)]);
+      names.emplace_back(q_.store.sample_ids()[i]);
     return names;
   }
 

@@ -216,7 +216,7 @@ class Pca final : public PcaStatistic {
     if (o_.loadings) loadings(k);
     auto names = std::make_shared<std::vector<std::string>>();
     for (auto i : q_.samples.indices)
-      names->push_back(q_.store.sample_ids()[static_cast<std::size_t>(i)]);
+      names->emplace_back(q_.store.sample_ids()[i]);
     Table t;
     t.add("sample", Column::Kind::Label, names);
     for (int c = 0; c < k; ++c) t.add("pc" + std::to_string(c + 1), Column::Kind::Float);
@@ -278,9 +278,8 @@ class Pca final : public PcaStatistic {
     return s.str();
   }
 
-  const std::string& sample_name(std::int64_t i) const {
-    return q_.store
-        .sample_ids()[static_cast<std::size_t>(q_.samples.indices[static_cast<std::size_t>(i)])];
+  std::string_view sample_name(std::int64_t i) const {
+    return q_.store.sample_ids()[q_.samples.indices[static_cast<std::size_t>(i)]];
   }
 
   void exact(int k) {
@@ -293,8 +292,8 @@ class Pca final : public PcaStatistic {
         const auto at = static_cast<std::size_t>(i * n_ + j);
         const double v = grm_.product[at] / nm[at];
         if (!std::isfinite(v))
-          throw UsageError("pca: the GRM is not defined between samples " + sample_name(j) +
-                           " and " + sample_name(i) +
+          throw UsageError("pca: the GRM is not defined between samples " + std::string(sample_name(j)) +
+                           " and " + std::string(sample_name(i)) +
                            " (no variant both have called); leave such samples out");
         lower[at] = v;
       }
@@ -435,7 +434,7 @@ class Projection final : public Statistic {
   Table finish() override {
     auto names = std::make_shared<std::vector<std::string>>();
     for (auto i : q_.samples.indices)
-      names->push_back(q_.store.sample_ids()[static_cast<std::size_t>(i)]);
+      names->emplace_back(q_.store.sample_ids()[i]);
     Table t;
     t.add("sample", Column::Kind::Label, names);
     t.add("n_variants", Column::Kind::Int);

@@ -13,12 +13,15 @@
 // equal the CPU's popcounts exactly.
 
 #include <cublas_v2.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <array>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "backend/cuda/cuda_util.cuh"
@@ -36,9 +39,54 @@ using cuda::Event;
 using cuda::PinnedBuffer;
 namespace op = stats::pairs;
 
+/// cuBLAS, loaded on first use: linking libcublas costs every process ~0.1 s at start (its
+/// relocations and static data: ~26,000 page faults), also the many runs that never touch a
+/// matrix. The entry points are the _v2 symbols cublas_v2.h maps the names to.
+struct CublasApi {
+  decltype(&cublasCreate) create = nullptr;
+  decltype(&cublasDestroy) destroy = nullptr;
+  decltype(&cublasSetStream) set_stream = nullptr;
+  decltype(&cublasSetWorkspace) set_workspace = nullptr;
+  // cublasGemmEx is overloaded in C++ (cublas_api.h): the C entry point's type.
+  using GemmEx = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int,
+                                    int, const void*, const void*, cudaDataType, int, const void*,
+                                    cudaDataType, int, const void*, void*, cudaDataType, int,
+                                    cublasComputeType_t, cublasGemmAlgo_t);
+  GemmEx gemm_ex = nullptr;
+  decltype(&cublasDgemm) dgemm = nullptr;
+  decltype(&cublasGetStatusString) status_string = nullptr;
+
+  static const CublasApi& get() {
+    static const CublasApi api = load();
+    return api;
+  }
+
+ private:
+  static CublasApi load() {
+    const std::string name = "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
+    void* lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+      throw CudaError("cuBLAS (for the matrix statistics on the GPU): cannot load " + name + ": " +
+                      dlerror() + "; use --device cpu, or put the CUDA libraries on the path");
+    CublasApi a;
+    auto sym = [&](auto& fn, const char* symbol) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, symbol));
+      if (!fn) throw CudaError(name + " has no " + symbol);
+    };
+    sym(a.create, "cublasCreate_v2");
+    sym(a.destroy, "cublasDestroy_v2");
+    sym(a.set_stream, "cublasSetStream_v2");
+    sym(a.set_workspace, "cublasSetWorkspace_v2");
+    sym(a.gemm_ex, "cublasGemmEx");
+    sym(a.dgemm, "cublasDgemm_v2");
+    sym(a.status_string, "cublasGetStatusString");
+    return a;  // the library stays loaded for the process
+  }
+};
+
 void check_cublas(cublasStatus_t s, const char* call) {
   if (s != CUBLAS_STATUS_SUCCESS)
-    throw CudaError(std::string("cuBLAS: ") + call + ": " + cublasGetStatusString(s));
+    throw CudaError(std::string("cuBLAS: ") + call + ": " + CublasApi::get().status_string(s));
 }
 #define VCZ_CUBLAS_CHECK(call) check_cublas((call), #call)
 
@@ -46,15 +94,16 @@ void check_cublas(cublasStatus_t s, const char* call) {
 class Blas {
  public:
   Blas(cuda::DevicePool& pool, cudaStream_t stream) {
-    VCZ_CUBLAS_CHECK(cublasCreate(&h_));
-    VCZ_CUBLAS_CHECK(cublasSetStream(h_, stream));
+    VCZ_CUBLAS_CHECK(blas().create(&h_));
+    VCZ_CUBLAS_CHECK(blas().set_stream(h_, stream));
     workspace_ = DeviceBuffer(pool, kWorkspace, stream);
-    VCZ_CUBLAS_CHECK(cublasSetWorkspace(h_, workspace_.data(), kWorkspace));
+    VCZ_CUBLAS_CHECK(blas().set_workspace(h_, workspace_.data(), kWorkspace));
   }
-  ~Blas() { cublasDestroy(h_); }
+  ~Blas() { blas().destroy(h_); }
   Blas(const Blas&) = delete;
   Blas& operator=(const Blas&) = delete;
   cublasHandle_t get() const { return h_; }
+  static const CublasApi& blas() { return CublasApi::get(); }
 
  private:
   static constexpr std::int64_t kWorkspace = 32ll << 20;  // cuBLAS's advice for Hopper
@@ -288,7 +337,7 @@ class GpuSampleMatrix final : public SampleMatrixAccumulator {
       const auto* left = b.operands[op::kLeft[p]].as<std::int8_t>();
       const auto* right = b.operands[op::kRight[p]].as<std::int8_t>();
       for (const Tile& t : tiles_)
-        VCZ_CUBLAS_CHECK(cublasGemmEx(
+        VCZ_CUBLAS_CHECK(Blas::blas().gemm_ex(
             blas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(t.j1 - t.j0),
             static_cast<int>(t.i1 - t.i0), static_cast<int>(k), &one, right + t.j0 * k_cap_,
             CUDA_R_8I, static_cast<int>(k_cap_), left + t.i0 * k_cap_, CUDA_R_8I,
@@ -306,7 +355,7 @@ class GpuSampleMatrix final : public SampleMatrixAccumulator {
       const double* x = values_.as<double>();
       cuda::launch_add_squares(x, kb, shape_.cols(), diagonal_.as<double>(), ms);
       for (const Tile& t : tiles_)
-        VCZ_CUBLAS_CHECK(cublasDgemm(
+        VCZ_CUBLAS_CHECK(Blas::blas().dgemm(
             blas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(t.j1 - t.j0),
             static_cast<int>(t.i1 - t.i0), static_cast<int>(kb), &done, x + t.j0 * kb,
             static_cast<int>(kb), x + t.i0 * kb, static_cast<int>(kb), &done,
