@@ -187,6 +187,11 @@ class WindowAccumulator {
 
   /// @brief Windows waiting (heads included).
   std::size_t pending() const { return pending_.size(); }
+  /// @brief Call @p f(const Window&) on every window waiting (heads included), in order.
+  template <class F>
+  void for_each_pending(F&& f) const {
+    for (const auto& w : pending_) f(w);
+  }
   /// @brief Head windows waiting (they lead pending).
   std::size_t heads() const {
     std::size_t n = 0;

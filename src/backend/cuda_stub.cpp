@@ -1,5 +1,6 @@
 // Built when the CUDA backend is disabled at configure time (-DVCZSTATS_CUDA=OFF).
 #include "backend/site_pass.hpp"
+#include "stats/haplo_runner.hpp"
 #include "vczstats/device.hpp"
 #include "vczstats/error.hpp"
 
@@ -22,6 +23,9 @@ bool gpu_available(std::string* reason, int) {
 namespace backend {
 void run_site_pass_gpu(const SitePassSpec&, const Deliver&, std::vector<stats::SampleSums>*,
                        RunStats*) {
+  throw UsageError(std::string("--device gpu: ") + kNoCuda);
+}
+std::unique_ptr<stats::haplo::SegmentRunner> make_gpu_segment_runner(int) {
   throw UsageError(std::string("--device gpu: ") + kNoCuda);
 }
 }  // namespace backend

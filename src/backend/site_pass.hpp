@@ -13,10 +13,15 @@
 #include "vczstats/afdist.hpp"
 #include "vczstats/counts.hpp"
 #include "vczstats/packed.hpp"
+#include "vczstats/packed_haplotypes.hpp"
 #include "vczstats/run.hpp"
 #include "vczstats/sample_stats.hpp"
 #include "vczstats/variants.hpp"
 #include "vczstats/vcz.hpp"
+
+namespace vczstats::stats::haplo {
+class SegmentRunner;
+}
 
 namespace vczstats::backend {
 
@@ -43,6 +48,13 @@ class PackedSink {
   virtual void device_unit(std::int64_t unit, const PackedGenotypeView& view, void* stream) = 0;
 };
 
+/// @brief Bit-packed phased haplotypes of every unit (vczstats/packed_haplotypes.hpp), for the
+/// haplotype family. The producers also check call_genotype_phased: a call with two or more
+/// called alleles that is not phased stops the pass with an error naming it.
+struct HaplotypeRequest {
+  int planes = 2;  ///< 1 + the store's ALT allele columns
+};
+
 /// @brief What one pass computes, and over what.
 struct SitePassSpec {
   const vcz::VczStore* store = nullptr;
@@ -54,6 +66,7 @@ struct SitePassSpec {
   const stats::AfdistAccumulator* afdist = nullptr;  ///< per-site afdist counts (its method)
   const SampleSumsRequest* sample_sums = nullptr;    ///< per-sample sums
   PackedSink* packed = nullptr;                  ///< packed genotypes of every unit (matrix family)
+  const HaplotypeRequest* haplotypes = nullptr;  ///< packed haplotypes of every unit
   const vcz::VariantReader* variants = nullptr;  ///< fields read with each unit
 };
 
@@ -63,6 +76,7 @@ struct UnitOutput {
   std::span<const std::int32_t> counts;               ///< rows × counts->site_width()
   std::span<const stats::AfdistSite> afdist;          ///< rows
   std::shared_ptr<const vcz::VariantBlock> variants;  ///< when spec.variants
+  PackedHaplotypeView haplotypes;                     ///< when spec.haplotypes (host memory)
 };
 using Deliver = std::function<void(const UnitOutput&)>;
 
@@ -70,6 +84,10 @@ using Deliver = std::function<void(const UnitOutput&)>;
 /// per-sample totals in selection order. @throws FormatError, IoError, UsageError.
 void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
                        std::vector<stats::SampleSums>* sample_sums, RunStats* stats);
+
+/// @brief The haplotype family's segment kernels on CUDA device @p device (stats/haplo_runner.hpp).
+/// @throws UsageError without the CUDA backend, CudaError.
+std::unique_ptr<stats::haplo::SegmentRunner> make_gpu_segment_runner(int device);
 
 /// @brief The same on CUDA device spec.device; results equal the CPU's bit for bit.
 /// @throws UsageError without the CUDA backend, CudaError, FormatError, IoError.

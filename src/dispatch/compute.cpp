@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "backend/site_pass.hpp"
+#include "stats/haplo_runner.hpp"
 #include "vczstats/ancestral.hpp"
 #include "vczstats/device.hpp"
 #include "vczstats/error.hpp"
@@ -26,6 +27,7 @@ PassNeeds PassNeeds::operator|(const PassNeeds& o) const {
   n.alleles = alleles || o.alleles;
   n.ids = ids || o.ids;
   n.ancestral = ancestral || o.ancestral;
+  n.haplotypes = haplotypes || o.haplotypes;
   return n;
 }
 
@@ -64,6 +66,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
     afdist.init({*needs.afdist, 1}, q.samples.size(),
                 q.store.has_genotypes() ? q.store.ploidy() : 2);
   const backend::SampleSumsRequest sums{&q.pops.of, q.pops.count(), std::max(alleles, 1)};
+  const backend::HaplotypeRequest haplotypes{std::max(alleles, 1)};
   std::unique_ptr<vcz::VariantReader> reader;
   if (any_fields)
     reader = std::make_unique<vcz::VariantReader>(q.store, needs.alleles || ancestral, needs.ids);
@@ -83,6 +86,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   spec.afdist = needs.afdist ? &afdist : nullptr;
   spec.sample_sums = needs.sample_sums ? &sums : nullptr;
   spec.variants = reader.get();
+  spec.haplotypes = needs.haplotypes ? &haplotypes : nullptr;
 
   const stats::CountsLayout layout = needs.counts ? counts.layout() : stats::CountsLayout{};
   std::vector<int> anc;
@@ -94,6 +98,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
     u.counts = out.counts;
     u.afdist = out.afdist;
     u.variants = out.variants.get();
+    if (out.haplotypes.words) u.haplotypes = &out.haplotypes;
     if (polarise) {
       anc = polarise->indices(*out.variants);
       u.ancestral = anc;
@@ -104,6 +109,15 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
 
   std::vector<stats::SampleSums> sample_totals;
   const bool gpu = use_gpu(run.device, rs);  // validates --device gpu even for empty plans
+  ExecutionContext context;
+  context.gpu = gpu;
+  context.device = run.device.index;
+  context.threads = run.threads;
+  if (gpu)
+    context.gpu_segment_runner = [index = run.device.index] {
+      return backend::make_gpu_segment_runner(index);
+    };
+  for (Statistic* s : statistics) s->attach(context);
   if (!q.store.has_genotypes() || q.plan.units.empty() || q.samples.size() == 0) {
     // Nothing to read, on either backend: every site has no called allele, as bcftools sees a
     // sites-only store.

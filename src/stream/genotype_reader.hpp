@@ -41,6 +41,11 @@ class GenotypeReader {
   std::int64_t block_samples(std::size_t block) const {
     return static_cast<std::int64_t>(blocks_.at(block).local.size());
   }
+  /// Sample chunk of block @p block, and the selected columns inside it (in selection order).
+  std::int64_t block_chunk(std::size_t block) const { return blocks_.at(block).chunk; }
+  const std::vector<std::int64_t>& block_columns(std::size_t block) const {
+    return blocks_.at(block).local;
+  }
   /// Bytes of one decoded genotype chunk (the largest buffer a thread needs).
   std::int64_t chunk_bytes() const { return gt_.chunk_bytes(); }
 

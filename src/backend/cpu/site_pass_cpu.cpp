@@ -13,9 +13,11 @@
 
 #include "backend/site_pass.hpp"
 #include "stats/element_type.hpp"
+#include "stats/haplo_pack.hpp"
 #include "stats/packed_math.hpp"
 #include "stats/sample_math.hpp"
 #include "stream/genotype_reader.hpp"
+#include "stream/phased_reader.hpp"
 #include "stream/scheduler.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/thread_pool.hpp"
@@ -87,6 +89,7 @@ struct Payload {
   std::vector<std::int32_t> complete;     // phase 0: complete diploid counts (sample sums)
   std::vector<stats::SampleSums> sums;    // phase 1: the block's samples
   std::vector<std::uint64_t> packed;      // phase 0: the block's packed calls
+  std::vector<std::uint64_t> haplotypes;  // phase 0: the block's haplotype planes
   std::int64_t sample_offset = 0;
   std::shared_ptr<const vcz::VariantBlock> variants;  // block 0 of phase 0
 };
@@ -108,6 +111,13 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
     sample_sums_out->assign(static_cast<std::size_t>(spec.samples->size()), {});
 
   std::vector<stream::BlockBuffers> buffers(threads);
+  std::unique_ptr<stream::PhasedReader> phased;
+  if (spec.haplotypes)
+    phased = std::make_unique<stream::PhasedReader>(*spec.store, *spec.samples, reader);
+  std::vector<std::vector<std::byte>> phased_buffers(threads);
+  const int planes = spec.haplotypes ? spec.haplotypes->planes : 0;
+  const std::int64_t haplo_words = haplotype_words(spec.samples->size() * reader.ploidy());
+  std::vector<std::uint64_t> unit_haplotypes;
   std::vector<stream::ReadCounters> counters(threads);
   std::vector<std::int64_t> compute_ns(threads, 0);
   // Per-site weights of the units whose phase 1 runs (the consumer writes, producers read).
@@ -149,6 +159,14 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
             pack_block<decltype(t)>(view, static_cast<int>(view.sample_offset % 32), out.packed);
           }))
         throw Error("packed genotypes: unsupported genotype width");
+      if (spec.haplotypes) {
+        phased->check(unit, static_cast<std::size_t>(item.block), view, phased_buffers[p]);
+        const int shift = static_cast<int>(view.sample_offset * view.ploidy % 64);
+        if (!with_element_type(view.elem_bytes, [&](auto t) {
+              stats::haplo::pack_block_planes<decltype(t)>(view, planes, shift, out.haplotypes);
+            }))
+          throw Error("packed haplotypes: unsupported genotype width");
+      }
     } else {
       std::shared_ptr<const std::vector<double>> w;
       {
@@ -190,6 +208,13 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
             unit_packed[static_cast<std::size_t>(v * packed_row_words + w0 + w)] |=
                 in.packed[static_cast<std::size_t>(v * nw + w)];
       }
+      if (spec.haplotypes) {  // OR the block's planes into the unit's rows
+        const vcz::WorkUnit& unit = plan.units[static_cast<std::size_t>(item.unit)];
+        if (item.block == 0)
+          unit_haplotypes.assign(static_cast<std::size_t>(unit.size() * planes * haplo_words), 0);
+        stats::haplo::or_rows(unit_haplotypes, haplo_words, in.haplotypes, unit.size() * planes,
+                              in.sample_offset * reader.ploidy() / 64);
+      }
     } else {
       for (std::size_t i = 0; i < in.sums.size(); ++i)
         (*sample_sums_out)[static_cast<std::size_t>(in.sample_offset) + i].merge(in.sums[i]);
@@ -220,6 +245,15 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
       }
       UnitOutput out;
       out.index = u;
+      if (spec.haplotypes) {
+        out.haplotypes.words = unit_haplotypes.data();
+        out.haplotypes.variants = unit.size();
+        out.haplotypes.haplotypes = spec.samples->size() * reader.ploidy();
+        out.haplotypes.ploidy = static_cast<int>(reader.ploidy());
+        out.haplotypes.planes = planes;
+        out.haplotypes.words_per_plane = haplo_words;
+        out.haplotypes.variant_offset = unit.begin;
+      }
       out.counts = unit_counts;
       out.afdist = unit_afdist;
       out.variants = unit_variants;

@@ -30,10 +30,12 @@
 #include "backend/cuda/counts_kernels.cuh"
 #include "backend/cuda/cuda_util.cuh"
 #include "backend/cuda/gpu_pipeline.hpp"
+#include "backend/cuda/haplo_kernels.cuh"
 #include "backend/cuda/packed_kernels.cuh"
 #include "backend/cuda/sample_kernels.cuh"
 #include "backend/site_pass.hpp"
 #include "stream/genotype_reader.hpp"
+#include "stream/phased_reader.hpp"
 #include "stream/scheduler.hpp"
 #include "vczstats/thread_pool.hpp"
 
@@ -93,7 +95,8 @@ struct Lane {
   DeviceBuffer complete, weights, mask;  // per-sample sums: phase 0 counts, weights, row mask
   DeviceBuffer partial;                  // per-sample sums of the unit
   DeviceBuffer packed;                   // the unit's packed genotypes
-  PinnedBuffer host_counts, host_afdist, host_mask;
+  DeviceBuffer haplotypes;               // the unit's haplotype planes
+  PinnedBuffer host_counts, host_afdist, host_mask, host_haplotypes;
   std::vector<std::int32_t> pageable_counts;       // baseline
   std::vector<stats::AfdistSite> pageable_afdist;  // baseline
   Event copied, mask_copied;
@@ -157,6 +160,11 @@ class GpuSitePass {
             pool, samples * static_cast<std::int64_t>(sizeof(cuda::DeviceSampleSums)), st);
       }
       if (spec.packed) lane->packed = DeviceBuffer(pool, max_rows_ * packed_words(samples) * 8, st);
+      if (spec.haplotypes) {
+        const std::int64_t bytes = max_rows_ * haplotype_row_words() * 8;
+        lane->haplotypes = DeviceBuffer(pool, bytes, st);
+        lane->host_haplotypes = PinnedBuffer(bytes);
+      }
       lanes_.push_back(std::move(lane));
     }
     const cudaStream_t s0 = lanes_[0]->stream.get();
@@ -170,6 +178,10 @@ class GpuSitePass {
           pool, samples * static_cast<std::int64_t>(sizeof(cuda::DeviceSampleSums)), s0);
       VCZ_CUDA_CHECK(
           cudaMemsetAsync(totals_.data(), 0, static_cast<std::size_t>(totals_.size()), s0));
+    }
+    if (spec.haplotypes) {
+      phased_ = std::make_unique<stream::PhasedReader>(*spec.store, *spec.samples, reader_);
+      phased_buffers_.resize(threads_);
     }
     // Everything set up on stream 0 is ready before any stream uses it.
     VCZ_CUDA_CHECK(cudaStreamSynchronize(s0));
@@ -209,6 +221,7 @@ class GpuSitePass {
         out.lease = slabs.acquire();
         out.view = reader_.read(unit, b, out.lease.decoded(), out.lease.gathered(), &counters_[p]);
       }
+      if (phased_) phased_->check(unit, b, out.view, phased_buffers_[p]);
       return out;
     };
     hooks.consume = [&](const stream::WorkItem& item, Payload& in) { consume(item, in, slabs); };
@@ -235,6 +248,12 @@ class GpuSitePass {
     unsigned lane;
     std::shared_ptr<const vcz::VariantBlock> variants;
   };
+
+  /// Words of one plane of a unit row, and of all planes of a row (haplotype planes).
+  std::int64_t haplotype_words_() const {
+    return haplotype_words(spec_.samples->size() * reader_.ploidy());
+  }
+  std::int64_t haplotype_row_words() const { return spec_.haplotypes->planes * haplotype_words_(); }
 
   unsigned lane_of(std::int64_t u) const {
     return static_cast<unsigned>(u % static_cast<std::int64_t>(lanes_.size()));
@@ -294,6 +313,9 @@ class GpuSitePass {
       if (spec_.packed)
         cuda::launch_pack(dv, lane.packed.as<std::uint64_t>(), packed_words(spec_.samples->size()),
                           st);
+      if (spec_.haplotypes)
+        cuda::launch_pack_haplotypes(dv, spec_.haplotypes->planes,
+                                     lane.haplotypes.as<std::uint64_t>(), haplotype_words_(), st);
       calls_ += view.calls();
     } else {
       const auto* r = spec_.sample_sums;
@@ -325,6 +347,9 @@ class GpuSitePass {
       VCZ_CUDA_CHECK(
           cudaMemsetAsync(lane.packed.data(), 0,
                           rows_bytes(unit.size(), packed_words(spec_.samples->size()) * 8), st));
+    if (spec_.haplotypes)
+      VCZ_CUDA_CHECK(cudaMemsetAsync(lane.haplotypes.data(), 0,
+                                     rows_bytes(unit.size(), haplotype_row_words() * 8), st));
   }
 
   void phase_done(std::int64_t u, int phase) {
@@ -380,6 +405,10 @@ class GpuSitePass {
         VCZ_CUDA_CHECK(
             cudaMemcpyAsync(host, lane.afdist.data(), bytes, cudaMemcpyDeviceToHost, st));
       }
+      if (spec_.haplotypes)
+        VCZ_CUDA_CHECK(cudaMemcpyAsync(lane.host_haplotypes.data(), lane.haplotypes.data(),
+                                       rows_bytes(unit.size(), haplotype_row_words() * 8),
+                                       cudaMemcpyDeviceToHost, st));
       timer_.stop(t, st, StageTimer::kD2H);
       lane.copied.record(st);
       lane.pending = true;
@@ -436,6 +465,15 @@ class GpuSitePass {
       out.afdist = {data, static_cast<std::size_t>(unit.size())};
     }
     out.variants = std::move(p.variants);
+    if (spec_.haplotypes) {
+      out.haplotypes.words = reinterpret_cast<const std::uint64_t*>(lane.host_haplotypes.data());
+      out.haplotypes.variants = unit.size();
+      out.haplotypes.haplotypes = spec_.samples->size() * reader_.ploidy();
+      out.haplotypes.ploidy = static_cast<int>(reader_.ploidy());
+      out.haplotypes.planes = spec_.haplotypes->planes;
+      out.haplotypes.words_per_plane = haplotype_words_();
+      out.haplotypes.variant_offset = unit.begin;
+    }
     const auto t0 = Clock::now();
     deliver_(out);
     host_reduce_seconds_ += std::chrono::duration<double>(Clock::now() - t0).count();
@@ -501,6 +539,8 @@ class GpuSitePass {
   StageTimer timer_;
   std::vector<stream::ReadCounters> counters_;
   std::map<std::int64_t, std::shared_ptr<const vcz::VariantBlock>> variants_;
+  std::unique_ptr<stream::PhasedReader> phased_;        // when haplotypes are asked for
+  std::vector<std::vector<std::byte>> phased_buffers_;  // one per producer
   std::deque<Pending> pending_;
   std::int64_t done_variants_ = 0, calls_ = 0, h2d_bytes_ = 0;
   double host_reduce_seconds_ = 0;
