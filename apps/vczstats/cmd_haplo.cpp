@@ -1,7 +1,7 @@
 // The haplotype family: haplotypes (haplotype diversity and Garud's H per window), ehh (EHH
 // decay around focal sites), ihs and nsl (per population), xpehh and xpnsl (per pair). The
 // statistics are library objects (vczstats/haplotypes.hpp); this file parses options and
-// writes their tables. Definitions: tests/tools/POPGEN.md §10.
+// writes their tables. Definitions: tests/tools/POPGEN.md §11.
 
 #include <memory>
 
@@ -125,13 +125,14 @@ void add_scan(CLI::App& app, const char* name, SelectionScan scan, const std::st
   add_selection(*cmd, *o, scan);
   cmd->callback([o, scan] {
     const Query q = haplo_query(*o);
-    const auto s = make_selection_scan(q, scan, o->selection);
-    run_table_command(o->common, q, *s);
-    if (!o->windows_output.empty()) {
-      CommonOptions w = o->common;
-      w.output = o->windows_output;
-      write_table(w, s->windows());
-    }
+    run_table_command(
+        o->common, q, [&q, o, scan] { return make_selection_scan(q, scan, o->selection); },
+        [o](Statistic& s) {
+          if (o->windows_output.empty()) return;
+          CommonOptions w = o->common;
+          w.output = o->windows_output;
+          write_table(w, static_cast<SelectionStatistic&>(s).windows());
+        });
   });
 }
 
@@ -141,14 +142,13 @@ void add_haplotypes(CLI::App& app) {
       "haplotypes",
       "Haplotype statistics per window and population: distinct haplotypes, haplotype "
       "diversity, Garud's H1, H12, H123 and H2/H1, over the window's sites where every "
-      "haplotype is called (phased data required). Definitions: tests/tools/POPGEN.md §10.");
+      "haplotype is called (phased data required). Definitions: tests/tools/POPGEN.md §11.");
   add_common_options(*cmd, o->common);
   add_population_option(*cmd, o->common);
   add_windows(*cmd, o->windows, "the statistics [default: one window per contig or region]");
   cmd->callback([o] {
     const Query q = haplo_query(*o);
-    const auto s = make_haplotype_windows(q);
-    run_table_command(o->common, q, *s);
+    run_table_command(o->common, q, [&q] { return make_haplotype_windows(q); });
   });
 }
 
@@ -161,7 +161,7 @@ void add_ehh(CLI::App& app) {
       "EHH decay around focal sites (selscan --ehh): per population, the EHH of the derived and "
       "of the ancestral carriers and of all haplotypes at every site within the window, with "
       "the distance in bp, in sites and on the genetic map. Definitions: tests/tools/POPGEN.md "
-      "§10.");
+      "§11.");
   add_base(*cmd, *o);
   cmd->add_option("--focal", *focal, "Focal sites CHR:POS, comma-separated")->required();
   cmd->add_option("--ehh-window", e->window, "bp on each side of the focal site")
@@ -189,8 +189,7 @@ void add_ehh(CLI::App& app) {
     // Read only the windows, unless the user chose the regions.
     if (o->common.regions.empty() && o->common.regions_file.empty()) o->common.regions = regions;
     const Query q = haplo_query(*o);
-    const auto s = make_ehh(q, *e);
-    run_table_command(o->common, q, *s);
+    run_table_command(o->common, q, [&q, e] { return make_ehh(q, *e); });
   });
 }
 
@@ -202,18 +201,18 @@ void add_haplotype_commands(CLI::App& app) {
   add_scan(app, "ihs", SelectionScan::Ihs,
            "iHS per site and population (Voight et al. 2006; selscan's definitions): log10 of "
            "the integrated EHH of the derived over the ancestral allele, and standardised in "
-           "derived frequency bins. Phased data required. Definitions: tests/tools/POPGEN.md §10.");
+           "derived frequency bins. Phased data required. Definitions: tests/tools/POPGEN.md §11.");
   add_scan(app, "nsl", SelectionScan::Nsl,
            "nSL per site and population (Ferrer-Admetlla et al. 2014; selscan's definitions): as "
-           "iHS with distances counted in sites. Definitions: tests/tools/POPGEN.md §10.");
+           "iHS with distances counted in sites. Definitions: tests/tools/POPGEN.md §11.");
   add_scan(app, "xpehh", SelectionScan::Xpehh,
            "XP-EHH per site and pair of populations (Sabeti et al. 2007; selscan's definitions): "
            "log10 of population A's integrated EHH over B's, standardised genome-wide. Needs -P. "
-           "Definitions: tests/tools/POPGEN.md §10.");
+           "Definitions: tests/tools/POPGEN.md §11.");
   add_scan(app, "xpnsl", SelectionScan::Xpnsl,
            "XP-nSL per site and pair of populations (Szpiech et al. 2021; selscan's "
            "definitions): XP-EHH with distances counted in sites. Needs -P. Definitions: "
-           "tests/tools/POPGEN.md §10.");
+           "tests/tools/POPGEN.md §11.");
 }
 
 }  // namespace vczstats::cli

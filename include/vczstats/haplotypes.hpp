@@ -2,7 +2,7 @@
 /// @file haplotypes.hpp
 /// @brief The haplotype family: bit-packed phased haplotypes from the heavy pass, and the
 /// haplotype and selection statistics built on them (haplotype diversity and Garud's H per
-/// window, EHH decay, iHS, nSL, XP-EHH, XP-nSL). Definitions: tests/tools/POPGEN.md §10.
+/// window, EHH decay, iHS, nSL, XP-EHH, XP-nSL). Definitions: tests/tools/POPGEN.md §11.
 //
 // Work beyond a partition: these statistics need the haplotypes on both sides of every site
 // (EHH is integrated outward until it decays; a window may start in an earlier partition). A

@@ -18,7 +18,7 @@ constexpr std::int64_t haplotype_words(std::int64_t haplotypes) {
 /// allele (missing, fill, or an allele index >= planes); plane k >= 1 marks the carriers of
 /// allele k; allele 0 sets no bit. Bit h is bit h % 64 of word h / 64 of a plane; unused bits
 /// are 0. Non-owning, host memory.
-struct PackedHaplotypeView {
+struct PhasedHaplotypeView {
   const std::uint64_t* words = nullptr;
   std::int64_t variants = 0;
   std::int64_t haplotypes = 0;  ///< selected samples × ploidy

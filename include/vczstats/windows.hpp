@@ -58,6 +58,7 @@ struct SiteCursor {
   std::int64_t pos = 0;          ///< its position
   std::int64_t group_sites = 0;  ///< windowed sites of that group before the partition
   std::int64_t biallelic = 0;    ///< selected biallelic sites before (f-statistics blocks)
+  std::int64_t selected = 0;     ///< selected sites before, windowed or not (variant pairs)
 };
 
 /// @brief The most windows one group may have (a guard against a contig length or position
@@ -187,6 +188,11 @@ class WindowAccumulator {
 
   /// @brief Windows waiting (heads included).
   std::size_t pending() const { return pending_.size(); }
+  /// @brief Call @p fn(Sums&) on the sums of every window waiting (e.g. at the end of a unit).
+  template <class Fn>
+  void for_each_sums(Fn&& fn) {
+    for (auto& w : pending_) fn(w.sums);
+  }
   /// @brief Call @p f(const Window&) on every window waiting (heads included), in order.
   template <class F>
   void for_each_pending(F&& f) const {

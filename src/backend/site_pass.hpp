@@ -25,14 +25,16 @@ class SegmentRunner;
 
 namespace vczstats::backend {
 
-/// @brief Per-sample sums (missingness, homozygosity): two phases per unit. Phase 0 counts the
-/// alleles of complete diploid calls per site and population (alleles + 1 columns: the count of
-/// such calls last), which give each site's expected homozygosity; phase 1 adds every sample's
-/// sums (stats/sample_math.hpp).
-struct SampleSumsRequest {
+/// @brief Tallies of complete diploid calls per site and population (stats/tallies_math.hpp:
+/// each allele's copies, each allele's heterozygous carriers, the number of such calls), for
+/// Weir & Cockerham's Fst and the per-sample sums.
+struct TalliesRequest {
   const std::vector<std::int32_t>* population_of = nullptr;  ///< per selected sample
   int pops = 1;
-  int alleles = 2;  ///< allele columns of the store
+  int alleles = 2;       ///< allele columns of the store
+  bool deliver = false;  ///< hand them over with each unit (else only phase 1 uses them)
+  /// @brief int32 columns per site.
+  std::int64_t site_width() const { return std::int64_t{pops} * (2 * alleles + 1); }
 };
 
 /// @brief Receives every unit's packed genotypes (all selected samples, vczstats/packed.hpp) in
@@ -46,6 +48,31 @@ class PackedSink {
   /// @brief GPU backend: device words on device spec.device, valid for work queued on
   /// @p stream (a cudaStream_t) during the call; the buffer is reused after that work.
   virtual void device_unit(std::int64_t unit, const PackedGenotypeView& view, void* stream) = 0;
+};
+
+/// @brief Bit planes of haplotypes (the variant-pair family's --hap input): per variant row two
+/// planes of words_per_plane 64-bit words over the samples × ploidy slots of the selection (slot
+/// k of sample i is bit i * ploidy + k): a non-REF allele, a called allele (missing and fill
+/// slots are not called). Non-owning; on the GPU backend the words are device memory.
+struct PackedHaplotypeView {
+  const std::uint64_t* words = nullptr;
+  std::int64_t variants = 0;
+  std::int64_t haplotypes = 0;
+  std::int64_t words_per_plane = 0;
+  std::int64_t variant_offset = 0;  ///< global index of row 0
+};
+
+/// @brief Receives every unit's haplotype planes in plan order, on the calling thread (as
+/// PackedSink does the 2-bit codes).
+class HaplotypeSink {
+ public:
+  virtual ~HaplotypeSink() = default;
+  /// @brief CPU backend: host words, valid during the call.
+  virtual void host_haplotypes(std::int64_t unit, const PackedHaplotypeView& view) = 0;
+  /// @brief GPU backend: device words, valid for work queued on @p stream (a cudaStream_t)
+  /// during the call; the buffer is reused after that work.
+  virtual void device_haplotypes(std::int64_t unit, const PackedHaplotypeView& view,
+                                 void* stream) = 0;
 };
 
 /// @brief Bit-packed phased haplotypes of every unit (vczstats/packed_haplotypes.hpp), for the
@@ -64,19 +91,24 @@ struct SitePassSpec {
   int device = 0;                                    ///< CUDA device index (GPU backend)
   const stats::AlleleCountsPass* counts = nullptr;   ///< allele counts per site × population
   const stats::AfdistAccumulator* afdist = nullptr;  ///< per-site afdist counts (its method)
-  const SampleSumsRequest* sample_sums = nullptr;    ///< per-sample sums
+  const TalliesRequest* tallies = nullptr;  ///< complete diploid tallies per site × population
+  /// Per-sample sums (missingness, homozygosity; needs tallies): a second phase per unit that
+  /// reads the genotypes again with the unit's per-site weights from the tallies.
+  bool sample_sums = false;
   PackedSink* packed = nullptr;                  ///< packed genotypes of every unit (matrix family)
-  const HaplotypeRequest* haplotypes = nullptr;  ///< packed haplotypes of every unit
+  HaplotypeSink* haplotypes = nullptr;           ///< haplotype planes of every unit (variant pairs)
+  const HaplotypeRequest* phased = nullptr;      ///< packed phased haplotypes of every unit
   const vcz::VariantReader* variants = nullptr;  ///< fields read with each unit
 };
 
 /// @brief One unit's finished output, handed over in plan order.
 struct UnitOutput {
   std::int64_t index = 0;
-  std::span<const std::int32_t> counts;               ///< rows × counts->site_width()
-  std::span<const stats::AfdistSite> afdist;          ///< rows
+  std::span<const std::int32_t> counts;       ///< rows × counts->site_width()
+  std::span<const stats::AfdistSite> afdist;  ///< rows
+  std::span<const std::int32_t> tallies;      ///< rows × tallies->site_width() (when delivered)
   std::shared_ptr<const vcz::VariantBlock> variants;  ///< when spec.variants
-  PackedHaplotypeView haplotypes;                     ///< when spec.haplotypes (host memory)
+  PhasedHaplotypeView phased;                         ///< when spec.phased (host memory)
 };
 using Deliver = std::function<void(const UnitOutput&)>;
 

@@ -1,7 +1,7 @@
 // EHH decay around focal sites (selscan --ehh): per population, the EHH of the derived and of
 // the ancestral carriers and of all haplotypes at every usable site within the window, from the
 // curve mode of the segment kernel (stats/haplo_kernel.hpp) on the CPU. A point query: the
-// windows are read from the store in finish(). Definitions: tests/tools/POPGEN.md §10.5.
+// windows are read from the store in finish(). Definitions: tests/tools/POPGEN.md §11.5.
 
 #include <algorithm>
 #include <cmath>

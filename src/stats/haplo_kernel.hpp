@@ -11,7 +11,7 @@
 // identical over the focal row and the k rows before it are those whose minimum len between
 // them is > k, and position i is that minimum for (i - L_i)(R_i - i) pairs (L_i: previous
 // position with len <= len[i], R_i: next with len < len[i]). A histogram of those counts by
-// len gives EHH at every distance at once; the walk (selscan's loop, POPGEN.md §10.3)
+// len gives EHH at every distance at once; the walk (selscan's loop, POPGEN.md §11.3)
 // integrates it outward from the focal row. Haplotype groups over a window (Garud's H) are the
 // runs of positions whose len reaches the window's length. Every focal row costs O(haplotypes),
 // not O(haplotypes × distance) as extending each focal row's haplotypes separately would.

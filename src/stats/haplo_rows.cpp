@@ -147,7 +147,7 @@ RowExtractor::RowExtractor(HapSet set, RowFilter filter, std::shared_ptr<const G
       words_(haplotype_words(set_.n)),
       scratch_(static_cast<std::size_t>(words_)) {}
 
-std::optional<RowInfo> RowExtractor::extract(const PackedHaplotypeView& view, std::int64_t r,
+std::optional<RowInfo> RowExtractor::extract(const PhasedHaplotypeView& view, std::int64_t r,
                                              const vcz::VariantBlock& vb, int ancestral,
                                              std::uint64_t* bits) const {
   const std::int64_t n = set_.n;
@@ -254,7 +254,7 @@ const StoreUnit& StoreRows::read(std::int64_t u) {
   for (std::int64_t b = 0; b < blocks; ++b)
     or_rows(unit_.words, words, packed[static_cast<std::size_t>(b)], unit.size() * planes_,
             offset[static_cast<std::size_t>(b)]);
-  unit_.view = PackedHaplotypeView{unit_.words.data(),
+  unit_.view = PhasedHaplotypeView{unit_.words.data(),
                                    unit.size(),
                                    q_.samples.size() * ploidy,
                                    static_cast<int>(ploidy),

@@ -4,7 +4,7 @@
 // alleles"), with their positions. Rows come from the heavy pass (accumulate) and, for what a
 // partition lacks, from the store itself (StoreRows: the same decoding, phasing check and
 // packing as the CPU backend). RowSource keeps a contiguous run of them and extends it at
-// either end on demand. Definitions: tests/tools/POPGEN.md §10.1.
+// either end on demand. Definitions: tests/tools/POPGEN.md §11.1.
 
 #include <cstdint>
 #include <map>
@@ -78,7 +78,7 @@ class RowExtractor {
   const HapSet& set() const { return set_; }
   std::int64_t words() const { return words_; }
   /// The usable row of @p view's row @p r, or nullopt. Writes its bits to @p bits (words()).
-  std::optional<RowInfo> extract(const PackedHaplotypeView& view, std::int64_t r,
+  std::optional<RowInfo> extract(const PhasedHaplotypeView& view, std::int64_t r,
                                  const vcz::VariantBlock& vb, int ancestral,
                                  std::uint64_t* bits) const;
 
@@ -94,7 +94,7 @@ class RowExtractor {
 /// One unit of the store's plan, decoded and packed as the heavy pass would.
 struct StoreUnit {
   std::vector<std::uint64_t> words;
-  PackedHaplotypeView view;
+  PhasedHaplotypeView view;
   vcz::VariantBlock variants;
   std::vector<int> ancestral;  ///< empty: REF
   const vcz::WorkUnit* unit = nullptr;

@@ -4,7 +4,7 @@
 // compute() chose. A side whose walk ran out of rows is tried again with four times the rows,
 // read from the store when the partition lacks them; sides still waiting at save() are
 // completed by finish(). Scores are standardised at finish(), over all partitions.
-// Definitions: tests/tools/POPGEN.md §10.
+// Definitions: tests/tools/POPGEN.md §11.
 
 #include <algorithm>
 #include <cmath>
@@ -614,7 +614,7 @@ class SelectionScanStatistic final : public SelectionStatistic {
     const bool xp = is_xp(scan_);
     std::string n =
         std::string(scan_name(scan_)) + ": log10 ratio of integrated EHH (selscan 2 " +
-        "definitions, tests/tools/POPGEN.md §10); positions " +
+        "definitions, tests/tools/POPGEN.md §11); positions " +
         (o_.map.empty() ? std::string("physical (bp)") : "from the genetic map " + o_.map) +
         "; standardised " +
         (xp ? std::string("genome-wide")

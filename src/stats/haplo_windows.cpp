@@ -3,7 +3,7 @@
 // 2015). Windows are the query's (windows.hpp); a window's haplotype groups come from the
 // segment kernels' Garud events (stats/haplo_kernel.hpp) once it has closed, from the rows
 // kept while it was open or, after a merge, read again from the store. Definitions:
-// tests/tools/POPGEN.md §10.4.
+// tests/tools/POPGEN.md §11.4.
 
 #include <algorithm>
 #include <cmath>

@@ -37,8 +37,7 @@ void PhasedReader::check(const vcz::WorkUnit& unit, std::size_t block,
   auto fail = [&](std::int64_t r, std::int64_t i) {
     const std::int64_t variant = unit.begin + r;
     const std::int64_t sel = view.sample_offset + i;
-    const auto& id = store_.sample_ids()[static_cast<std::size_t>(
-        samples_.indices[static_cast<std::size_t>(sel)])];
+    const std::string id(store_.sample_ids()[samples_.indices[static_cast<std::size_t>(sel)]]);
     std::string where = "variant " + std::to_string(variant);
     const std::int64_t start[1] = {variant}, stop[1] = {variant + 1};
     if (auto pos = store_.array("variant_position"))

@@ -36,9 +36,22 @@ std::int64_t parse_position(std::string_view text, std::string_view whole) {
 }  // namespace
 
 std::string read_text_file(const std::filesystem::path& path) {
+  std::string text;
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec)) {
+    // A plain file is read whole into a buffer of its size (a million-line samples file is
+    // tens of MB, which zlib would copy through its own buffer); gzip goes through zlib.
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw IoError(path.string() + ": cannot open: " + std::strerror(errno));
+    text.resize(static_cast<std::size_t>(std::filesystem::file_size(path, ec)));
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    if (ec || in.gcount() != static_cast<std::streamsize>(text.size()))
+      throw IoError(path.string() + ": read error");
+    if (!text.starts_with("\x1f\x8b")) return text;
+    text.clear();
+  }
   gzFile f = gzopen(path.c_str(), "rb");
   if (!f) throw IoError(path.string() + ": cannot open: " + std::strerror(errno));
-  std::string text;
   char buf[1 << 16];
   int n;
   while ((n = gzread(f, buf, sizeof buf)) > 0) text.append(buf, static_cast<std::size_t>(n));
@@ -129,16 +142,14 @@ std::vector<Region> read_regions_file(const std::filesystem::path& path) {
   return regions;
 }
 
-std::vector<std::string> read_samples_file(const std::filesystem::path& path) {
-  std::istringstream in(read_text_file(path));
-  std::vector<std::string> names;
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream ls(line);
-    std::string first;
-    if (ls >> first && first.front() != '#') names.push_back(first);
-  }
-  return names;
+StringTable read_samples_file(const std::filesystem::path& path) {
+  std::string text = read_text_file(path);
+  TokenPacker names(text, count_lines(text));
+  for_each_line(text, [&](std::string_view line, std::int64_t) {
+    const auto first = next_token(line);
+    if (!first.empty() && first.front() != '#') names.add(first);
+  });
+  return names.finish();
 }
 
 }  // namespace vczstats::vcz

@@ -30,10 +30,10 @@ std::vector<std::uint64_t> planes_of(const vcz::VczStore& store, const vcz::Chun
   spec.samples = &samples;
   spec.run = &run;
   const backend::HaplotypeRequest request{vcz::store_max_alleles(store)};
-  spec.haplotypes = &request;
+  spec.phased = &request;
   std::vector<std::uint64_t> all;
   auto deliver = [&](const backend::UnitOutput& out) {
-    const auto& v = out.haplotypes;
+    const auto& v = out.phased;
     all.insert(all.end(), v.words, v.words + v.variants * v.planes * v.words_per_plane);
   };
   if (kind == DeviceKind::Gpu)

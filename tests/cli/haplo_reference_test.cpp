@@ -1,6 +1,6 @@
 // The haplotype commands (haplotypes, ehh, ihs, nsl, xpehh, xpnsl) against
 // tests/tools/ref_haplo.py, a brute-force reference written from the definitions (EHH from
-// pairwise shared lengths; selscan 2's integration loop; POPGEN.md §10), run in the test on:
+// pairwise shared lengths; selscan 2's integration loop; POPGEN.md §11), run in the test on:
 //  - scrm simulations converted with `vczstats convert --from ms` (one population; three
 //    populations of an island model);
 //  - random phased VCFs with missing calls, multi-allelic sites and two contigs (the usable-site
@@ -195,7 +195,7 @@ TEST(HaploReference, PlantedSweepKnownAnswer) {
           "ehh " + s + " --focal 1:31000 --ehh-window 100000", "chrom,focal_pos,population,pos");
   compare(dir, "garud", "haplotypes " + s + " -r 1:26000-36000", "garud " + s + " -r 1:26000-36000",
           "chrom,start,end,population");
-  // The hand-computed answer (test_haplo_ref.py, POPGEN.md §10.6): derived EHH 1 over 10 sites
+  // The hand-computed answer (test_haplo_ref.py, POPGEN.md §11.6): derived EHH 1 over 10 sites
   // of 1 kb on each side, then 56/120, 24/120, 8/120, 0; ancestral 148/276, 84/276, 36/276,
   // 12/276 (below the cutoff).
   double ihh_d = 0, ihh_a = 0;

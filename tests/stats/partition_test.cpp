@@ -11,12 +11,15 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <random>
 #include <sstream>
 
 #include "backend/gpu_test_support.hpp"
 #include "test_util.hpp"
 #include "vczstats/compute.hpp"
+#include "vczstats/ld.hpp"
+#include "vczstats/matrix.hpp"
 #include "vczstats/statistics.hpp"
 
 using namespace vczstats;
@@ -135,6 +138,7 @@ std::vector<PlanCut> random_cuts(const vcz::ChunkPlan& plan, int k, std::mt19937
 TEST(StatisticPartitions, MergedPartitionsEqualOnePass) {
   vcztest::TempDir dir;
   int stores = 0;
+  std::map<std::string, std::int64_t> pair_rows, pruned;  // the pair family did something
   for (const auto& spec : gputest::store_specs()) {
     if (spec.name == "wide_int8") continue;  // the widest store adds time, not cases
     const std::string path = gputest::obtain_store(dir, spec);
@@ -233,6 +237,65 @@ TEST(StatisticPartitions, MergedPartitionsEqualOnePass) {
          },
          [](const Query& q) { return make_diversity(q); }},
     };
+    // The variant-pair family: its bands cross partitions (pairs between a partition's last
+    // rows and the next one's first), and prune's greedy continues across them.
+    std::vector<std::string> focal;  // every 7th named variant
+    {
+      const vcz::VariantReader ids(store, false, true);
+      const auto vb = ids.read(0, store.num_variants());
+      for (std::size_t i = 0; i < vb.id.size(); i += 7)
+        if (vb.id[i] != ".") focal.push_back(vb.id[i]);
+    }
+    configs.push_back({"ld r2", [](QueryOptions&) {},
+                       [](const Query& q) {
+                         LdOptions o;
+                         o.window_variants = 6;
+                         o.window_bp = 400;
+                         o.min_r2 = 0.01;
+                         return make_ld(q, o);
+                       }});
+    configs.push_back({"ld hap regions", [&](QueryOptions& o) { o.regions = regions; },
+                       [](const Query& q) {
+                         LdOptions o;
+                         o.measure = PairMeasure::Haplotype;
+                         o.window_variants = 30;
+                         o.window_bp = 150;
+                         o.min_r2 = 0;
+                         return make_ld(q, o);
+                       }});
+    if (!focal.empty())
+      configs.push_back({"ld dprime focal", [](QueryOptions&) {},
+                         [focal](const Query& q) {
+                           LdOptions o;
+                           o.measure = PairMeasure::GenotypeEm;
+                           o.window_variants = 9;
+                           o.min_r2 = 0;
+                           o.focal = focal;
+                           return make_ld(q, o);
+                         }});
+    configs.push_back({"prune 7 3", [](QueryOptions&) {},
+                       [](const Query& q) {
+                         return make_prune(q, {7, false, 3, 0.05});
+                       }});
+    configs.push_back({"prune kb", [&](QueryOptions& o) { o.regions = regions; },
+                       [](const Query& q) {
+                         return make_prune(q, {1, true, 2, 0.02});
+                       }});
+    // The matrix family (sums over pairs of samples; PCA is left out: its eigenvectors' signs).
+    configs.push_back(
+        {"grm", [](QueryOptions&) {},
+         [](const Query& q) -> std::unique_ptr<Statistic> { return make_grm(q, {}); }});
+    configs.push_back({"grm cov, rows 3..9", [](QueryOptions&) {},
+                       [](const Query& q) -> std::unique_ptr<Statistic> {
+                         return make_grm(q, {{0, 3, 9}, true});
+                       }});
+    configs.push_back(
+        {"king", [](QueryOptions&) {},
+         [](const Query& q) -> std::unique_ptr<Statistic> { return make_king(q, {}); }});
+    configs.push_back({"distance --maf 0.1", [](QueryOptions&) {},
+                       [](const Query& q) -> std::unique_ptr<Statistic> {
+                         return make_distance(q, {{0.1, 0, -1}, DistanceMetric::Ibs, false});
+                       }});
     if (diploid)
       configs.push_back({"afdist zarr", [](QueryOptions&) {},
                          [](const Query& q) {
@@ -247,6 +310,9 @@ TEST(StatisticPartitions, MergedPartitionsEqualOnePass) {
       const Query q = make_query(o);
       auto single = c.make(q);
       const Table want = one_pass(q, *single);
+      pair_rows[c.name] += want.rows();
+      if (c.name.starts_with("prune"))
+        for (const auto k : want.column("kept").ints) pruned[c.name] += k == 0;
       for (int k : {1, 2, 3, 6})
         for (int rep = 0; rep < (k == 1 ? 1 : 3); ++rep) {
           const auto cuts = random_cuts(q.plan, k, rng);
@@ -259,4 +325,7 @@ TEST(StatisticPartitions, MergedPartitionsEqualOnePass) {
   if (stores == 0)
     GTEST_SKIP() << "skipped: no test store (needs python3-zarr and bcftools, or "
                     "VCZSTATS_TEST_STORES)";
+  for (const char* name : {"ld r2", "ld hap regions", "ld dprime focal"})
+    EXPECT_GT(pair_rows[name], 100) << name;
+  for (const char* name : {"prune 7 3", "prune kb"}) EXPECT_GT(pruned[name], 20) << name;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Brute-force reference of the haplotype and selection statistics (POPGEN.md §10).
+"""Brute-force reference of the haplotype and selection statistics (POPGEN.md §11).
 
 Reads a VCF Zarr store with Debian's python3-zarr (an independent reader) and prints TSV.
 EHH is evaluated from its pairwise definition: for every pair of haplotypes, the number of
@@ -7,7 +7,7 @@ consecutive usable sites, ending at the focal site, on which the two carry the s
 (a shared-suffix length, updated site by site over the whole contig as scikit-allel's
 ihh01_scan does); EHH over k steps is the fraction of pairs whose shared length reaches
 k + 1. The integration loop is a literal transcription of selscan 2.0's calc_ihs / calc_nsl /
-calc_xpihh (POPGEN.md §10.3). `--method groups` counts identical haplotypes instead (group
+calc_xpihh (POPGEN.md §11.3). `--method groups` counts identical haplotypes instead (group
 sizes of the haplotypes' allele tuples, recomputed at every step), so the two can be checked
 against each other (test_haplo_ref.py).
 
@@ -531,7 +531,7 @@ def cmd_garud(data, args, out):
         for w in windows:
             used = [rec.row for rec in w.records if ok[rec.row]]
             if not used:
-                # POPGEN.md §10: no usable sites: n_distinct 0, the rest undefined.
+                # POPGEN.md §11: no usable sites: n_distinct 0, the rest undefined.
                 write_row(out, [w.chrom, w.start, w.end, name, len(w.records), 0, n, 0] + [math.nan] * 5)
                 continue
             _, counts = np.unique(bits[used].T, axis=0, return_counts=True)

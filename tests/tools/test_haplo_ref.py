@@ -4,7 +4,7 @@
   * a planted sweep whose answer is known by construction: derived carriers share one
     haplotype over a stretch around the focal site and then split by a binary code, ancestral
     carriers split by a code next to it; EHH at every distance, iHH, iHS, the EHH decay curve
-    and Garud's H of the window around it are computed by hand here (POPGEN.md §10.6);
+    and Garud's H of the window around it are computed by hand here (POPGEN.md §11.6);
   * two evaluations of EHH: pairwise shared lengths (--method pairs, the default) against group
     sizes of identical haplotypes (--method groups), on scrm simulations and on random phased
     VCFs with missing calls and multi-allelic sites, for iHS, nSL, XP-EHH and XP-nSL;
