@@ -7,6 +7,7 @@ void add_info_command(CLI::App& app);
 void add_afdist_command(CLI::App& app);
 void add_site_table_commands(CLI::App& app);
 void add_window_commands(CLI::App& app);
+void add_haplotype_commands(CLI::App& app);
 void add_spectra_commands(CLI::App& app);
 void add_sample_stats_command(CLI::App& app);
 void add_matrix_commands(CLI::App& app);

@@ -578,7 +578,8 @@ void write_rows(TableWriter& w, const Table& t) {
 }
 
 void run_table_command(const CommonOptions& o, const Query& q,
-                       const std::function<std::unique_ptr<Statistic>()>& make) {
+                       const std::function<std::unique_ptr<Statistic>()>& make,
+                       const std::function<void(Statistic&)>& written) {
   StatisticRun run(o, q, make);
   std::optional<Output> out;
   if (primary_process()) out.emplace(o.output);
@@ -614,6 +615,7 @@ void run_table_command(const CommonOptions& o, const Query& q,
   emit(run.statistic().finish());
   w->finish();
   out->commit();
+  if (written) written(run.statistic());
   run.report();
 }
 

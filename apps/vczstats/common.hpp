@@ -183,8 +183,10 @@ void write_table(const CommonOptions& o, const Table& t);
 
 /// Run the statistic @p make builds over @p q (in this process, or across MPI ranks: see
 /// statistic_run.hpp) and stream its table to -o: rows are written as the statistic finishes
-/// them (after each unit), the rest at the end; then the -v report.
+/// them (after each unit), the rest at the end; then @p written (when set) with the finished
+/// statistic, on the writing process (a second output); then the -v report.
 void run_table_command(const CommonOptions& o, const Query& q,
-                       const std::function<std::unique_ptr<Statistic>()>& make);
+                       const std::function<std::unique_ptr<Statistic>()>& make,
+                       const std::function<void(Statistic&)>& written = {});
 
 }  // namespace vczstats::cli

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   vczstats::cli::add_afdist_command(app);
   vczstats::cli::add_site_table_commands(app);
   vczstats::cli::add_window_commands(app);
+  vczstats::cli::add_haplotype_commands(app);
   vczstats::cli::add_spectra_commands(app);
   vczstats::cli::add_sample_stats_command(app);
   vczstats::cli::add_ld_commands(app);

@@ -16,6 +16,7 @@
 //   finish()                      the remaining rows
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -25,6 +26,7 @@
 #include "vczstats/archive.hpp"
 #include "vczstats/counts.hpp"
 #include "vczstats/packed.hpp"
+#include "vczstats/packed_haplotypes.hpp"
 #include "vczstats/sample_matrix.hpp"
 #include "vczstats/sample_stats.hpp"
 #include "vczstats/table.hpp"
@@ -46,6 +48,9 @@ struct PassNeeds {
   bool ancestral = false;  ///< ancestral allele index per site (Query::ancestral)
   bool packed = false;     ///< packed genotypes of every unit on the host (UnitData::packed)
 
+  /// Bit-packed phased haplotypes (the heavy pass checks call_genotype_phased).
+  bool haplotypes = false;
+
   /// @brief Everything either needs.
   PassNeeds operator|(const PassNeeds& o) const;
 };
@@ -64,6 +69,9 @@ struct UnitData {
   std::span<const int> ancestral;               ///< rows (when asked): allele index, -1 unknown
   const PackedGenotypeView* packed = nullptr;   ///< rows, host words (when asked)
 
+  /// Rows (when asked): bit-packed phased haplotypes, host memory.
+  const PhasedHaplotypeView* haplotypes = nullptr;
+
   std::int64_t rows() const { return unit->size(); }
   /// @brief Whether row @p r is selected (the unit's mask).
   bool selected(std::int64_t r) const {
@@ -80,6 +88,20 @@ struct UnitData {
   }
 };
 
+namespace stats::haplo {
+class SegmentRunner;
+}
+
+/// @brief Where compute() runs the heavy pass. Statistics with device work of their own beyond
+/// the heavy pass (the haplotype family's segment kernels) run it there too.
+struct ExecutionContext {
+  bool gpu = false;
+  int device = 0;        ///< CUDA device index when gpu
+  unsigned threads = 0;  ///< CPU threads (0: all cores)
+  /// Makes the GPU's segment runner (set when gpu).
+  std::function<std::unique_ptr<stats::haplo::SegmentRunner>()> gpu_segment_runner;
+};
+
 /// @brief A statistic's light level (see the file comment).
 class Statistic {
  public:
@@ -87,6 +109,8 @@ class Statistic {
   /// @brief A short name for messages ("diversity").
   virtual std::string name() const = 0;
   virtual PassNeeds needs() const = 0;
+  /// @brief The device compute() chose, before the first unit (default: ignored).
+  virtual void attach(const ExecutionContext& context) { (void)context; }
   /// @brief Start a partition whose sites follow those summarised by @p cursor.
   virtual void begin(const stats::SiteCursor& cursor) { (void)cursor; }
   /// @brief Reduce one unit's heavy-pass output (units in plan order).

@@ -193,6 +193,11 @@ class WindowAccumulator {
   void for_each_sums(Fn&& fn) {
     for (auto& w : pending_) fn(w.sums);
   }
+  /// @brief Call @p f(const Window&) on every window waiting (heads included), in order.
+  template <class F>
+  void for_each_pending(F&& f) const {
+    for (const auto& w : pending_) f(w);
+  }
   /// @brief Head windows waiting (they lead pending).
   std::size_t heads() const {
     std::size_t n = 0;

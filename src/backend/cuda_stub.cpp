@@ -3,6 +3,7 @@
 #include "backend/pair_band.hpp"
 #include "backend/sample_matrix_pass.hpp"
 #include "backend/site_pass.hpp"
+#include "stats/haplo_runner.hpp"
 #include "vczstats/device.hpp"
 #include "vczstats/error.hpp"
 
@@ -41,6 +42,10 @@ std::unique_ptr<SampleMatrixAccumulator> make_sample_matrix_gpu(const SampleMatr
 }
 
 std::unique_ptr<PackedHostMirror> make_packed_host_mirror_gpu(std::int64_t, int) {
+  throw UsageError(std::string("--device gpu: ") + kNoCuda);
+}
+
+std::unique_ptr<stats::haplo::SegmentRunner> make_gpu_segment_runner(int) {
   throw UsageError(std::string("--device gpu: ") + kNoCuda);
 }
 }  // namespace backend

@@ -13,10 +13,15 @@
 #include "vczstats/afdist.hpp"
 #include "vczstats/counts.hpp"
 #include "vczstats/packed.hpp"
+#include "vczstats/packed_haplotypes.hpp"
 #include "vczstats/run.hpp"
 #include "vczstats/sample_stats.hpp"
 #include "vczstats/variants.hpp"
 #include "vczstats/vcz.hpp"
+
+namespace vczstats::stats::haplo {
+class SegmentRunner;
+}
 
 namespace vczstats::backend {
 
@@ -70,6 +75,13 @@ class HaplotypeSink {
                                  void* stream) = 0;
 };
 
+/// @brief Bit-packed phased haplotypes of every unit (vczstats/packed_haplotypes.hpp), for the
+/// haplotype family. The producers also check call_genotype_phased: a call with two or more
+/// called alleles that is not phased stops the pass with an error naming it.
+struct HaplotypeRequest {
+  int planes = 2;  ///< 1 + the store's ALT allele columns
+};
+
 /// @brief What one pass computes, and over what.
 struct SitePassSpec {
   const vcz::VczStore* store = nullptr;
@@ -85,6 +97,7 @@ struct SitePassSpec {
   bool sample_sums = false;
   PackedSink* packed = nullptr;                  ///< packed genotypes of every unit (matrix family)
   HaplotypeSink* haplotypes = nullptr;           ///< haplotype planes of every unit (variant pairs)
+  const HaplotypeRequest* phased = nullptr;      ///< packed phased haplotypes of every unit
   const vcz::VariantReader* variants = nullptr;  ///< fields read with each unit
 };
 
@@ -95,6 +108,7 @@ struct UnitOutput {
   std::span<const stats::AfdistSite> afdist;  ///< rows
   std::span<const std::int32_t> tallies;      ///< rows × tallies->site_width() (when delivered)
   std::shared_ptr<const vcz::VariantBlock> variants;  ///< when spec.variants
+  PhasedHaplotypeView phased;                         ///< when spec.phased (host memory)
 };
 using Deliver = std::function<void(const UnitOutput&)>;
 
@@ -102,6 +116,10 @@ using Deliver = std::function<void(const UnitOutput&)>;
 /// per-sample totals in selection order. @throws FormatError, IoError, UsageError.
 void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
                        std::vector<stats::SampleSums>* sample_sums, RunStats* stats);
+
+/// @brief The haplotype family's segment kernels on CUDA device @p device (stats/haplo_runner.hpp).
+/// @throws UsageError without the CUDA backend, CudaError.
+std::unique_ptr<stats::haplo::SegmentRunner> make_gpu_segment_runner(int device);
 
 /// @brief The same on CUDA device spec.device; results equal the CPU's bit for bit.
 /// @throws UsageError without the CUDA backend, CudaError, FormatError, IoError.

@@ -12,6 +12,7 @@
 #include "backend/sample_matrix_pass.hpp"
 #include "backend/site_pass.hpp"
 #include "dispatch/pair_passes.hpp"
+#include "stats/haplo_runner.hpp"
 #include "vczstats/ancestral.hpp"
 #include "vczstats/device.hpp"
 #include "vczstats/error.hpp"
@@ -32,6 +33,7 @@ PassNeeds PassNeeds::operator|(const PassNeeds& o) const {
   n.ids = ids || o.ids;
   n.ancestral = ancestral || o.ancestral;
   n.packed = packed || o.packed;
+  n.haplotypes = haplotypes || o.haplotypes;
   return n;
 }
 
@@ -93,6 +95,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   tallies.pops = q.pops.count();
   tallies.alleles = std::max(alleles, 1);
   tallies.deliver = needs.tallies;
+  const backend::HaplotypeRequest phased{std::max(alleles, 1)};
   std::unique_ptr<vcz::VariantReader> reader;
   if (any_fields)
     reader = std::make_unique<vcz::VariantReader>(q.store, needs.alleles || ancestral, needs.ids);
@@ -114,6 +117,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   spec.tallies = needs.tallies || needs.sample_sums ? &tallies : nullptr;
   spec.sample_sums = needs.sample_sums;
   spec.variants = reader.get();
+  spec.phased = needs.haplotypes ? &phased : nullptr;
 
   // The layout of the counts, and of the tallies (same alleles and populations).
   const stats::CountsLayout layout{needs.counts ? counts.layout().alleles : tallies.alleles,
@@ -132,6 +136,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
     u.tallies = out.tallies;
     u.variants = out.variants.get();
     if (needs.packed && router) u.packed = router->view(out.index);
+    if (out.phased.words) u.haplotypes = &out.phased;
     if (polarise) {
       anc = polarise->indices(*out.variants);
       u.ancestral = anc;
@@ -196,6 +201,15 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
       spec.packed = router.get();
     }
   }
+  ExecutionContext context;
+  context.gpu = gpu;
+  context.device = run.device.index;
+  context.threads = run.threads;
+  if (gpu)
+    context.gpu_segment_runner = [index = run.device.index] {
+      return backend::make_gpu_segment_runner(index);
+    };
+  for (Statistic* s : statistics) s->attach(context);
   if (!q.store.has_genotypes() || q.plan.units.empty() || q.samples.size() == 0) {
     // Nothing to read, on either backend: every site has no called allele, as bcftools sees a
     // sites-only store.

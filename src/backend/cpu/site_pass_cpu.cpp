@@ -13,10 +13,12 @@
 
 #include "backend/site_pass.hpp"
 #include "stats/element_type.hpp"
+#include "stats/haplo_pack.hpp"
 #include "stats/haplotype_planes.hpp"
 #include "stats/packed_math.hpp"
 #include "stats/sample_math.hpp"
 #include "stream/genotype_reader.hpp"
+#include "stream/phased_reader.hpp"
 #include "stream/scheduler.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/thread_pool.hpp"
@@ -103,6 +105,7 @@ struct Payload {
   std::vector<stats::SampleSums> sums;    // phase 1: the block's samples
   std::vector<std::uint64_t> packed;      // phase 0: the block's packed calls
   std::vector<std::uint64_t> haplotypes;  // phase 0: the block's haplotype planes
+  std::vector<std::uint64_t> phased;      // phase 0: the block's phased haplotype planes
   std::int64_t sample_offset = 0;
   std::shared_ptr<const vcz::VariantBlock> variants;  // block 0 of phase 0
 };
@@ -127,6 +130,13 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
     sample_sums_out->assign(static_cast<std::size_t>(spec.samples->size()), {});
 
   std::vector<stream::BlockBuffers> buffers(threads);
+  std::unique_ptr<stream::PhasedReader> phased_reader;
+  if (spec.phased)
+    phased_reader = std::make_unique<stream::PhasedReader>(*spec.store, *spec.samples, reader);
+  std::vector<std::vector<std::byte>> phased_buffers(threads);
+  const int planes = spec.phased ? spec.phased->planes : 0;
+  const std::int64_t phased_words = haplotype_words(spec.samples->size() * reader.ploidy());
+  std::vector<std::uint64_t> unit_phased;
   std::vector<stream::ReadCounters> counters(threads);
   std::vector<std::int64_t> compute_ns(threads, 0);
   // Per-site weights of the units whose phase 1 runs (the consumer writes, producers read).
@@ -174,6 +184,14 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
                 view, static_cast<int>(view.sample_offset * view.ploidy % 64), out.haplotypes);
           }))
         throw Error("haplotype planes: unsupported genotype width");
+      if (spec.phased) {
+        phased_reader->check(unit, static_cast<std::size_t>(item.block), view, phased_buffers[p]);
+        const int shift = static_cast<int>(view.sample_offset * view.ploidy % 64);
+        if (!with_element_type(view.elem_bytes, [&](auto t) {
+              stats::haplo::pack_block_planes<decltype(t)>(view, planes, shift, out.phased);
+            }))
+          throw Error("packed haplotypes: unsupported genotype width");
+      }
     } else {
       std::shared_ptr<const std::vector<double>> w;
       {
@@ -228,6 +246,13 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
               unit_haplotypes[static_cast<std::size_t>(v * row + p * hap_plane_words + w0 + w)] |=
                   in.haplotypes[static_cast<std::size_t>((2 * v + p) * nw + w)];
       }
+      if (spec.phased) {  // OR the block's phased planes into the unit's rows
+        const vcz::WorkUnit& unit = plan.units[static_cast<std::size_t>(item.unit)];
+        if (item.block == 0)
+          unit_phased.assign(static_cast<std::size_t>(unit.size() * planes * phased_words), 0);
+        stats::haplo::or_rows(unit_phased, phased_words, in.phased, unit.size() * planes,
+                              in.sample_offset * reader.ploidy() / 64);
+      }
     } else {
       for (std::size_t i = 0; i < in.sums.size(); ++i)
         (*sample_sums_out)[static_cast<std::size_t>(in.sample_offset) + i].merge(in.sums[i]);
@@ -267,6 +292,15 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
       }
       UnitOutput out;
       out.index = u;
+      if (spec.phased) {
+        out.phased.words = unit_phased.data();
+        out.phased.variants = unit.size();
+        out.phased.haplotypes = spec.samples->size() * reader.ploidy();
+        out.phased.ploidy = static_cast<int>(reader.ploidy());
+        out.phased.planes = planes;
+        out.phased.words_per_plane = phased_words;
+        out.phased.variant_offset = unit.begin;
+      }
       out.counts = unit_counts;
       out.afdist = unit_afdist;
       if (tallies_req && tallies_req->deliver) out.tallies = unit_tallies;

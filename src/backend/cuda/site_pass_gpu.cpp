@@ -41,10 +41,12 @@
 #include "backend/cuda/decode/chunk_decoder.cuh"
 #include "backend/cuda/gather_kernels.cuh"
 #include "backend/cuda/gpu_pipeline.hpp"
+#include "backend/cuda/haplo_kernels.cuh"
 #include "backend/cuda/packed_kernels.cuh"
 #include "backend/cuda/sample_kernels.cuh"
 #include "backend/site_pass.hpp"
 #include "stream/genotype_reader.hpp"
+#include "stream/phased_reader.hpp"
 #include "stream/scheduler.hpp"
 #include "vczstats/thread_pool.hpp"
 
@@ -116,7 +118,8 @@ struct Lane {
   DeviceBuffer tallies, weights, mask;  // tallies; per-sample sums: weights, row mask
   DeviceBuffer partial;                 // per-sample sums of the unit
   DeviceBuffer packed;                  // the unit's packed genotypes
-  PinnedBuffer host_counts, host_afdist, host_tallies, host_mask;
+  DeviceBuffer phased;                  // the unit's phased haplotype planes
+  PinnedBuffer host_counts, host_afdist, host_tallies, host_mask, host_phased;
   std::vector<std::int32_t> pageable_counts;       // baseline
   std::vector<stats::AfdistSite> pageable_afdist;  // baseline
   Event copied, mask_copied;
@@ -147,6 +150,11 @@ class GpuSitePass {
     if (!seed_) {
       decode_choice_ = choose_gpu_decode(*spec.store, run_.gpu_decode);
       dev_ = decode_choice_.device;
+      if (dev_ && spec.phased) {  // the phasing check reads the decoded calls on the host
+        dev_ = false;
+        decode_choice_.device = false;
+        decode_choice_.why = "the haplotype family checks call_genotype_phased on the host";
+      }
     }
     if (dev_) {
       // Items are groups of sample blocks whose decoded chunks fit the lane's budget.
@@ -210,6 +218,11 @@ class GpuSitePass {
             pool, samples * static_cast<std::int64_t>(sizeof(cuda::DeviceSampleSums)), st);
       }
       if (spec.packed) lane->packed = DeviceBuffer(pool, max_rows_ * packed_words(samples) * 8, st);
+      if (spec.phased) {
+        const std::int64_t bytes = max_rows_ * phased_row_words() * 8;
+        lane->phased = DeviceBuffer(pool, bytes, st);
+        lane->host_phased = PinnedBuffer(bytes);
+      }
       lanes_.push_back(std::move(lane));
     }
     const cudaStream_t s0 = lanes_[0]->stream.get();
@@ -227,6 +240,10 @@ class GpuSitePass {
           pool, samples * static_cast<std::int64_t>(sizeof(cuda::DeviceSampleSums)), s0);
       VCZ_CUDA_CHECK(
           cudaMemsetAsync(totals_.data(), 0, static_cast<std::size_t>(totals_.size()), s0));
+    }
+    if (spec.phased) {
+      phased_ = std::make_unique<stream::PhasedReader>(*spec.store, *spec.samples, reader_);
+      phased_buffers_.resize(threads_);
     }
     // Everything set up on stream 0 is ready before any stream uses it.
     VCZ_CUDA_CHECK(cudaStreamSynchronize(s0));
@@ -268,6 +285,7 @@ class GpuSitePass {
         out.lease = slabs.acquire();
         out.view = reader_.read(unit, b, out.lease.decoded(), out.lease.gathered(), &counters_[p]);
       }
+      if (phased_) phased_->check(unit, b, out.view, phased_buffers_[p]);
       return out;
     };
     hooks.consume = [&](const stream::WorkItem& item, Payload& in) {
@@ -300,6 +318,12 @@ class GpuSitePass {
     unsigned lane;
     std::shared_ptr<const vcz::VariantBlock> variants;
   };
+
+  /// Words of one plane of a unit row, and of all planes of a row (phased haplotype planes).
+  std::int64_t phased_words() const {
+    return haplotype_words(spec_.samples->size() * reader_.ploidy());
+  }
+  std::int64_t phased_row_words() const { return spec_.phased->planes * phased_words(); }
 
   unsigned lane_of(std::int64_t u) const {
     return static_cast<unsigned>(u % static_cast<std::int64_t>(lanes_.size()));
@@ -503,6 +527,9 @@ class GpuSitePass {
       if (spec_.packed)
         cuda::launch_pack(dv, lane.packed.as<std::uint64_t>(), packed_words(spec_.samples->size()),
                           st);
+      if (spec_.phased)
+        cuda::launch_pack_haplotypes(dv, spec_.phased->planes, lane.phased.as<std::uint64_t>(),
+                                     phased_words(), st);
       calls_ += dv.calls();
     } else {
       const auto* r = spec_.tallies;
@@ -533,6 +560,9 @@ class GpuSitePass {
       VCZ_CUDA_CHECK(
           cudaMemsetAsync(lane.packed.data(), 0,
                           rows_bytes(unit.size(), packed_words(spec_.samples->size()) * 8), st));
+    if (spec_.phased)
+      VCZ_CUDA_CHECK(cudaMemsetAsync(lane.phased.data(), 0,
+                                     rows_bytes(unit.size(), phased_row_words() * 8), st));
   }
 
   void phase_done(std::int64_t u, int phase) {
@@ -591,6 +621,10 @@ class GpuSitePass {
       if (spec_.tallies && spec_.tallies->deliver)
         VCZ_CUDA_CHECK(cudaMemcpyAsync(lane.host_tallies.data(), lane.tallies.data(),
                                        rows_bytes(unit.size(), spec_.tallies->site_width() * 4),
+                                       cudaMemcpyDeviceToHost, st));
+      if (spec_.phased)
+        VCZ_CUDA_CHECK(cudaMemcpyAsync(lane.host_phased.data(), lane.phased.data(),
+                                       rows_bytes(unit.size(), phased_row_words() * 8),
                                        cudaMemcpyDeviceToHost, st));
       timer_.stop(t, st, StageTimer::kD2H);
       lane.copied.record(st);
@@ -662,6 +696,15 @@ class GpuSitePass {
       out.tallies = {reinterpret_cast<const std::int32_t*>(lane.host_tallies.data()),
                      static_cast<std::size_t>(unit.size() * spec_.tallies->site_width())};
     out.variants = std::move(p.variants);
+    if (spec_.phased) {
+      out.phased.words = reinterpret_cast<const std::uint64_t*>(lane.host_phased.data());
+      out.phased.variants = unit.size();
+      out.phased.haplotypes = spec_.samples->size() * reader_.ploidy();
+      out.phased.ploidy = static_cast<int>(reader_.ploidy());
+      out.phased.planes = spec_.phased->planes;
+      out.phased.words_per_plane = phased_words();
+      out.phased.variant_offset = unit.begin;
+    }
     const auto t0 = Clock::now();
     deliver_(out);
     host_reduce_seconds_ += std::chrono::duration<double>(Clock::now() - t0).count();
@@ -748,6 +791,8 @@ class GpuSitePass {
   StageTimer timer_;
   std::vector<stream::ReadCounters> counters_;
   std::map<std::int64_t, std::shared_ptr<const vcz::VariantBlock>> variants_;
+  std::unique_ptr<stream::PhasedReader> phased_;        // when phased haplotypes are asked for
+  std::vector<std::vector<std::byte>> phased_buffers_;  // one per producer
   std::deque<Pending> pending_;
   std::int64_t done_variants_ = 0, calls_ = 0, h2d_bytes_ = 0;
   double host_reduce_seconds_ = 0;
