@@ -8,9 +8,10 @@ packages=(
   build-essential cmake pkg-config
   libblosc-dev libzstd-dev liblz4-dev zlib1g-dev libbz2-dev libisal-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libhts-dev
-  # tests and benchmarks
+  # tests and benchmarks; every tool a test compares against (a missing one skips its test, and
+  # fails it under CI=true)
   libgtest-dev libbenchmark-dev
-  bcftools tabix
+  bcftools tabix plink2 plink1.9 vcftools scrm
   python3 python3-numpy python3-zarr python3-numcodecs python3-numba python3-crc32c
   # default data set (1000 Genomes EUR chr20:1-4 Mb)
   shapeit4-example

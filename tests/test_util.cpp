@@ -90,6 +90,11 @@ bool have_program(const std::string& name) {
   return run("command -v " + shell_quote(name)).exit_code == 0;
 }
 
+bool reference_tools_required() {
+  const char* ci = std::getenv("CI");
+  return ci != nullptr && std::string(ci) == "true";
+}
+
 bool have_python_zarr() {
   static const bool have =
       run(shell_quote(python()) + " -c 'import zarr, numcodecs, numba'").exit_code == 0;

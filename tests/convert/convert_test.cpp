@@ -197,9 +197,8 @@ TEST(Convert, Ag1000gMatchesBio2zarrStoreAndAfdist) {
 
 TEST(Convert, Shapeit4ExampleVcfs) {
   VCZ_REQUIRE_REFERENCES();
+  VCZ_REQUIRE_SHAPEIT4_EXAMPLE();
   const fs::path dir = "/usr/share/doc/shapeit4/examples/test";
-  if (!fs::exists(dir / "scaffold.vcf.gz"))
-    GTEST_SKIP() << "skipped: shapeit4-example is not installed (run scripts/setup.sh)";
   TempDir tmp;
   const auto scaffold = (dir / "scaffold.vcf.gz").string();
   check_against_vcf(scaffold, convert(scaffold, (tmp / "scaffold.vcz").string(), "-t 2"));
