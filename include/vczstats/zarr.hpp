@@ -28,6 +28,12 @@ class Executor {
   virtual void parallel_for(std::int64_t n, const std::function<void(std::int64_t)>& fn) = 0;
 };
 
+/// @brief The most bytes one chunk may decode to (2 GiB, blosc's own limit). A larger chunk is
+/// refused when the array is opened, before anything is allocated for it: one decoded chunk per
+/// thread is what reading holds in memory. String chunks count 32 bytes per element (a
+/// std::string) plus the fixed width, if any.
+inline constexpr std::int64_t kMaxChunkBytes = std::int64_t{1} << 31;
+
 /// @brief Read-only bytes from a store: a view plus whatever keeps its memory alive (an owned
 /// buffer, or the memory map of a zip file). Cheap to copy.
 class Bytes {
@@ -72,6 +78,8 @@ class Store {
 };
 
 /// @brief Open a directory store or a zip store (detected from the file's content), read-only.
+/// A directory store reads regular files only: a key that is a FIFO, socket or device is an
+/// IoError, never opened (it could block or never end).
 /// @throws IoError when the path cannot be opened, FormatError for a corrupt zip.
 std::shared_ptr<const Store> open_store(const std::filesystem::path& path);
 

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <sstream>
 #include <unordered_map>
 
 #include "vcz/text_file.hpp"
@@ -28,37 +27,42 @@ bool is_header(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-std::vector<PopulationEntry> read_populations_file(const std::filesystem::path& path) {
-  std::istringstream in(read_text_file(path));
+std::vector<PopulationEntry> parse_populations_text(std::string_view text,
+                                                    const std::string& name) {
   std::vector<PopulationEntry> entries;
   std::unordered_map<std::string, std::int64_t> seen;
-  std::string line;
   std::int64_t lineno = 0;
   bool first_content = true;
-  while (std::getline(in, line)) {
+  for_each_line(text, [&](std::string_view line) {
     ++lineno;
-    std::istringstream ls(line);
-    std::string sample, pop, extra;
-    if (!(ls >> sample)) continue;
-    if (!(ls >> pop)) {
-      if (sample.starts_with("#")) continue;
-      throw UsageError(path.string() + ":" + std::to_string(lineno) +
-                       ": expected two columns (sample, population), got '" + line + "'");
+    const auto cols = split_whitespace(line);
+    if (cols.empty()) return;
+    const std::string sample(cols[0]);
+    if (cols.size() < 2) {
+      if (sample.starts_with("#")) return;
+      throw UsageError(name + ":" + std::to_string(lineno) +
+                       ": expected two columns (sample, population), got '" + std::string(line) +
+                       "'");
     }
+    const std::string pop(cols[1]);
     const bool header = first_content && is_header(sample, pop);
     first_content = false;
-    if (header || sample.starts_with("#")) continue;
-    if (ls >> extra)
-      throw UsageError(path.string() + ":" + std::to_string(lineno) +
+    if (header || sample.starts_with("#")) return;
+    if (cols.size() > 2)
+      throw UsageError(name + ":" + std::to_string(lineno) +
                        ": expected two columns (sample, population), got more");
     auto [it, fresh] = seen.emplace(sample, lineno);
     if (!fresh)
-      throw UsageError(path.string() + ":" + std::to_string(lineno) + ": sample '" + sample +
+      throw UsageError(name + ":" + std::to_string(lineno) + ": sample '" + sample +
                        "' is already listed on line " + std::to_string(it->second));
     entries.push_back({sample, pop});
-  }
-  if (entries.empty()) throw UsageError(path.string() + ": no (sample, population) lines");
+  });
+  if (entries.empty()) throw UsageError(name + ": no (sample, population) lines");
   return entries;
+}
+
+std::vector<PopulationEntry> read_populations_file(const std::filesystem::path& path) {
+  return parse_populations_text(read_text_file(path), path.string());
 }
 
 Populations single_population(const SampleSelection& selection) {

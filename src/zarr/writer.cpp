@@ -197,9 +197,9 @@ std::vector<std::byte> compress(const Compression& c, int typesize, std::span<co
     case Compression::Kind::None:
       return {in.begin(), in.end()};
     case Compression::Kind::Blosc: {
-      if (in.size() > static_cast<std::size_t>(BLOSC_MAX_BUFFERSIZE))
-        throw UsageError(fmt::format("{}: chunk of {} bytes exceeds blosc's limit of {} bytes",
-                                     where, in.size(), BLOSC_MAX_BUFFERSIZE));
+      if (in.size() > static_cast<std::size_t>(BLOSC_MAX_BUFFERSIZE))  // (vlen strings)
+        throw IoError(fmt::format("{}: chunk of {} bytes exceeds blosc's limit of {} bytes", where,
+                                  in.size(), BLOSC_MAX_BUFFERSIZE));
       std::byte* out = output_scratch(in.size() + BLOSC_MAX_OVERHEAD);
       const int n = blosc_compress_ctx(
           c.level, static_cast<int>(c.shuffle), static_cast<std::size_t>(typesize), in.size(),
@@ -324,6 +324,19 @@ ArrayWriter::ArrayWriter(std::shared_ptr<const DirectoryStoreWriter> store, std:
     throw UsageError(fmt::format("array {}: {} dimension names for {} dimensions", path_,
                                  def_.dimension_names.size(), def_.shape.size()));
   if (def_.dtype.kind != DataKind::String) {
+    // A chunk larger than a reader may decode (ours: kMaxChunkBytes) or than blosc can hold is
+    // refused now, before any work: a data error (the chunks may be the input's), not usage.
+    std::int64_t bytes = def_.dtype.size;
+    bool overflow = false;
+    for (auto c : def_.chunks) overflow = overflow || __builtin_mul_overflow(bytes, c, &bytes);
+    const std::int64_t limit = def_.compression.kind == Compression::Kind::Blosc
+                                   ? std::min<std::int64_t>(kMaxChunkBytes, BLOSC_MAX_BUFFERSIZE)
+                                   : kMaxChunkBytes;
+    if (overflow || bytes > limit)
+      throw IoError(
+          fmt::format("array {}: chunks [{}] of {} exceed the {} bytes a chunk may hold{}", path_,
+                      fmt::join(def_.chunks, ", "), def_.dtype.name(), limit,
+                      limit < kMaxChunkBytes ? " (blosc's limit)" : ""));
     if (def_.fill_value.empty())
       def_.fill_value.assign(static_cast<std::size_t>(def_.dtype.size), std::byte{0});
     if (def_.fill_value.size() != static_cast<std::size_t>(def_.dtype.size))

@@ -239,9 +239,10 @@ std::vector<ZipEntry> read_entries(const Reader& r, const CentralDirectory& cd) 
 
 class ZipStore final : public Store {
  public:
-  explicit ZipStore(const std::filesystem::path& file)
-      : path_(file.string()), map_(std::make_shared<const MappedFile>(file)) {
-    const Reader r(map_->bytes(), path_);
+  /// The archive in @p bytes, which @p owner keeps alive; @p path names it in messages.
+  ZipStore(std::span<const std::byte> bytes, std::shared_ptr<const void> owner, std::string path)
+      : path_(std::move(path)), bytes_(bytes), owner_(std::move(owner)) {
+    const Reader r(bytes_, path_);
     entries_ = read_entries(r, find_central_directory(r));
     root_ = find_root();
   }
@@ -249,7 +250,7 @@ class ZipStore final : public Store {
   std::optional<Bytes> get(std::string_view key) const override {
     const ZipEntry* e = find(key);
     if (e == nullptr) return std::nullopt;
-    const Reader r(map_->bytes(), path_);
+    const Reader r(bytes_, path_);
     if ((e->flags & 1u) != 0) r.fail(fmt::format("entry {} is encrypted", e->name));
     const std::uint64_t h = e->local_header_offset;
     r.require(h, kLocalHeaderSize, "local header extends past the end of the file");
@@ -261,7 +262,7 @@ class ZipStore final : public Store {
     if (e->method == kMethodStored) {
       if (e->compressed_size != e->size)
         r.fail(fmt::format("stored entry {} has different sizes", e->name));
-      return Bytes(data, map_);
+      return Bytes(data, owner_);
     }
     if (e->method == kMethodDeflated) {
       // Deflate cannot expand more than 1032:1; a larger claim is a damaged directory.
@@ -337,7 +338,8 @@ class ZipStore final : public Store {
   }
 
   std::string path_;
-  std::shared_ptr<const MappedFile> map_;
+  std::span<const std::byte> bytes_;
+  std::shared_ptr<const void> owner_;
   std::vector<ZipEntry> entries_;
   std::string root_;  // "" or "folder/"
 };
@@ -345,7 +347,15 @@ class ZipStore final : public Store {
 }  // namespace
 
 std::shared_ptr<const Store> open_zip_store(const std::filesystem::path& file) {
-  return std::make_shared<const ZipStore>(file);
+  auto map = std::make_shared<const MappedFile>(file);
+  const auto bytes = map->bytes();
+  return std::make_shared<const ZipStore>(bytes, std::move(map), file.string());
+}
+
+std::shared_ptr<const Store> open_zip_store_bytes(std::span<const std::byte> bytes,
+                                                  std::shared_ptr<const void> owner,
+                                                  std::string name) {
+  return std::make_shared<const ZipStore>(bytes, std::move(owner), std::move(name));
 }
 
 }  // namespace vczstats::zarr::detail
