@@ -66,6 +66,8 @@ std::string tool(const std::string& name) {
 }
 
 std::string binary() {
+  // VCZSTATS_BINARY runs the CLI tests against another build of the same tree.
+  if (const char* env = std::getenv("VCZSTATS_BINARY")) return env;
   return VCZ_BINARY;
 }
 
