@@ -13,6 +13,9 @@ packages=(
   libgtest-dev libbenchmark-dev
   bcftools tabix plink2 plink1.9 vcftools scrm
   python3 python3-numpy python3-zarr python3-numcodecs python3-numba python3-crc32c
+  # the sanitizer job and fuzzing (scripts/test.sh --sanitize, scripts/fuzz.sh): clang with
+  # libFuzzer and the sanitizer runtimes, llvm-symbolizer for readable reports
+  clang-14 libclang-rt-14-dev llvm-14
   # default data set (1000 Genomes EUR chr20:1-4 Mb)
   shapeit4-example
 )
