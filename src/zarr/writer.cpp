@@ -41,6 +41,12 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+/// The text of a metadata document. Text from users' files (VCF header lines, contig and field
+/// names) need not be UTF-8, which JSON requires: an invalid byte is written as U+FFFD.
+std::string json_text(const json& doc) {
+  return doc.dump(4, ' ', false, json::error_handler_t::replace);
+}
+
 /// mkdir -p that tolerates other threads creating the same folders.
 void make_directories(const fs::path& dir) {
   std::error_code ec;
@@ -295,11 +301,11 @@ void DirectoryStoreWriter::erase(std::string_view key) const {
 void write_group(const DirectoryStoreWriter& store, int zarr_format, const json& attributes) {
   if (zarr_format == 3) {
     const json doc = {{"zarr_format", 3}, {"node_type", "group"}, {"attributes", attributes}};
-    store.set_text("zarr.json", doc.dump(4));
+    store.set_text("zarr.json", json_text(doc));
     return;
   }
-  store.set_text(".zgroup", json{{"zarr_format", 2}}.dump(4));
-  store.set_text(".zattrs", attributes.dump(4));
+  store.set_text(".zgroup", json_text(json{{"zarr_format", 2}}));
+  store.set_text(".zattrs", json_text(attributes));
 }
 
 // ---- arrays
@@ -374,7 +380,7 @@ void ArrayWriter::write_metadata() const {
         {"codecs", codecs_v3(def_)},
         {"attributes", attrs}};
     if (!def_.dimension_names.empty()) doc["dimension_names"] = def_.dimension_names;
-    store_->set_text(prefix + "zarr.json", doc.dump(4));
+    store_->set_text(prefix + "zarr.json", json_text(doc));
     return;
   }
   json zarray = {{"zarr_format", 2},
@@ -387,9 +393,9 @@ void ArrayWriter::write_metadata() const {
                  {"filters", nullptr},
                  {"dimension_separator", "."}};
   if (def_.dtype.kind == DataKind::String) zarray["filters"] = json::array({{{"id", "vlen-utf8"}}});
-  store_->set_text(prefix + ".zarray", zarray.dump(4));
+  store_->set_text(prefix + ".zarray", json_text(zarray));
   if (!def_.dimension_names.empty()) attrs["_ARRAY_DIMENSIONS"] = def_.dimension_names;
-  store_->set_text(prefix + ".zattrs", attrs.dump(4));
+  store_->set_text(prefix + ".zattrs", json_text(attrs));
 }
 
 std::string ArrayWriter::chunk_key(std::span<const std::int64_t> chunk_index) const {

@@ -99,6 +99,27 @@ TEST(HostileConvert, AbsurdPloidyIsRefused) {
                        0, out);
 }
 
+TEST(HostileConvert, HeaderThatIsNotUtf8) {
+  // Found by fuzz_convert_vcf: a header byte that is not UTF-8 (Latin-1 here) made writing the
+  // store's JSON attributes throw nlohmann's type_error.316. JSON must be UTF-8: the byte is
+  // stored as U+FFFD, and the record converts.
+  VCZ_REQUIRE_CONVERT();
+  TempDir dir;
+  std::string header = kHeader;
+  header.insert(header.find("#CHROM"), "##source=caf\xe9 \xff\xfe\n");
+  const auto in =
+      write_file(dir, "latin1.vcf", header + "chr1\t10\t.\tA\tC\t.\t.\t.\tGT\t0/1\t0/0\n");
+  const auto out = (dir / "out.vcz").string();
+  const auto r = run(limited(binary() + " convert " + in + " " + out));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto attrs = slurp(out + "/.zattrs");
+  EXPECT_NE(attrs.find("caf\xef\xbf\xbd"), std::string::npos) << attrs;  // U+FFFD
+  EXPECT_TRUE(nlohmann::json::accept(attrs));
+  const auto freq = run(limited(binary() + " freq " + out));
+  EXPECT_EQ(freq.exit_code, 0) << freq.err;
+  EXPECT_NE(freq.out.find("chr1\t10\t"), std::string::npos) << freq.out;
+}
+
 TEST(HostileConvert, OutputThatIsTheInputIsRefused) {
   VCZ_REQUIRE_CONVERT();
   TempDir dir;
