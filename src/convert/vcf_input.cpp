@@ -142,6 +142,12 @@ ReadStatus VcfInput::read(bcf1_t* rec, std::string& reason) {
   const int ret = bcf_read(file_, header_, rec);
   // -1 is the end of the input, or for VCF text also some parse errors: then a line was read.
   if (ret == -1 && !(text_ && file_->line.l > 0)) return ReadStatus::End;
+  // A BGZF/gzip block that does not inflate: every further read fails the same way, so it is
+  // not a bad record (--skip-bad skipped it forever).
+  if (text_ && ret < 0 && file_->format.compression != no_compression && file_->fp.bgzf &&
+      (file_->fp.bgzf->errcode & (BGZF_ERR_ZLIB | BGZF_ERR_HEADER | BGZF_ERR_IO | BGZF_ERR_CRC)))
+    throw FormatError(
+        fmt::format("{}: after {} records: corrupt or truncated input", path_, records_));
   ++records_;
   if (ret < 0) {
     if (!text_)

@@ -120,6 +120,29 @@ TEST(HostileConvert, HeaderThatIsNotUtf8) {
   EXPECT_NE(freq.out.find("chr1\t10\t"), std::string::npos) << freq.out;
 }
 
+TEST(HostileConvert, CorruptBgzfBlock) {
+  // Found by fuzz_convert_vcf: a BGZF block that does not inflate made every further read fail,
+  // and --skip-bad took each failure for a bad record: forever (or, when htslib then reported
+  // the end, a store missing the rest of the file). Now a data error either way.
+  VCZ_REQUIRE_CONVERT();
+  VCZ_REQUIRE_PROGRAM("bgzip");
+  TempDir dir;
+  const auto head = write_file(dir, "head.vcf",
+                               std::string(kHeader) + "chr1\t10\t.\tA\tC\t.\t.\t.\tGT\t0/1\t0/0\n");
+  std::string body;
+  for (int i = 0; i < 200; ++i)
+    body += "chr1\t" + std::to_string(20 + i) + "\t.\tA\tC\t.\t.\t.\tGT\t0/1\t0/0\n";
+  const auto tail = write_file(dir, "tail.vcf", body);
+  ASSERT_EQ(run("bgzip -f " + head + " && bgzip -f " + tail).exit_code, 0);
+  std::string second = slurp(tail + ".gz");
+  for (std::size_t i = 30; i < 60 && i < second.size(); ++i) second[i] ^= 0x5a;  // the deflate data
+  const auto in = write_file(dir, "corrupt.vcf.gz", slurp(head + ".gz") + second);
+  const auto out = (dir / "out.vcz").string();
+  for (const std::string flags : {"", " --skip-bad"})
+    expect_clean_failure(binary() + " convert" + flags + " " + in + " " + out, 1,
+                         {"corrupt.vcf.gz", "corrupt or truncated"}, 0, out);
+}
+
 TEST(HostileConvert, OutputThatIsTheInputIsRefused) {
   VCZ_REQUIRE_CONVERT();
   TempDir dir;
