@@ -79,6 +79,15 @@ std::string make_1kg_subset(const TempDir& dir, const std::string& name);
                       "own checkouts and CI)";                                              \
   } while (0)
 
+/// Skip a test of `vczstats convert` in a build without htslib.
+#ifndef VCZSTATS_HAVE_CONVERT
+#define VCZ_REQUIRE_CONVERT() GTEST_SKIP() << "skipped: built without htslib (VCZSTATS_CONVERT=OFF)"
+#else
+#define VCZ_REQUIRE_CONVERT() \
+  do {                        \
+  } while (0)
+#endif
+
 /// Skip unless a reference program is installed (scripts/setup.sh installs them all); under
 /// CI=true fail instead.
 #define VCZ_REQUIRE_PROGRAM(name)                                                         \

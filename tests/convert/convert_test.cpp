@@ -23,14 +23,6 @@ namespace vz = vczstats::zarr;
 
 namespace {
 
-#ifndef VCZSTATS_HAVE_CONVERT
-#define VCZ_REQUIRE_CONVERT() GTEST_SKIP() << "skipped: built without htslib (VCZSTATS_CONVERT=OFF)"
-#else
-#define VCZ_REQUIRE_CONVERT() \
-  do {                        \
-  } while (0)
-#endif
-
 #define VCZ_REQUIRE_REFERENCES()     \
   do {                               \
     VCZ_REQUIRE_CONVERT();           \

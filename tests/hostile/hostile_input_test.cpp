@@ -16,14 +16,6 @@ using namespace vcztest::hostile;
 
 namespace {
 
-#ifndef VCZSTATS_HAVE_CONVERT
-#define VCZ_REQUIRE_CONVERT() GTEST_SKIP() << "skipped: built without htslib (VCZSTATS_CONVERT=OFF)"
-#else
-#define VCZ_REQUIRE_CONVERT() \
-  do {                        \
-  } while (0)
-#endif
-
 const char* kHeader =
     "##fileformat=VCFv4.3\n"
     "##contig=<ID=chr1,length=100000>\n"
