@@ -91,8 +91,9 @@ replay() {
       [ -d "$d" ] && inputs+=("$d")
     done
     # -runs=0 with folders runs each input once.
-    if ! LSAN_OPTIONS=$(lsan_options "$t") "$build/fuzz/fuzz_$t" -runs=0 -max_len="$(max_len "$t")" -rss_limit_mb=2048 \
-      -malloc_limit_mb=2048 -timeout=60 -print_final_stats=1 "${inputs[@]}" \
+    if ! LSAN_OPTIONS=$(lsan_options "$t") "$build/fuzz/fuzz_$t" -runs=0 \
+      -max_len="$(max_len "$t")" -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=60 \
+      -print_final_stats=1 -artifact_prefix=".fuzz/replay-$t-" "${inputs[@]}" \
       >".fuzz/replay-$t.log" 2>&1; then
       echo "fuzz: replay of $t FAILED:" >&2
       tail -40 ".fuzz/replay-$t.log" >&2
