@@ -45,12 +45,14 @@
 #include "backend/cuda/counts_kernels.cuh"
 #include "backend/cuda/cuda_util.cuh"
 #include "backend/site_pass.hpp"
+#include "gpu_timing.cuh"
 #include "stats/afdist_math.hpp"
 #include "vczstats/run.hpp"
 #include "vczstats/thread_pool.hpp"
 #include "vczstats/vcz.hpp"
 
 using namespace vczstats;
+using bench::median_ms;
 using stats::AfdistMethod;
 using stats::AfdistSite;
 
@@ -104,26 +106,6 @@ __global__ void baseline_kernel(const std::int8_t* g, std::int64_t variants, std
       stats::afdist::zarr_add_sample(s, row + 2 * i);
   }
   sites[v] = s;
-}
-
-template <class F>
-double median_ms(cudaStream_t st, int reps, F&& launch) {
-  cuda::Event a(true), b(true);
-  launch();  // warm-up
-  launch();
-  VCZ_CUDA_CHECK(cudaStreamSynchronize(st));
-  std::vector<float> ms;
-  for (int r = 0; r < reps; ++r) {
-    a.record(st);
-    launch();
-    b.record(st);
-    b.synchronize();
-    float t = 0;
-    VCZ_CUDA_CHECK(cudaEventElapsedTime(&t, a.get(), b.get()));
-    ms.push_back(t);
-  }
-  std::sort(ms.begin(), ms.end());
-  return static_cast<double>(ms[ms.size() / 2]);
 }
 
 bool same(const AfdistSite& a, const AfdistSite& b) {

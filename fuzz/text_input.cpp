@@ -2,6 +2,7 @@
 // command line and in files (CHROM POS, CHROM BEG END, BED), sample lists and files, and
 // populations files. Input: the text (for regions, a first byte chooses the form).
 
+#include <string>
 #include <string_view>
 
 #include "fuzz_support.hpp"
@@ -27,10 +28,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (r.start < 1 || r.end < r.start) __builtin_trap();  // the parsers promise this
     } else if (what == "samples") {
       (void)vcz::split_list(text);
-      (void)vcz::parse_samples_text(text);
+      (void)vcz::parse_samples_text(std::string(text));
     } else if (what == "populations") {
-      const auto entries = vcz::parse_populations_text(text, "pops.txt");
-      if (entries.empty()) __builtin_trap();  // an empty file is an error, not an empty list
+      const auto entries = vcz::parse_populations_text(std::string(text), "pops.txt");
+      if (entries.samples.empty())
+        __builtin_trap();  // an empty file is an error, not an empty list
     } else {
       __builtin_trap();
     }

@@ -21,6 +21,8 @@ packages=(
   libzstd1 libzstd-dev liblz4-1 liblz4-dev zlib1g zlib1g-dev libbz2-1.0 libbz2-dev
   libisal2 libisal-dev
   libfmt9 libfmt-dev nlohmann-json3-dev libcli11-dev libgtest-dev
+  # BLAS + LAPACK of the matrix family (CMakeLists.txt looks in the pthread variant's folders)
+  libopenblas0-pthread libopenblas-pthread-dev libgfortran5
   # the peer tool of bench/popgen.sh (its binary needs only libc, libstdc++ and zlib)
   vcftools
 )

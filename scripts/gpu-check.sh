@@ -4,20 +4,31 @@
 #   1. unpacks every .debs/*.deb into a private prefix under $TMPDIR (never into /);
 #   2. configures build-gpu/ against it (CUDA on, sm_90) and builds;
 #   3. runs the CUDA tests (ctest -R Cuda), then compute-sanitizer memcheck on the CUDA GPU tests;
-#   4. runs the kernel benchmark (bench/gpu_afdist_bench: afdist and allele-counts kernels
-#      against the D2D copy) and records registers and SASS;
+#   4. runs the kernel benchmarks (bench/gpu_afdist_bench: afdist and allele-counts kernels
+#      against the D2D copy; bench/gpu_zstd_bench: the zstd decoder on genotype chunks against
+#      the D2D copy and host libzstd) and records registers and SASS;
 #   5. end to end on a generated 10^4 x 10^5 store: afdist through the CLI and the allele-counts
 #      pass through the benchmark's --counts-e2e mode, each on the CPU (all cores), the GPU
 #      pipeline and the seed-style baseline (--gpu-seed-baseline: one thread per
-#      variant, pageable copies, no overlap).
+#      variant, pageable copies, no overlap);
+#   6. device decode end to end (bench/gpu_decode_e2e.sh): stats and afdist with --gpu-decode
+#      on / off and the CPU on simulated stores.
+#   7. (--phase mpi, and all) the MPI driver with the image's own MPI (Open MPI or HPC-X, found
+#      on PATH, $MPI_HOME, /opt/hpcx or /usr/local/mpi): the MPI tests (every statistic command
+#      byte-identical for 1-4 CPU ranks; 2 ranks sharing the GPU give the CPU's output), then
+#      bench/mpi.sh on a generated 10^5 x 10^5 store: 1 process x 16 threads against 4 ranks x 4
+#      threads (and 2 x 8, mpirun -n 1) on the CPU, and 1 process against 2 ranks sharing the GPU.
 # The VCZ stores of ../shared/data travel as .gpu/shared-data (scripts/fetch-gpu-deps.sh copies
 # them); the tests find them through VCZSTATS_SHARED_DATA.
 # Logs go to $OUT when set (the device tool brings them back), else .gpu/logs. The exit status is
 # that of the first failed step; every step runs regardless.
 #
 # Options: --configure-only  unpack and configure, then stop (a dry run that works without a GPU)
-#          --phase build|test|popgen|all  build only / tests and benchmarks except the popgen scan
-#                  (reusing build-gpu) / the popgen scan against vcftools only / everything (default)
+#          --phase build|test|gputest|bench|popgen|mpi|all  build only / tests and benchmarks
+#                  except the popgen scan and MPI (reusing build-gpu) / of those, the GPU tests
+#                  and memchecks only / the benchmarks only / the popgen scan against vcftools
+#                  only / the MPI tests and benchmarks only (reusing build-gpu) / everything
+#                  (default). gputest and bench split test so that each fits one device call.
 # shellcheck disable=SC2317  # unpack and configure run through step()
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -29,7 +40,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --configure-only) configure_only=1 ;;
     --phase) phase=$2; shift ;;
-    *) echo "usage: $0 [--configure-only] [--phase build|test|popgen|all]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--configure-only] [--phase build|test|gputest|bench|popgen|mpi|all]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -81,7 +92,33 @@ unpack() {
   echo "unpacked $n packages into $prefix"
 }
 
-libpath=$prefix/usr/lib/x86_64-linux-gnu:$prefix/lib/x86_64-linux-gnu
+libpath=$prefix/usr/lib/x86_64-linux-gnu:$prefix/usr/lib/x86_64-linux-gnu/openblas-pthread:$prefix/lib/x86_64-linux-gnu
+
+# MPI is the image's own (no Debian packages there): Open MPI or HPC-X's, on PATH, in $MPI_HOME,
+# or in the usual places. Found, the build has the MPI driver (VCZSTATS_MPI=ON).
+find_mpi() {
+  local d
+  for d in "${MPI_HOME:-}" "$(dirname "$(dirname "$(command -v mpirun 2>/dev/null || echo /none/bin/mpirun)")")" \
+    /opt/hpcx/ompi /usr/local/mpi /opt/openmpi /usr/lib64/openmpi; do
+    [ -n "$d" ] && [ -x "$d/bin/mpirun" ] && [ -x "$d/bin/mpicc" ] && { echo "$d"; return 0; }
+  done
+  return 1
+}
+if [ -r /opt/hpcx/hpcx-init.sh ] && ! command -v mpirun >/dev/null; then
+  # shellcheck disable=SC1091
+  source /opt/hpcx/hpcx-init.sh && hpcx_load  # HPC-X: its Open MPI, UCX and their environment
+fi
+mpi_home=$(find_mpi || true)
+if [ -n "$mpi_home" ]; then
+  export PATH=$mpi_home/bin:$PATH
+  export OPAL_PREFIX=${OPAL_PREFIX:-$mpi_home}  # a relocated Open MPI finds its own files
+  libpath=$libpath:$mpi_home/lib
+  # Containers forbid the cross-memory attach Open MPI's shared-memory transport tries first.
+  export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_btl_sm_single_copy_mechanism=none
+fi
+mpi_cmake=(-DVCZSTATS_MPI=OFF)
+[ -n "$mpi_home" ] && mpi_cmake=(-DVCZSTATS_MPI=ON -DMPI_HOME="$mpi_home")
+
 configure() {
   local cmake_dir=$prefix/usr/lib/x86_64-linux-gnu/cmake
   local generator=()
@@ -89,7 +126,7 @@ configure() {
   cmake -S "$root" -B "$build" "${generator[@]}" \
     -DCMAKE_BUILD_TYPE=Release \
     -DVCZSTATS_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DVCZSTATS_CONVERT=OFF \
+    -DVCZSTATS_CONVERT=OFF -DVCZSTATS_REMOTE=OFF "${mpi_cmake[@]}" \
     -DCMAKE_PREFIX_PATH="$prefix/usr" \
     -DGTest_DIR="$cmake_dir/GTest" -Dfmt_DIR="$cmake_dir/fmt" \
     -DCLI11_DIR="$prefix/usr/share/cmake/CLI11" \
@@ -97,16 +134,16 @@ configure() {
     -DCMAKE_POLICY_VERSION_MINIMUM=3.5 \
     -DCMAKE_GTEST_DISCOVER_TESTS_DISCOVERY_MODE=PRE_TEST || return 1
   # Show where each dependency was found: all of them must be under the prefix.
-  grep -E '^(blosc|zstd|lz4|isal)_(INCLUDE_DIR|LIBRARY)|^(ZLIB|BZIP2)_(INCLUDE_DIR|LIBRARY)|^(GTest|fmt|CLI11|nlohmann_json)_DIR' \
+  grep -E '^(blosc|zstd|lz4|isal|openblas)_(INCLUDE_DIR|LIBRARY)|^(ZLIB|BZIP2)_(INCLUDE_DIR|LIBRARY)|^(GTest|fmt|CLI11|nlohmann_json)_DIR' \
     "$build/CMakeCache.txt"
-  if grep -E '^(blosc|zstd|lz4|isal)_(INCLUDE_DIR|LIBRARY)|^(GTest|fmt|CLI11|nlohmann_json)_DIR' \
+  if grep -E '^(blosc|zstd|lz4|isal|openblas)_(INCLUDE_DIR|LIBRARY)|^(GTest|fmt|CLI11|nlohmann_json)_DIR' \
     "$build/CMakeCache.txt" | grep -v "$prefix"; then
     echo "a dependency was found outside $prefix"
     return 1
   fi
 }
 
-if [ "$phase" != test ]; then
+if [ "$phase" = build ] || [ "$phase" = all ] || [ "$phase" = popgen ]; then
   step unpack "$logs/build.log" unpack
   step configure "$logs/build.log" configure
   if [ $configure_only -eq 1 ]; then
@@ -117,10 +154,11 @@ if [ "$phase" != test ]; then
   # Registers and spills of every kernel (the same flags as the build, plus -Xptxas -v).
   nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
   cuobjdump=$(command -v cuobjdump || echo "$(dirname "$nvcc")/cuobjdump")
-  for kernels in afdist_kernels counts_kernels; do
+  for source in afdist_kernels counts_kernels sample_matrix_kernels decode/zstd_decoder; do
+    kernels=${source##*/}
     step "ptxas $kernels" "$logs/kernels.txt" "$nvcc" -std=c++20 -O3 -arch=sm_90 \
       --expt-relaxed-constexpr -Xptxas -v -I"$root/include" -I"$root/src" \
-      -c "$root/src/backend/cuda/$kernels.cu" -o "$build/${kernels}_ptxas.o"
+      -c "$root/src/backend/cuda/$source.cu" -o "$build/${kernels}_ptxas.o"
     if [ -x "$cuobjdump" ]; then
       step "resources $kernels" "$logs/kernels.txt" "$cuobjdump" --dump-resource-usage \
         "$build/${kernels}_ptxas.o"
@@ -135,7 +173,7 @@ if [ "$phase" != build ] && [ $configure_only -eq 0 ]; then
   export VCZSTATS_TEST_STORES=$root/.gpu/stores
   [ -d "$root/.gpu/shared-data" ] && export VCZSTATS_SHARED_DATA=$root/.gpu/shared-data
 fi
-if [ "$phase" != build ] && [ "$phase" != popgen ] && [ $configure_only -eq 0 ]; then
+if { [ "$phase" = all ] || [ "$phase" = test ] || [ "$phase" = gputest ]; } && [ $configure_only -eq 0 ]; then
   nvidia-smi >"$logs/ctest.log" 2>&1
   # Only our binaries get the prefix's libraries (cmake, nvcc and gcc keep the system ones).
   step ctest "$logs/ctest.log" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
@@ -144,9 +182,23 @@ if [ "$phase" != build ] && [ "$phase" != popgen ] && [ $configure_only -eq 0 ];
   step memcheck "$logs/memcheck.log" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     VCZSTATS_GPU_TEST_QUICK=1 timeout 300 "$sanitizer" --tool memcheck --leak-check full --error-exitcode 3 \
     "$build/tests/vczstats_tests" --gtest_filter='CudaAfdistGpu.*:CudaCountsGpu.*'
+  # The zstd kernel on corrupt input: every access inside the task's buffers.
+  step "memcheck zstd" "$logs/memcheck.log" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    timeout 600 "$sanitizer" --tool memcheck --leak-check full --error-exitcode 3 \
+    "$build/tests/vczstats_tests" --gtest_filter='CudaZstdGpu.CorruptBatchFailsLikeTheHost'
+  # Device decode in the pipeline on corrupt chunks: the CLI runs the test starts (all processes).
+  step "memcheck gpu decode" "$logs/memcheck.log" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    timeout 1200 "$sanitizer" --tool memcheck --target-processes all --error-exitcode 3 \
+    "$build/tests/vczstats_tests" --gtest_filter='CudaGpuDecodeCli.CorruptChunkIsACleanErrorNamingTheChunk'
+fi
+if { [ "$phase" = all ] || [ "$phase" = test ] || [ "$phase" = bench ]; } && [ $configure_only -eq 0 ]; then
   step bench "$logs/bench.md" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     "$build/bench/gpu_afdist_bench"
   cat "$logs/bench.md"
+  # The zstd decoding kernel on genotype chunks, against the D2D copy and host libzstd.
+  step "zstd bench" "$logs/zstd-bench.md" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    "$build/bench/gpu_zstd_bench"
+  cat "$logs/zstd-bench.md"
   # The whole pipeline through the CLI, with its -v timing breakdown, GPU and CPU.
   store=$root/.gpu/stores/wide_int8.vcz
   if [ -e "$store" ]; then
@@ -205,7 +257,27 @@ if [ "$phase" != build ] && [ "$phase" != popgen ] && [ $configure_only -eq 0 ];
         "$build/bench/gpu_afdist_bench" --counts-e2e "$big" --pops "$pops" --reps 2
     done
     cat "$e2e" "$logs/e2e-counts.md"
+    # Candidates of `recompress --preset gpu` (blosc lz4 bit shuffle): device decode rate
+    # (bench/gpu_decode_bench) and compression ratio (info) of each encoding of the same store.
+    cand=${TMPDIR:-/tmp}/vczstats-preset-candidate.vcz
+    for enc in "--preset gpu" "--codec blosc-lz4 --shuffle byte" "--codec blosc-zstd --clevel 1" \
+      "--codec blosc-zstd --clevel 7" "--codec zstd --clevel 3"; do
+      # shellcheck disable=SC2086  # enc is a list of arguments
+      run_cli recompress "$big" "$cand" $enc -f >/dev/null 2>&1 &&
+        { echo "### $enc"; run_cli info "$cand" | grep -E '^(call_genotype|gpu_decode)'; } >>"$logs/preset.md"
+      step "decode bench $enc" "$logs/preset.md" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        "$build/bench/gpu_decode_bench" --store "$cand" --reps 3
+    done
+    rm -rf "$cand"
+    cat "$logs/preset.md"
   fi
+  # Device decode end to end (stats, afdist): --gpu-decode on / off / the CPU, calls/s, ratio.
+  for args in "-s 10000x100000" "-s 10000x100000 -r --preset=gpu" "-s 100000x10000 -c 1000"; do
+    # shellcheck disable=SC2086  # args is a list of arguments
+    step "gpu decode e2e $args" "$logs/gpu-decode-e2e.md" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+      VCZSTATS="$build/vczstats" bash "$root/bench/gpu_decode_e2e.sh" $args -n 3
+  done
+  cat "$logs/gpu-decode-e2e.md"
 fi
 if { [ "$phase" = all ] || [ "$phase" = popgen ]; } && [ $configure_only -eq 0 ]; then
   # Windowed population-genetics scan (pi, theta_W, Tajima's D, dxy, Hudson Fst; two
@@ -226,6 +298,34 @@ if { [ "$phase" = all ] || [ "$phase" = popgen ]; } && [ $configure_only -eq 0 ]
       VCZ_BLOSC_LIB="$prefix/usr/lib/x86_64-linux-gnu/libblosc.so.1" \
       bash "$root/bench/popgen.sh" --synthetic 10000,20000 -d gpu,cpu -n 3 -w 20000
     cat "$popgen"
+  fi
+fi
+if { [ "$phase" = all ] || [ "$phase" = mpi ]; } && [ $configure_only -eq 0 ]; then
+  # The MPI driver: tests (CPU ranks, and 2 ranks sharing the GPU), then 4 ranks x 4 threads
+  # against 1 process x 16 threads on a generated 10^5 x 10^5 store (written once into $TMPDIR).
+  mpilog=$logs/mpi.md
+  : >"$mpilog"
+  if [ -z "$mpi_home" ]; then
+    note "mpi: no MPI found (PATH, MPI_HOME, /opt/hpcx, /usr/local/mpi): skipped"
+    [ $status -eq 0 ] && status=1
+  elif ! grep -q '^VCZSTATS_MPI:BOOL=ON' "$build/CMakeCache.txt"; then
+    note "mpi: build-gpu was configured without MPI (rerun --phase build): skipped"
+    [ $status -eq 0 ] && status=1
+  else
+    run_env=(env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
+    echo "MPI: $mpi_home ($(mpirun --version 2>&1 | head -1))" >>"$mpilog"
+    step "mpi tests" "$logs/mpi-ctest.log" "${run_env[@]}" \
+      ctest --test-dir "$build" -R 'MpiCli|DistShares|ExactSum|StagedSum' --output-on-failure
+    cores=$(nproc)
+    step "mpi bench cpu" "$mpilog" "${run_env[@]}" VCZSTATS="$build/vczstats" \
+      BENCH_DATA="${TMPDIR:-/tmp}/vczstats-bench" bash "$root/bench/mpi.sh" \
+      --simulate 100000,100000 -d cpu -n 3 -o "$logs/mpi-cpu" \
+      -c "1x$cores,m1x$cores,4x$((cores / 4)),2x$((cores / 2))"
+    step "mpi bench gpu" "$mpilog" "${run_env[@]}" VCZSTATS="$build/vczstats" \
+      BENCH_DATA="${TMPDIR:-/tmp}/vczstats-bench" bash "$root/bench/mpi.sh" \
+      --simulate 100000,100000 -d gpu -n 3 -o "$logs/mpi-gpu" -c "1x$cores,2x$((cores / 2))"
+    rm -f "$logs"/mpi-*/*.tsv  # outputs compared; the -v logs stay
+    cat "$mpilog"
   fi
 fi
 cat "$summary"

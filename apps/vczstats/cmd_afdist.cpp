@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "statistic_run.hpp"
 #include "vczstats/statistics.hpp"
 
 namespace vczstats::cli {
@@ -40,11 +41,11 @@ void add_afdist_command(CLI::App& app) {
     stats::AfdistOptions opt;
     opt.method = stats::parse_afdist_method(o->method);
     opt.bins = o->bins;
-    const auto s = make_afdist(q, opt);
-    Statistic* list[] = {s.get()};
-    const RunStats rs = compute(q, list, run_options(o->common));
+    StatisticRun run(o->common, q, [&q, &opt] { return make_afdist(q, opt); });
+    if (!run.compute({})) return;  // another MPI rank writes
+    auto& s = dynamic_cast<AfdistStatistic&>(run.statistic());
     if (o->common.format == "json") {
-      const auto r = s->result();
+      const auto r = s.result();
       nlohmann::json j;
       j["method"] = stats::to_string(r.method);
       j["sites"] = r.sites;
@@ -55,9 +56,9 @@ void add_afdist_command(CLI::App& app) {
       write(out, j.dump(2) + "\n");
       out.commit();
     } else {
-      write_table(o->common, s->finish());
+      write_table(o->common, s.finish());
     }
-    report_run(o->common, rs);
+    run.report();
   });
 }
 

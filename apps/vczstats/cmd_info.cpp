@@ -68,6 +68,7 @@ void add_info_command(CLI::App& app) {
   struct Options {
     std::string store, output, format = "text";
     unsigned threads = 0;
+    zarr::StoreOptions remote;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
@@ -75,14 +76,17 @@ void add_info_command(CLI::App& app) {
       "Describe a store: samples, variants, contigs, ploidy, and every array's dtype, shape, "
       "chunks, codecs, stored and decoded bytes and compression ratio, with warnings about "
       "chunking that limits parallel decoding.");
-  cmd->add_option("STORE", o->store, "VCF Zarr store: a directory or a .zip")->required();
+  cmd->add_option("STORE", o->store,
+                  "VCF Zarr store: a directory, a .zip, or a URL (http(s)://, s3://, gs://)")
+      ->required();
   cmd->add_option("-o,--output", o->output, "Output file [default: stdout]");
   cmd->add_option("--format", o->format, "text or json")
       ->check(CLI::IsMember({"text", "json", "tsv"}))
       ->capture_default_str();
   cmd->add_option("-t,--threads", o->threads, "Threads the warnings assume [default: all cores]");
+  add_remote_options(*cmd, o->remote);
   cmd->callback([o] {
-    auto s = vcz::VczStore::open(o->store);
+    auto s = vcz::VczStore::open(o->store, o->remote);
     const unsigned threads = o->threads ? o->threads : hardware_threads();
     std::vector<ArrayInfo> arrays;
     for (const auto& name : s.array_names()) arrays.push_back(describe(s, name));
@@ -111,11 +115,18 @@ void add_info_command(CLI::App& app) {
           human_bytes(static_cast<double>(chunk_bytes))));
     if (hidden > 0)
       warnings.push_back(fmt::format("{} samples have an empty sample_id and are hidden", hidden));
+    // Where a GPU run (--gpu-decode auto) would decode the genotypes.
+    const GpuDecodeChoice gpu = choose_gpu_decode(s, GpuDecode::Auto);
+    const std::string gpu_path =
+        gpu.device ? "device" + (gpu.layout.empty() ? "" : " (" + gpu.layout + ")")
+                   : "host: " + gpu.why;
+    for (const auto& w : gpu.warnings) warnings.push_back("GPU decode: " + w);
 
     std::string source;
     if (auto it = s.attributes().find("source"); it != s.attributes().end() && it->is_string())
       source = it->get<std::string>();
-    const bool is_zip = !std::filesystem::is_directory(o->store);
+    const bool is_zip = zarr::is_remote_url(o->store) ? std::string_view(o->store).ends_with(".zip")
+                                                      : !std::filesystem::is_directory(o->store);
 
     Output out(o->output);
     std::string text;
@@ -142,6 +153,10 @@ void add_info_command(CLI::App& app) {
                                {"decoded_bytes", a.decoded},
                                {"chunks_present", a.chunks_present},
                                {"chunks_total", a.chunks_total}});
+      j["gpu_decode"] = {{"path", gpu.device ? "device" : "host"},
+                         {"why_not", gpu.why},
+                         {"streams_per_unit", gpu.streams_per_unit},
+                         {"layout", gpu.layout}};
       j["warnings"] = warnings;
       // The store's path is the one string here not checked for UTF-8 (ids are, when opened).
       text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
@@ -166,6 +181,7 @@ void add_info_command(CLI::App& app) {
           contigs += fmt::format(" ({} bp)", (*s.contig_lengths())[i]);
       }
       text += fmt::format("contigs\t{}\n", contigs);
+      text += fmt::format("gpu_decode\t{}\n", gpu_path);
       text += "\narray\tdtype\tshape\tchunks\tcodecs\tstored\tdecoded\tratio\tchunks_present\n";
       std::int64_t total_stored = 0, total_decoded = 0;
       for (const auto& a : arrays) {

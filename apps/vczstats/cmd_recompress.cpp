@@ -19,12 +19,20 @@ struct RecompressCliOptions : StoreWriteOptions {
     samples_chunk_size = 0;
     zarr_format = 0;
   }
-  std::string input, arrays, codec = "blosc-zstd", shuffle = "auto";
+  std::string input, arrays, codec = "blosc-zstd", shuffle = "auto", preset;
   int clevel = -1;
   bool verify = false;
+  zarr::StoreOptions remote;
 };
 
-void run_recompress(const RecompressCliOptions& o) {
+void run_recompress(RecompressCliOptions& o) {
+  if (o.preset == "gpu") {
+    // Device decode (issue 10): LZ4 inside blosc decodes fastest on the device, and blosc's
+    // blocks are independent streams the device decodes in parallel; bit shuffle keeps the
+    // ratio of genotype data. bench/gpu_decode_e2e.sh -r compares the candidates.
+    o.codec = "blosc-lz4";
+    o.shuffle = "bit";
+  }
   recompress::RecompressOptions r;
   std::istringstream list(o.arrays);
   for (std::string a; std::getline(list, a, ',');)
@@ -46,13 +54,14 @@ void run_recompress(const RecompressCliOptions& o) {
   r.samples_chunk_size = o.samples_chunk_size;
   r.zarr_format = o.zarr_format;
   r.threads = o.threads;
+  r.input_store = remote_options(o.remote, o.verbose);
   OutputStore out(o.output, o.force);
   r.cancelled = &out.cancelled();
   if (auto bar = progress_bar(o.progress))
     r.progress = [bar](std::int64_t done, std::int64_t total) { bar(done, total, -1); };
   const auto store = out.work() / "store";
   const auto report = recompress::recompress(o.input, store, r);
-  if (o.verify) recompress::verify_same(o.input, store, o.threads);
+  if (o.verify) recompress::verify_same(o.input, store, o.threads, r.input_store);
   out.commit_store(store);
   if (o.verbose) {
     const double s = report.seconds > 0 ? report.seconds : 1e-9;
@@ -66,6 +75,7 @@ void run_recompress(const RecompressCliOptions& o) {
     fmt::print(stderr, "vczstats: {:.3f} s: {:.3f} GB/s decoded, {:.0f} variants/s\n",
                report.seconds, static_cast<double>(report.decoded_bytes) / s * 1e-9,
                static_cast<double>(report.variants) / s);
+    report_io(report.input_io);
   }
 }
 
@@ -85,7 +95,10 @@ void add_recompress_command(CLI::App& app) {
       "and encoded on -t threads; every input chunk is decoded once. --verify reads OUT back "
       "and compares every array and attribute with IN. Output is unsharded (v3 sharding is not "
       "written). Built in a temporary sibling and renamed into place.");
-  cmd->add_option("IN", o->input, "Input store: a directory or a .zip")->required();
+  cmd->add_option("IN", o->input,
+                  "Input store: a directory, a .zip, or a URL (http(s)://, s3://, gs://)")
+      ->required();
+  add_remote_options(*cmd, o->remote);
   add_store_write_options(*cmd, *o, "Threads decoding and encoding [default: all cores]");
   cmd->add_option("--arrays", o->arrays, "Arrays to re-encode, comma-separated [default: all]");
   cmd->add_option("--codec", o->codec, "Codec: blosc-zstd, blosc-lz4, zstd or none")
@@ -95,6 +108,11 @@ void add_recompress_command(CLI::App& app) {
                   "Blosc shuffle: auto (bit for 1-byte elements, byte otherwise), none, byte, bit")
       ->check(CLI::IsMember({"auto", "none", "byte", "bit"}))
       ->capture_default_str();
+  auto* preset = cmd->add_option("--preset", o->preset,
+                                 "gpu: an encoding for device decode (--gpu-decode): blosc lz4 "
+                                 "with bit shuffle (level 5 unless --clevel)")
+                     ->check(CLI::IsMember({"gpu"}));
+  preset->excludes(cmd->get_option("--codec"))->excludes(cmd->get_option("--shuffle"));
   cmd->add_option("--clevel", o->clevel, "Compression level [default: 7; 5 for blosc-lz4]")
       ->check(CLI::Range(0, 22));
   cmd->add_flag("--verify", o->verify, "Read the output back and compare every array with IN");

@@ -24,8 +24,7 @@ void add_sample_stats_command(CLI::App& app) {
   add_population_option(*cmd, *o);
   cmd->callback([o] {
     const Query q = build_query(query_options(*o));
-    const auto s = make_sample_stats(q);
-    run_table_command(*o, q, *s);
+    run_table_command(*o, q, [&q] { return make_sample_stats(q); });
   });
 }
 

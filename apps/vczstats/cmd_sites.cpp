@@ -3,9 +3,12 @@
 // genome order with the site's CHROM, POS, ID, REF and ALT.
 
 #include <memory>
+#include <optional>
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "processes.hpp"
+#include "statistic_run.hpp"
 #include "vczstats/statistics.hpp"
 
 namespace vczstats::cli {
@@ -26,24 +29,28 @@ void add_table_command(CLI::App& app, const char* name, SiteTable kind, const ch
   add_population_option(*cmd, *o);
   cmd->callback([o, kind] {
     const Query q = build_query(query_options(*o));
-    const auto s = make_site_table(q, kind);
-    Output out(o->output);
+    StatisticRun run(*o, q, [&q, kind] { return make_site_table(q, kind); });
+    std::optional<Output> out;
+    if (primary_process()) out.emplace(o->output);
     // The statistic's columns after variant, contig, pos, population.
     constexpr int kFirst = 4;
     std::vector<TableWriter::Column> columns{{"chrom", false}, {"pos", true},
                                              {"id", false},    {"ref", false},
                                              {"alt", false},   {"population", false}};
-    const Table empty = s->take_rows();
+    const Table empty = run.statistic().take_rows();
     for (auto& c : table_columns(empty, kFirst)) columns.push_back(c);
-    TableWriter table(out, o->format, columns);
-    std::vector<std::string> cells;
-    ComputeHooks hooks;
-    hooks.needs.alleles = true;
-    hooks.needs.ids = true;
-    hooks.after_unit = [&](const UnitData& u) {
-      const Table t = s->take_rows();
+    std::optional<TableWriter> table;
+    if (out) table.emplace(*out, o->format, columns);
+    RowStream rows;
+    rows.needs.alleles = true;
+    rows.needs.ids = true;
+    // Every row is final after its unit (the rows' variant fields are the unit's).
+    rows.unit_rows = [&q](const UnitData& u, Statistic& s,
+                          const std::function<void(const Cells&)>& row) {
+      const Table t = s.take_rows();
       const auto& variant = t.column("variant").ints;
       const auto& population = t.column("population");
+      Cells cells;
       for (std::int64_t i = 0; i < t.rows(); ++i) {
         const std::int64_t r = variant[static_cast<std::size_t>(i)] - u.unit->begin;
         const auto& vb = *u.variants;
@@ -56,14 +63,14 @@ void add_table_command(CLI::App& app, const char* name, SiteTable kind, const ch
         cells.push_back(join_alts(vb, r));
         cells.push_back(population.label(i));
         table_cells(t, i, cells, kFirst);
-        table.row(cells);
+        row(cells);
       }
     };
-    Statistic* list[] = {s.get()};
-    const RunStats rs = compute(q, list, run_options(*o), hooks);
-    table.finish();
-    out.commit();
-    report_run(*o, rs);
+    rows.write = [&](const Cells& cells) { table->row(cells); };
+    if (!run.compute(rows)) return;  // another MPI rank writes
+    table->finish();
+    out->commit();
+    run.report();
   });
 }
 

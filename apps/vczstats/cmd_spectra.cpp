@@ -42,8 +42,7 @@ void add_sfs(CLI::App& app) {
     QueryOptions qo = query_options(o->common);
     qo.ancestral = o->ancestral;
     const Query q = build_query(qo);
-    const auto s = make_sfs(q, o->sfs);
-    run_table_command(o->common, q, *s);
+    run_table_command(o->common, q, [&q, &o] { return make_sfs(q, o->sfs); });
   });
 }
 
@@ -71,8 +70,7 @@ void add_fstats(CLI::App& app) {
     const int given = !o->f.f2.empty() + !o->f.f3.empty() + !o->f.d.empty();
     if (given != 1) throw UsageError("fstats: give exactly one of --f2, --f3, --d");
     const Query q = build_query(query_options(o->common));
-    const auto s = make_fstats(q, o->f);
-    run_table_command(o->common, q, *s);
+    run_table_command(o->common, q, [&q, &o] { return make_fstats(q, o->f); });
   });
 }
 

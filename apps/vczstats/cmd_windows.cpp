@@ -71,8 +71,7 @@ void add_diversity(CLI::App& app) {
   add_window_options(*cmd, *o);
   cmd->callback([o] {
     const Query q = window_query(*o);
-    const auto s = make_diversity(q);
-    run_table_command(o->common, q, *s);
+    run_table_command(o->common, q, [&q] { return make_diversity(q); });
   });
 }
 
@@ -90,8 +89,7 @@ void add_divergence(CLI::App& app) {
       ->group("Selection");
   cmd->callback([o] {
     const Query q = window_query(*o);
-    const auto s = make_divergence(q, o->pairs);
-    run_table_command(o->common, q, *s);
+    run_table_command(o->common, q, [&q, &o] { return make_divergence(q, o->pairs); });
   });
 }
 
@@ -121,8 +119,7 @@ void add_stats(CLI::App& app) {
     so.pairs = o->pairs;
     so.pbs = *pbs;
     const Query q = window_query(*o);
-    const auto s = make_scan(q, so);
-    run_table_command(o->common, q, *s);
+    run_table_command(o->common, q, [&q, &so] { return make_scan(q, so); });
   });
 }
 

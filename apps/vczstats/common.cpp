@@ -13,14 +13,19 @@
 #include <optional>
 #include <random>
 #include <tuple>
+#include <utility>
 
+#include "processes.hpp"
+#include "statistic_run.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/zarr_writer.hpp"
 
 namespace vczstats::cli {
 
 void add_common_options(CLI::App& cmd, CommonOptions& o) {
-  cmd.add_option("STORE", o.store, "VCF Zarr store: a directory or a .zip")->required();
+  cmd.add_option("STORE", o.store,
+                 "VCF Zarr store: a directory, a .zip, or a URL (http(s)://, s3://, gs://)")
+      ->required();
   cmd.add_option("-r,--regions", o.regions,
                  "Regions chr, chr:pos, chr:beg-end or chr:beg- (1-based, inclusive), "
                  "comma-separated")
@@ -67,6 +72,14 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
                  "CUDA streams of the GPU pipeline (copies and kernels overlap across them) "
                  "[default: 3]")
       ->group("Execution");
+  cmd.add_option("--gpu-decode", o.gpu_decode,
+                 "GPU runs: decode the genotype chunks on the device (on), on the host (off), or "
+                 "on the device when every codec of call_genotype has a device decoder and a work "
+                 "unit has enough chunks to decode in parallel (auto; -v says why not; `info` "
+                 "shows the choice)")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str()
+      ->group("Execution");
   cmd.add_option("--max-unit-variants", o.max_unit_variants,
                  "Split work units to at most this many variants (testing; 0 = one chunk)")
       ->group("Execution");
@@ -79,7 +92,59 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
                "Progress bar on stderr [default: when stderr is a terminal]")
       ->group("Output");
   cmd.add_flag("-v,--verbose", o.verbose, "Timing breakdown on stderr")->group("Output");
+  add_remote_options(cmd, o.remote);
 }
+
+void add_remote_options(CLI::App& cmd, zarr::StoreOptions& o) {
+  const char* group = "Remote stores (STORE as http(s)://, s3://bucket/prefix, gs://bucket/prefix)";
+  cmd.add_option("--s3-endpoint", o.s3_endpoint,
+                 "S3-compatible server URL [default: AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, "
+                 "~/.aws/config endpoint_url, else AWS]")
+      ->group(group);
+  cmd.add_option("--s3-region", o.s3_region,
+                 "Signing region [default: AWS_REGION, AWS_DEFAULT_REGION, ~/.aws/config, the "
+                 "bucket's region on AWS, else us-east-1]")
+      ->group(group);
+  cmd.add_flag("--anonymous", o.anonymous,
+               "Unsigned S3 requests (public buckets); without credentials they are anonymous "
+               "anyway")
+      ->group(group);
+  cmd.add_option("--cache-dir", o.cache_dir,
+                 "Keep fetched chunks in DIR (keyed by URL, ETag and size) and reuse them")
+      ->group(group);
+  cmd.add_option("--max-requests", o.max_requests, "HTTP requests in flight [default: 32]")
+      ->group(group);
+  cmd.add_option("--max-retries", o.max_retries,
+                 "Retries of a request after a 5xx, a timeout or a cut body")
+      ->capture_default_str()
+      ->group(group);
+  cmd.add_option("--stall-timeout", o.stall_seconds,
+                 "Seconds without data before a request is retried")
+      ->capture_default_str()
+      ->group(group);
+}
+
+zarr::StoreOptions remote_options(const zarr::StoreOptions& o, bool verbose) {
+  zarr::StoreOptions r = o;
+  if (verbose) r.log = [](const std::string& m) { fmt::print(stderr, "vczstats: {}\n", m); };
+  return r;
+}
+
+void report_io(const zarr::IoStats& io) {
+  if (io.requests == 0 && io.cache_hits == 0) return;
+  fmt::print(stderr,
+             "vczstats:   {:<12} {:9.3f} s  {:.1f} MB in {} requests ({} retries), {:.1f} MB/s "
+             "while fetching; {} cache hits ({:.1f} MB)\n",
+             "remote", io.seconds, static_cast<double>(io.bytes_fetched) * 1e-6, io.requests,
+             io.retries,
+             io.seconds > 0 ? static_cast<double>(io.bytes_fetched) * 1e-6 / io.seconds : 0.0,
+             io.cache_hits, static_cast<double>(io.cache_bytes) * 1e-6);
+}
+
+namespace {
+// The store the command opened, for report_run's remote line (one command per process).
+std::weak_ptr<const zarr::Store> g_query_store;
+}  // namespace
 
 void add_population_option(CLI::App& cmd, CommonOptions& o) {
   cmd.add_option("-P,--pops", o.pops,
@@ -104,12 +169,15 @@ QueryOptions query_options(const CommonOptions& o) {
   q.force_samples = o.force_samples;
   q.pops_file = o.pops;
   q.max_unit_variants = o.max_unit_variants;
+  q.store_options = remote_options(o.remote, o.verbose);
   return q;
 }
 
 Query build_query(const QueryOptions& o) {
   Query q = make_query(o);
-  for (const auto& w : q.warnings) fmt::print(stderr, "vczstats: warning: {}\n", w);
+  g_query_store = q.store.store_ptr();
+  if (primary_process())  // once, not once per MPI rank
+    for (const auto& w : q.warnings) fmt::print(stderr, "vczstats: warning: {}\n", w);
   return q;
 }
 
@@ -124,9 +192,13 @@ struct ProgressBar {
     const double secs = std::chrono::duration<double>(now - start).count();
     const int width = 30;
     const int fill = total ? static_cast<int>(width * done / total) : width;
-    fmt::print(stderr, "\r[{:=<{}}{:<{}}] {:3d}% {}{:.1f} s", "", fill, "", width - fill,
+    std::string fetched;  // a remote store: what came over the network so far
+    if (auto store = g_query_store.lock(); store && store->io_stats().requests > 0)
+      fetched = fmt::format(", {:.1f} MB fetched",
+                            static_cast<double>(store->io_stats().bytes_fetched) * 1e-6);
+    fmt::print(stderr, "\r[{:=<{}}{:<{}}] {:3d}% {}{:.1f} s{}", "", fill, "", width - fill,
                total ? static_cast<int>(100 * done / total) : 100,
-               variants >= 0 ? fmt::format("{} variants ", variants) : "", secs);
+               variants >= 0 ? fmt::format("{} variants ", variants) : "", secs, fetched);
     if (done == total) fmt::print(stderr, "\n");
     std::fflush(stderr);
   }
@@ -140,6 +212,7 @@ RunOptions run_options(const CommonOptions& o) {
   r.gpu_streams = o.gpu_streams;
   r.gpu_seed_baseline = o.gpu_seed_baseline;
   r.device = parse_device(o.device);
+  r.gpu_decode = parse_gpu_decode(o.gpu_decode);
   r.progress = progress_bar(o.progress);
   return r;
 }
@@ -156,21 +229,41 @@ void report_run(const CommonOptions& o, const RunStats& s) {
   if (!o.verbose) return;
   if (!s.note.empty()) fmt::print(stderr, "vczstats: note: {}\n", s.note);
   const double wall = s.wall_seconds > 0 ? s.wall_seconds : 1e-9;
+  if (s.setup.total() > 0)
+    fmt::print(stderr,
+               "vczstats: setup {:.3f} s: open store {:.3f} s, read samples {:.3f} s, "
+               "selection {:.3f} s, populations {:.3f} s\n",
+               s.setup.total(), s.setup.open_store, s.setup.read_samples, s.setup.selection,
+               s.setup.populations);
   fmt::print(stderr, "vczstats: device {}; {} variants in {} work units; {} genotype calls\n",
              s.device, s.variants, s.units, s.calls);
   auto stage = [&](const char* name, double secs, const char* how) {
     fmt::print(stderr, "vczstats:   {:<12} {:9.3f} s  {}\n", name, secs, how);
   };
-  stage("read+decode", s.read_decode_seconds, "summed over threads");
-  stage("gather", s.gather_seconds, "summed over threads (sample subsets)");
-  if (s.h2d_bytes > 0)
-    fmt::print(stderr, "vczstats:   {:<12} {:9.3f} s  {:.2f} GB copied, summed over streams\n",
+  if (s.device_decode) {
+    fmt::print(stderr, "vczstats:   {:<12} {:9.3f} s  {:.3f} GB compressed, summed over threads\n",
+               "read", s.read_decode_seconds, static_cast<double>(s.encoded_bytes) * 1e-9);
+    fmt::print(stderr,
+               "vczstats:   {:<12} {:9.3f} s  {:.3f} GB compressed (and the job lists), summed "
+               "over streams\n",
                "host->device", s.h2d_seconds, static_cast<double>(s.h2d_bytes) * 1e-9);
+    fmt::print(stderr,
+               "vczstats:   {:<12} {:9.3f} s  {:.2f} GB decoded on the device, sample subsets "
+               "gathered (CUDA events, summed over streams)\n",
+               "decode", s.device_decode_seconds, static_cast<double>(s.decoded_bytes) * 1e-9);
+  } else {
+    stage("read+decode", s.read_decode_seconds, "summed over threads");
+    stage("gather", s.gather_seconds, "summed over threads (sample subsets)");
+    if (s.h2d_bytes > 0)
+      fmt::print(stderr, "vczstats:   {:<12} {:9.3f} s  {:.2f} GB copied, summed over streams\n",
+                 "host->device", s.h2d_seconds, static_cast<double>(s.h2d_bytes) * 1e-9);
+  }
   stage("compute", s.compute_seconds,
         s.h2d_bytes > 0 ? "heavy-pass and histogram kernels (CUDA events, summed over streams)"
                         : "summed over threads (heavy pass)");
   if (s.h2d_bytes > 0) stage("device->host", s.d2h_seconds, "histogram");
   stage("reduce", s.reduce_seconds, "merging block counts, per-site reduction (consumer)");
+  if (auto store = g_query_store.lock()) report_io(store->io_stats());
   fmt::print(stderr, "vczstats:   {:<12} {:9.3f} s  {:.3g} calls/s, {:.3f} GB/s decoded\n", "total",
              s.wall_seconds, static_cast<double>(s.calls) / wall,
              static_cast<double>(s.decoded_bytes) / wall * 1e-9);
@@ -216,8 +309,9 @@ Output::Output(const std::string& path) {
   std::random_device rd;
   tmp_ = path_;
   tmp_ += fmt::format(".tmp{:08x}", rd());
+  track_tmp(tmp_);  // before the file exists: a signal right after fopen must remove it too
   file_ = std::fopen(tmp_.c_str(), "wb");
-  if (file_) track_tmp(tmp_);
+  if (!file_) untrack_tmp();
   if (!file_)
     throw IoError(
         fmt::format("{}: cannot create output file: {}", tmp_.string(), std::strerror(errno)));
@@ -495,24 +589,46 @@ void write_rows(TableWriter& w, const Table& t) {
   }
 }
 
-void run_table_command(const CommonOptions& o, const Query& q, Statistic& statistic) {
-  Output out(o.output);
+void run_table_command(const CommonOptions& o, const Query& q,
+                       const std::function<std::unique_ptr<Statistic>()>& make,
+                       const std::function<void(Statistic&)>& written) {
+  StatisticRun run(o, q, make);
+  std::optional<Output> out;
+  if (primary_process()) out.emplace(o.output);
+  // The columns of streamed rows (statistics that stream have them before any row).
+  const Table header = run.statistic().take_rows();
   std::optional<TableWriter> w;
+  auto open = [&](const Table& t) {
+    if (!w) w.emplace(*out, o.format, table_columns(t), o.format == "tsv" ? t.note : "");
+  };
   auto emit = [&](const Table& t) {
-    if (!w) w.emplace(out, o.format, table_columns(t), o.format == "tsv" ? t.note : "");
+    open(t);
     write_rows(*w, t);
   };
-  ComputeHooks hooks;
-  hooks.after_unit = [&](const UnitData&) {
-    const Table t = statistic.take_rows();
+  RowStream rows;
+  rows.unit_rows = [](const UnitData&, Statistic& s, const std::function<void(const Cells&)>& row) {
+    const Table t = s.take_rows();
+    Cells cells;
+    for (std::int64_t r = 0; r < t.rows(); ++r) {
+      cells.clear();
+      table_cells(t, r, cells);
+      row(cells);
+    }
+  };
+  rows.write = [&](const Cells& cells) {
+    open(header);
+    w->row(cells);
+  };
+  rows.after_merge = [&](Statistic& s) {
+    const Table t = s.take_rows();
     if (t.rows() > 0) emit(t);
   };
-  Statistic* list[] = {&statistic};
-  const RunStats rs = compute(q, list, run_options(o), hooks);
-  emit(statistic.finish());
+  if (!run.compute(rows)) return;  // another MPI rank writes
+  emit(run.statistic().finish());
   w->finish();
-  out.commit();
-  report_run(o, rs);
+  out->commit();
+  if (written) written(run.statistic());
+  run.report();
 }
 
 void write_table(const CommonOptions& o, const Table& t) {

@@ -29,14 +29,27 @@ struct CommonOptions {
   unsigned prefetch = 0;
   unsigned gpu_streams = 0;
   bool gpu_seed_baseline = false;
+  std::string gpu_decode = "auto";
   std::string device = "auto";
   std::string output;
   std::string format = "tsv";
   int progress = -1;  // -1: when stderr is a terminal
   bool verbose = false;
   std::int64_t max_unit_variants = 0;
-  std::string pops;  // -P/--pops (commands that add_population_option)
+  std::string pops;           // -P/--pops (commands that add_population_option)
+  zarr::StoreOptions remote;  // URLs: --s3-endpoint, --anonymous, --cache-dir, ...
 };
+
+/// Add the options of remote stores (--s3-endpoint, --s3-region, --anonymous, --cache-dir,
+/// --max-requests, --max-retries, --stall-timeout) to a command that reads a store.
+void add_remote_options(CLI::App& cmd, zarr::StoreOptions& o);
+
+/// The store options of a command: @p o with, under -v, retries and notes logged on stderr.
+zarr::StoreOptions remote_options(const zarr::StoreOptions& o, bool verbose);
+
+/// Print a remote store's -v line (bytes, requests, retries, cache hits, throughput); nothing
+/// for a local store.
+void report_io(const zarr::IoStats& io);
 
 /// Add STORE and the common options to a subcommand.
 void add_common_options(CLI::App& cmd, CommonOptions& o);
@@ -168,8 +181,12 @@ void write_rows(TableWriter& w, const Table& t);
 /// Write a whole result table to -o in --format, with its note as the TSV comment.
 void write_table(const CommonOptions& o, const Table& t);
 
-/// Run one statistic over @p q and stream its table to -o: rows are written as the statistic
-/// finishes them (after each unit), the rest at the end; then the -v report.
-void run_table_command(const CommonOptions& o, const Query& q, Statistic& statistic);
+/// Run the statistic @p make builds over @p q (in this process, or across MPI ranks: see
+/// statistic_run.hpp) and stream its table to -o: rows are written as the statistic finishes
+/// them (after each unit), the rest at the end; then @p written (when set) with the finished
+/// statistic, on the writing process (a second output); then the -v report.
+void run_table_command(const CommonOptions& o, const Query& q,
+                       const std::function<std::unique_ptr<Statistic>()>& make,
+                       const std::function<void(Statistic&)>& written = {});
 
 }  // namespace vczstats::cli

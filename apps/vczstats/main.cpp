@@ -6,9 +6,11 @@
 #include <exception>
 
 #include "commands.hpp"
-#include "vczstats/error.hpp"
+#include "processes.hpp"
 
 int main(int argc, char** argv) {
+  // MPI ranks when mpirun/srun started this process (MPI builds); else this process alone.
+  vczstats::cli::Processes processes(argc, argv);
   CLI::App app{
       "vczstats: population-genetics statistics streamed from VCF Zarr (VCZ) stores on CPU "
       "threads or NVIDIA GPUs.\n"
@@ -19,31 +21,25 @@ int main(int argc, char** argv) {
   vczstats::cli::add_afdist_command(app);
   vczstats::cli::add_site_table_commands(app);
   vczstats::cli::add_window_commands(app);
+  vczstats::cli::add_haplotype_commands(app);
   vczstats::cli::add_spectra_commands(app);
   vczstats::cli::add_sample_stats_command(app);
+  vczstats::cli::add_ld_commands(app);
+  vczstats::cli::add_matrix_commands(app);
   vczstats::cli::add_convert_command(app);
   vczstats::cli::add_simulate_command(app);
   vczstats::cli::add_recompress_command(app);
+  for (const char* name : {"info", "convert", "simulate", "recompress"})
+    processes.rank0_only(app.get_subcommand(name));
+  int code = 0;
+  std::string message;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
-  } catch (const vczstats::UsageError& e) {
-    fmt::print(stderr, "vczstats: error: {}\n", e.what());
-    return 2;
-  } catch (const vczstats::Error& e) {
-    fmt::print(stderr, "vczstats: error: {}\n", e.what());
-    return 1;
-  } catch (const std::filesystem::filesystem_error& e) {
-    fmt::print(stderr, "vczstats: error: {}\n", e.what());
-    return 1;
-  } catch (const std::bad_alloc&) {
-    fmt::print(stderr, "vczstats: error: out of memory\n");
-    return 1;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "vczstats: internal error: {}\n", e.what());
-    return 1;
+    const int rc = vczstats::cli::primary_process() ? app.exit(e) : e.get_exit_code();
+    code = rc == 0 ? 0 : 2;
+  } catch (...) {
+    std::tie(code, message) = vczstats::cli::describe_error(std::current_exception());
   }
-  return 0;
+  return processes.finish(code, message);
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vczstats/genotypes.hpp"
@@ -80,6 +81,10 @@ class AfdistAccumulator {
   /// @brief Add another accumulator's histogram (same options).
   void merge(const AfdistAccumulator& other);
   AfdistResult finalize() const;
+  /// @brief The histogram and site count so far (to carry a partition's state elsewhere).
+  std::pair<std::vector<std::uint64_t>, std::int64_t> state() const { return {counts_, sites_}; }
+  /// @brief Replace them. @throws FormatError when the number of bins differs.
+  void set_state(std::vector<std::uint64_t> counts, std::int64_t sites);
   const AfdistOptions& options() const { return options_; }
   /// @brief Use only the generic per-call loop (testing the specialised fast paths).
   void set_generic_only(bool on) { generic_only_ = on; }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "vczstats/counts.hpp"
+#include "vczstats/exact_sum.hpp"
 
 namespace vczstats::stats {
 
@@ -23,13 +24,16 @@ class Harmonic {
 struct DiversitySums {
   std::int64_t n_sites = 0, n_seg = 0, singletons = 0, n_unfolded = 0, s_unfolded = 0;
   std::int64_t n_max = 0, n_max_u = 0;
-  double pi_sum = 0, theta_w = 0, theta_pi_u = 0, theta_h = 0, theta_l = 0;
+  /// Sums over sites (flush() at the end of each work unit: see StagedSum).
+  StagedSum pi_sum, theta_w, theta_pi_u, theta_h, theta_l;
   /// @brief Add one site: @p c holds the population's counts (layout width); @p ancestral is
   /// the index of the ancestral allele (0: REF), negative when unknown (the site is then left
   /// out of the unfolded statistics).
   void add(const std::int32_t* c, int alleles, Harmonic& harmonic, int ancestral = 0);
   /// @brief Add the sums of the same window from another partition of its sites.
   void merge(const DiversitySums& o);
+  /// @brief End a work unit (StagedSum::flush).
+  void flush();
 };
 
 /// @brief The window statistics of DiversitySums.
@@ -39,15 +43,21 @@ struct DiversityResult {
 DiversityResult finish_diversity(const DiversitySums& s, Harmonic& harmonic);
 
 /// @brief Per-pair divergence sums over the sites of a window (POPGEN.md §5). Weir &
-/// Cockerham's components use the complete genotypes of the genotype classes, so they are
-/// defined at sites where the two populations' called alleles are REF and at most one ALT.
+/// Cockerham's components come from the two populations' tallies of complete diploid calls
+/// (each allele's copies and heterozygous carriers: UnitData::tallies), summed over alleles.
 struct DivergenceSums {
   std::int64_t n_sites = 0, n_hudson = 0, n_wc = 0;
-  double dxy_sum = 0, pi1_sum = 0, pi2_sum = 0, hudson_num = 0, hudson_den = 0;
-  double wc_a = 0, wc_abc = 0, wc_fst_sum = 0, nei_num = 0, nei_ht = 0;
-  void add(const std::int32_t* c1, const std::int32_t* c2, int alleles);
+  /// Sums over sites (flush() at the end of each work unit: see StagedSum).
+  StagedSum dxy_sum, pi1_sum, pi2_sum, hudson_num, hudson_den;
+  StagedSum wc_a, wc_abc, wc_fst_sum, nei_num, nei_ht;
+  /// @brief Add one site: @p c1, @p c2 the two populations' counts; @p t1, @p t2 their tallies
+  /// (null: Weir & Cockerham's terms are left out).
+  void add(const std::int32_t* c1, const std::int32_t* c2, int alleles,
+           const std::int32_t* t1 = nullptr, const std::int32_t* t2 = nullptr);
   /// @brief Add the sums of the same window from another partition of its sites.
   void merge(const DivergenceSums& o);
+  /// @brief End a work unit (StagedSum::flush).
+  void flush();
 };
 
 /// @brief pi of one population's counts at a site, or NaN when fewer than 2 called alleles.

@@ -28,16 +28,18 @@ struct WindowOptions {
 
 /// @brief Everything a query is built from (the CLI's common options, or Python's arguments).
 struct QueryOptions {
-  std::string store;         ///< directory, .zip (or URL where the store layer supports it)
-  std::string regions;       ///< -r: chr, chr:pos, chr:beg-end, chr:beg-, comma-separated
-  std::string regions_file;  ///< -R
+  std::string store;                 ///< directory, .zip, or URL (http(s)://, s3://, gs://)
+  zarr::StoreOptions store_options;  ///< remote stores: endpoint, credentials, cache, retries
+  std::string regions;               ///< -r: chr, chr:pos, chr:beg-end, chr:beg-, comma-separated
+  std::string regions_file;          ///< -R
   vcz::RegionOverlap overlap = vcz::RegionOverlap::Record;
-  std::vector<std::string> samples;        ///< -s names; a leading '^' on the first excludes
-  std::string samples_file;                ///< -S
-  bool force_samples = false;              ///< ignore requested samples absent from the store
-  std::string pops_file;                   ///< -P: sample, population
-  std::vector<vcz::PopulationEntry> pops;  ///< populations given in memory (instead of a file)
-  std::int64_t max_unit_variants = 0;      ///< split work units (testing; 0: one chunk)
+  std::vector<std::string> samples;  ///< -s names; a leading '^' on the first excludes
+  std::string samples_file;          ///< -S
+  bool force_samples = false;        ///< ignore requested samples absent from the store
+  std::string pops_file;             ///< -P: sample, population
+  /// Populations given in memory (sample, population), instead of a file.
+  std::vector<std::pair<std::string, std::string>> pops;
+  std::int64_t max_unit_variants = 0;  ///< split work units (testing; 0: one chunk)
   WindowOptions windows;
   std::string ancestral = "ref";  ///< ref, aa or an ancestral FASTA
   std::string accessible;         ///< accessibility mask (BED or CHROM BEG END)
@@ -73,6 +75,7 @@ struct Query {
   std::string accessible_path;
   std::string ancestral = "ref";
   std::vector<std::string> warnings;  ///< e.g. regions on contigs the store lacks
+  vcz::SetupTimes setup;              ///< what building it took
 
   /// @brief The index of population @p name. @throws UsageError naming @p option.
   int population(const std::string& name, const char* option) const;

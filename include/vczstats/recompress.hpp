@@ -36,6 +36,8 @@ struct RecompressOptions {
   std::function<void(std::int64_t done, std::int64_t total)> progress;
   /// @brief Polled between blocks; when it becomes true recompress() throws IoError.
   const std::atomic<bool>* cancelled = nullptr;
+  /// @brief How to open the input when it is a URL (remote stores).
+  zarr::StoreOptions input_store;
 };
 
 /// @brief What recompress() did.
@@ -47,19 +49,20 @@ struct RecompressReport {
   std::uint64_t output_stored_bytes = 0;
   std::uint64_t decoded_bytes = 0;  ///< numeric arrays' decoded size
   double seconds = 0;
+  zarr::IoStats input_io;  ///< what reading a remote input fetched
 };
 
-/// @brief Recompress the store at @p input into a new directory store at @p output_dir.
+/// @brief Recompress the store at @p input (a path or a URL) into a new directory store at
+/// @p output_dir.
 /// @throws UsageError for an unknown array name, FormatError/IoError from reading or writing.
-RecompressReport recompress(const std::filesystem::path& input,
-                            const std::filesystem::path& output_dir,
+RecompressReport recompress(const std::string& input, const std::filesystem::path& output_dir,
                             const RecompressOptions& options);
 
 /// @brief Check that every array of @p a is in @p b with the same shape, data type, fill value,
 /// attributes and values (any chunking or codec), and that the group attributes are equal;
 /// reads block by block on @p threads threads.
 /// @throws FormatError naming the first difference.
-void verify_same(const std::filesystem::path& a, const std::filesystem::path& b,
-                 unsigned threads = 0);
+void verify_same(const std::string& a, const std::filesystem::path& b, unsigned threads = 0,
+                 const zarr::StoreOptions& a_options = {});
 
 }  // namespace vczstats::recompress

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "vczstats/exact_sum.hpp"
+
 namespace vczstats::stats {
 
 /// @brief What one sample accumulates over the selected sites.
@@ -13,7 +15,7 @@ struct SampleSums {
   std::int64_t missing_ct = 0;  ///< ... of which its genotype has a missing allele
   std::int64_t het_sites = 0;   ///< N of --het: its complete diploid calls at polymorphic sites
   std::int64_t o_hom = 0;       ///< ... of which homozygous
-  double e_hom = 0;             ///< sum over those sites of sum_a p_a^2
+  ExactSum e_hom;               ///< sum over those sites of sum_a p_a^2 (exact: any order of units)
 
   /// @brief Add another block's or partition's sums.
   void merge(const SampleSums& o) {

@@ -8,20 +8,29 @@
 //   begin(cursor)                 the sites before this partition (default: none)
 //   accumulate(unit) × units      in plan order, on one thread
 //   accumulate_samples(sums)      once, for per-sample statistics
+//   accumulate_pairs(batch)       variant-pair family: each unit's pairs, then a final batch
+//   accumulate_sample_matrix(s)   once, for the matrix family (sums over pairs of samples)
 //   take_rows()                   any time: rows that are final, to stream large outputs
-//   merge(next partition)         partitions in order (MPI ranks), associative
+//   merge(next partition)         partitions in order (MPI ranks), associative; save() and
+//                                 load() carry a partition's state to another process
 //   finish()                      the remaining rows
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 
 #include "vczstats/afdist.hpp"
+#include "vczstats/archive.hpp"
 #include "vczstats/counts.hpp"
+#include "vczstats/packed.hpp"
+#include "vczstats/packed_haplotypes.hpp"
+#include "vczstats/sample_matrix.hpp"
 #include "vczstats/sample_stats.hpp"
 #include "vczstats/table.hpp"
+#include "vczstats/variant_pairs.hpp"
 #include "vczstats/variants.hpp"
 #include "vczstats/windows.hpp"
 
@@ -31,11 +40,16 @@ namespace vczstats {
 struct PassNeeds {
   bool counts = false;  ///< allele counts per site and population (stats::AlleleCountsPass)
   std::optional<stats::AfdistMethod> afdist;  ///< per-site afdist counts of this method
+  bool tallies = false;                       ///< complete diploid tallies per site and population
   bool sample_sums = false;                   ///< per-sample sums (a second pass over each unit)
   bool positions = false;                     ///< variant contig and position
   bool alleles = false;                       ///< variant_allele (number of alleles, REF length)
   bool ids = false;                           ///< variant_id
   bool ancestral = false;  ///< ancestral allele index per site (Query::ancestral)
+  bool packed = false;     ///< packed genotypes of every unit on the host (UnitData::packed)
+
+  /// Bit-packed phased haplotypes (the heavy pass checks call_genotype_phased).
+  bool haplotypes = false;
 
   /// @brief Everything either needs.
   PassNeeds operator|(const PassNeeds& o) const;
@@ -46,10 +60,17 @@ struct UnitData {
   std::int64_t index = 0;               ///< unit index in the plan
   const vcz::WorkUnit* unit = nullptr;  ///< rows [begin, end) and their mask
   stats::CountsLayout layout;
-  std::span<const std::int32_t> counts;         ///< rows × layout.site_width() (when asked)
-  std::span<const stats::AfdistSite> afdist;    ///< rows (when asked)
+  std::span<const std::int32_t> counts;       ///< rows × layout.site_width() (when asked)
+  std::span<const stats::AfdistSite> afdist;  ///< rows (when asked)
+  /// rows × pops × (2 alleles + 1) (when asked): per population, each allele's copies and
+  /// heterozygous carriers among complete diploid calls, then the number of such calls
+  std::span<const std::int32_t> tallies;
   const vcz::VariantBlock* variants = nullptr;  ///< rows (the fields asked for)
   std::span<const int> ancestral;               ///< rows (when asked): allele index, -1 unknown
+  const PackedGenotypeView* packed = nullptr;   ///< rows, host words (when asked)
+
+  /// Rows (when asked): bit-packed phased haplotypes, host memory.
+  const PhasedHaplotypeView* haplotypes = nullptr;
 
   std::int64_t rows() const { return unit->size(); }
   /// @brief Whether row @p r is selected (the unit's mask).
@@ -60,6 +81,25 @@ struct UnitData {
   const std::int32_t* site(std::int64_t r, int pop = 0) const {
     return counts.data() + r * layout.site_width() + std::int64_t{pop} * layout.width();
   }
+  /// @brief The tallies of population @p pop at row @p r.
+  const std::int32_t* site_tallies(std::int64_t r, int pop) const {
+    const std::int64_t w = 2 * std::int64_t{layout.alleles} + 1;
+    return tallies.data() + (r * layout.pops + pop) * w;
+  }
+};
+
+namespace stats::haplo {
+class SegmentRunner;
+}
+
+/// @brief Where compute() runs the heavy pass. Statistics with device work of their own beyond
+/// the heavy pass (the haplotype family's segment kernels) run it there too.
+struct ExecutionContext {
+  bool gpu = false;
+  int device = 0;        ///< CUDA device index when gpu
+  unsigned threads = 0;  ///< CPU threads (0: all cores)
+  /// Makes the GPU's segment runner (set when gpu).
+  std::function<std::unique_ptr<stats::haplo::SegmentRunner>()> gpu_segment_runner;
 };
 
 /// @brief A statistic's light level (see the file comment).
@@ -69,12 +109,24 @@ class Statistic {
   /// @brief A short name for messages ("diversity").
   virtual std::string name() const = 0;
   virtual PassNeeds needs() const = 0;
+  /// @brief The device compute() chose, before the first unit (default: ignored).
+  virtual void attach(const ExecutionContext& context) { (void)context; }
   /// @brief Start a partition whose sites follow those summarised by @p cursor.
   virtual void begin(const stats::SiteCursor& cursor) { (void)cursor; }
   /// @brief Reduce one unit's heavy-pass output (units in plan order).
   virtual void accumulate(const UnitData& unit) { (void)unit; }
   /// @brief Per-sample sums of the partition, in selection order (needs().sample_sums).
   virtual void accumulate_samples(std::span<const stats::SampleSums> sums) { (void)sums; }
+  /// @brief Variant-pair family (ld, prune): the pairs of nearby variants the heavy pass
+  /// evaluates for this statistic (variant_pairs.hpp), or null.
+  virtual const PairRequest* pair_request() const { return nullptr; }
+  /// @brief Variant-pair family: the pass's batch of each unit in plan order, then a final one.
+  virtual void accumulate_pairs(PairBatch&& batch) { (void)batch; }
+  /// @brief Matrix family: the sums over pairs of samples the heavy pass accumulates for this
+  /// statistic (sample_matrix.hpp), or null.
+  virtual const SampleMatrixRequest* sample_matrix() const { return nullptr; }
+  /// @brief Matrix family: the partition's sums, once after its pass.
+  virtual void accumulate_sample_matrix(SampleMatrixSums&& sums) { (void)sums; }
   /// @brief Remove and return the rows no later site can change (to stream large outputs).
   virtual Table take_rows() { return {}; }
   /// @brief Absorb @p later, the next partition of the same statistic (same query and options,
@@ -82,6 +134,11 @@ class Statistic {
   virtual void merge(Statistic& later) = 0;
   /// @brief The rows left, after the last partition.
   virtual Table finish() = 0;
+  /// @brief Write the partition's state, for merge() in another process (MPI rank 0).
+  virtual void save(ByteWriter& w) const = 0;
+  /// @brief Replace the state with one that save() wrote (same query and options).
+  /// @throws FormatError when the bytes are not such a state.
+  virtual void load(ByteReader& r) = 0;
 };
 
 }  // namespace vczstats

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "vczstats/archive.hpp"
+
 namespace vczstats {
 
 /// @brief One column of a Table.
@@ -70,6 +72,12 @@ class Table {
   Table empty_like() const;
   /// @brief Append the rows of @p more (same columns) after ours.
   void append(const Table& more);
+
+  /// @brief Write the rows (values of every column; names and kinds as a check; not labels).
+  void save(ByteWriter& w) const;
+  /// @brief Replace the rows with saved ones; the columns (and their labels) stay ours.
+  /// @throws FormatError when the saved columns differ.
+  void load(ByteReader& r);
 };
 
 }  // namespace vczstats

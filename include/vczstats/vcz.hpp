@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "vczstats/string_table.hpp"
 #include "vczstats/zarr.hpp"
 
 namespace vczstats::vcz {
@@ -91,14 +92,26 @@ struct SampleSelection {
   std::int64_t size() const { return static_cast<std::int64_t>(indices.size()); }
 };
 
+/// @brief Seconds spent in the setup steps of a query, before its scan (shown by -v).
+struct SetupTimes {
+  double open_store = 0;    ///< the store's metadata, contigs and arrays (sample_id aside)
+  double read_samples = 0;  ///< reading sample_id
+  double selection = 0;     ///< -s/-S: reading the list, matching names, building the selection
+  double populations = 0;   ///< -P: reading the file, matching, grouping by chunk and population
+  /// @brief All steps together.
+  double total() const { return open_store + read_samples + selection + populations; }
+};
+
 /// @brief An opened VCF Zarr store.
 class VczStore {
  public:
-  /// @brief Open a directory or zip store and check that it is VCF Zarr (sample_id,
-  /// variant_position, contig_id; call_genotype unless the store is sites-only): dimensions,
-  /// element types, matching lengths, valid UTF-8 ids, and the limits above.
-  /// @throws IoError, FormatError.
-  static VczStore open(const std::filesystem::path& path);
+  /// @brief Open a directory or zip store, or a URL (http(s)://, s3://, gs://; see
+  /// zarr::open_store), and check that it is VCF Zarr (sample_id, variant_position, contig_id;
+  /// call_genotype unless the store is sites-only): dimensions, element types, matching lengths,
+  /// valid UTF-8 ids, and the limits above. When @p times is given, its open_store and
+  /// read_samples are set. @throws IoError, FormatError.
+  static VczStore open(const std::string& path, const zarr::StoreOptions& options = {},
+                       SetupTimes* times = nullptr);
 
   const std::string& path() const { return path_; }
   const zarr::Store& store() const { return *store_; }
@@ -113,8 +126,13 @@ class VczStore {
   std::int64_t num_samples_total() const;
   /// @brief Length of the ploidy axis of call_genotype (0 for a sites-only store).
   std::int64_t ploidy() const;
-  /// @brief sample_id for every position of the samples axis ("" = hidden).
-  const std::vector<std::string>& sample_ids() const { return sample_ids_; }
+  /// @brief sample_id for every position of the samples axis ("" = hidden), in one buffer.
+  const StringTable& sample_ids() const;
+  /// @brief The index of the visible sample named by each of @p names (-1: none), in one
+  /// batched pass; names listed in store order match without a lookup. The first call builds
+  /// a hash index of the names (8 to 16 bytes per sample; thread-safe). @throws FormatError when
+  /// two visible samples share a name.
+  std::vector<std::int64_t> find_samples(const StringTable& names) const;
   const std::vector<std::string>& contig_ids() const { return contig_ids_; }
   /// @brief The index of contig @p name, or nullopt when the store has no such contig.
   std::optional<std::int32_t> find_contig(std::string_view name) const;
@@ -138,10 +156,10 @@ class VczStore {
   /// @brief All visible samples (sample_id != "").
   SampleSelection all_samples() const;
   /// @brief Samples named in @p names (bcftools -s semantics; a leading '^' on the first name
-  /// excludes the listed samples instead). @throws UsageError for an unknown name unless
-  /// @p ignore_missing.
-  SampleSelection select_samples(const std::vector<std::string>& names,
-                                 bool ignore_missing = false) const;
+  /// excludes the listed samples instead; a name listed twice counts once), ascending. Linear
+  /// in the number of names and samples. @throws UsageError for an unknown name unless
+  /// @p ignore_missing, and when nothing is selected.
+  SampleSelection select_samples(const StringTable& names, bool ignore_missing = false) const;
 
   /// @brief The chunk plan for the whole store (@p regions empty) or for regions. Units never
   /// span two variant chunks and hold at most @p max_unit_variants variants (0: a whole chunk).
@@ -159,7 +177,8 @@ class VczStore {
   bool has_genotypes_ = false;
   zarr::Array genotypes_;
   zarr::Array positions_;
-  std::vector<std::string> sample_ids_;
+  struct Samples;                     // sample_id and its name index, built on first use
+  std::shared_ptr<Samples> samples_;  // shared by copies of the store
   std::vector<std::string> contig_ids_;
   std::unordered_map<std::string, std::int32_t> contig_index_;
   std::optional<std::vector<std::int64_t>> contig_lengths_;
@@ -168,7 +187,8 @@ class VczStore {
 /// @brief Split a comma-separated list ("a,b,c"); empty items are dropped.
 std::vector<std::string> split_list(std::string_view s, char sep = ',');
 
-/// @brief Read sample names from a file, one per line (first whitespace-separated column).
-std::vector<std::string> read_samples_file(const std::filesystem::path& path);
+/// @brief Read sample names from a file, one per line (first whitespace-separated column; lines
+/// whose first column starts with '#' are skipped), in one pass into one buffer.
+StringTable read_samples_file(const std::filesystem::path& path);
 
 }  // namespace vczstats::vcz

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "vczstats/archive.hpp"
 #include "vczstats/error.hpp"
 
 namespace vczstats::stats {
@@ -57,6 +58,7 @@ struct SiteCursor {
   std::int64_t pos = 0;          ///< its position
   std::int64_t group_sites = 0;  ///< windowed sites of that group before the partition
   std::int64_t biallelic = 0;    ///< selected biallelic sites before (f-statistics blocks)
+  std::int64_t selected = 0;     ///< selected sites before, windowed or not (variant pairs)
 };
 
 /// @brief The most windows one group may have (a guard against a contig length or position
@@ -186,6 +188,16 @@ class WindowAccumulator {
 
   /// @brief Windows waiting (heads included).
   std::size_t pending() const { return pending_.size(); }
+  /// @brief Call @p fn(Sums&) on the sums of every window waiting (e.g. at the end of a unit).
+  template <class Fn>
+  void for_each_sums(Fn&& fn) {
+    for (auto& w : pending_) fn(w.sums);
+  }
+  /// @brief Call @p f(const Window&) on every window waiting (heads included), in order.
+  template <class F>
+  void for_each_pending(F&& f) const {
+    for (const auto& w : pending_) f(w);
+  }
   /// @brief Head windows waiting (they lead pending).
   std::size_t heads() const {
     std::size_t n = 0;
@@ -233,6 +245,54 @@ class WindowAccumulator {
     next_interval_ = later.next_interval_;
     last_pos_ = later.last_pos_;
     group_sites_ = later.group_sites_;
+  }
+
+  /// @brief Write the state (@p save_sums(ByteWriter&, const Sums&) writes one window's sums).
+  template <class SaveSums>
+  void save(ByteWriter& w, SaveSums&& save_sums) const {
+    w.put(group_);
+    w.put<std::uint8_t>(started_);
+    w.put(next_k_);
+    w.put<std::uint64_t>(next_interval_);
+    w.put(last_pos_);
+    w.put(group_sites_);
+    w.put<std::uint64_t>(pending_.size());
+    for (const auto& x : pending_) {
+      w.put(x.contig);
+      w.put(x.start);
+      w.put(x.end);
+      w.put(x.sites);
+      w.put(x.group_key);
+      w.put(x.index);
+      w.put<std::uint8_t>(x.closed);
+      w.put<std::uint8_t>(x.head);
+      save_sums(w, x.sums);
+    }
+  }
+  /// @brief Replace the state with a saved one (@p load_sums(ByteReader&, Sums&)).
+  template <class LoadSums>
+  void load(ByteReader& r, LoadSums&& load_sums) {
+    group_ = r.get<WindowGroup>();
+    started_ = r.get<std::uint8_t>() != 0;
+    next_k_ = r.get<std::int64_t>();
+    next_interval_ = static_cast<std::size_t>(r.get<std::uint64_t>());
+    last_pos_ = r.get<std::int64_t>();
+    group_sites_ = r.get<std::int64_t>();
+    const auto n = r.get<std::uint64_t>();
+    pending_.clear();
+    for (std::uint64_t i = 0; i < n; ++i) {
+      Window x{0, 0, 0, 0, make_(), -1, 0, false, false};
+      x.contig = r.get<std::int32_t>();
+      x.start = r.get<std::int64_t>();
+      x.end = r.get<std::int64_t>();
+      x.sites = r.get<std::int64_t>();
+      x.group_key = r.get<std::int64_t>();
+      x.index = r.get<std::int64_t>();
+      x.closed = r.get<std::uint8_t>() != 0;
+      x.head = r.get<std::uint8_t>() != 0;
+      load_sums(r, x.sums);
+      pending_.push_back(std::move(x));
+    }
   }
 
   /// @brief Close the last group (its empty windows up to a known end included) and return

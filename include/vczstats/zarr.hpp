@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vczstats/string_table.hpp"
+
 namespace vczstats::zarr {
 
 /// @brief Runs independent tasks, possibly in parallel (a thread pool implements it). The zarr
@@ -47,6 +49,10 @@ class Bytes {
   std::span<const std::byte> span() const { return view_; }
   const std::byte* data() const { return view_.data(); }
   std::size_t size() const { return view_.size(); }
+  /// @brief Bytes [offset, offset + length) of these, sharing their owner (no copy).
+  Bytes slice(std::size_t offset, std::size_t length) const {
+    return Bytes(view_.subspan(offset, length), owner_);
+  }
 
  private:
   std::shared_ptr<const void> owner_;
@@ -57,6 +63,40 @@ class Bytes {
 struct StoreEntry {
   std::string key;
   std::uint64_t stored_size = 0;
+};
+
+/// @brief What a store fetched over the network (remote stores; local stores report zeros).
+struct IoStats {
+  std::int64_t bytes_fetched = 0;  ///< response body bytes received (failed attempts included)
+  std::int64_t requests = 0;       ///< HTTP requests completed (retries included)
+  std::int64_t retries = 0;        ///< requests repeated after a 5xx, a timeout or a cut body
+  std::int64_t cache_hits = 0;     ///< objects served from the local chunk cache
+  std::int64_t cache_bytes = 0;    ///< bytes served from the local chunk cache
+  double seconds = 0;              ///< wall time with at least one request in flight
+};
+
+/// @brief How to open remote stores (http://, https://, s3://, gs://); local stores ignore it.
+/// Fields left empty fall back, when @ref use_environment is set, to the usual environment:
+/// AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL, AWS_REGION / AWS_DEFAULT_REGION, AWS_ACCESS_KEY_ID /
+/// AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN, AWS_PROFILE with ~/.aws/credentials and
+/// ~/.aws/config (AWS_SHARED_CREDENTIALS_FILE, AWS_CONFIG_FILE), and STORAGE_EMULATOR_HOST for
+/// gs://.
+struct StoreOptions {
+  std::string s3_endpoint;   ///< S3-compatible server, e.g. http://127.0.0.1:9000 (path-style)
+  std::string s3_region;     ///< signing region (default us-east-1, or the bucket's on AWS)
+  std::string gcs_endpoint;  ///< gs:// server (default https://storage.googleapis.com)
+  bool anonymous = false;    ///< send unsigned requests (public buckets), even with credentials
+  std::string access_key_id, secret_access_key, session_token;  ///< explicit S3 credentials
+  std::string cache_dir;      ///< local chunk cache keyed by URL, ETag and size ("" = none)
+  unsigned max_requests = 0;  ///< HTTP requests in flight (0: 32)
+  int max_retries = 5;        ///< retries of a request after 5xx, timeouts, cut bodies
+  double retry_backoff_seconds = 0.1;  ///< first retry's delay; doubles, capped at 5 s
+  double stall_seconds = 30;           ///< a transfer that receives nothing this long is retried
+  double connect_seconds = 10;         ///< connection timeout
+  std::int64_t readahead_bytes = std::int64_t{256} << 20;  ///< fetched ahead, not yet read
+  bool use_environment = true;  ///< read the AWS_* variables and ~/.aws files
+  /// @brief Receives notes (retries, credentials used); may be empty.
+  std::function<void(const std::string&)> log;
 };
 
 /// @brief A key-value store of Zarr objects. Keys use '/' separators, no leading '/'.
@@ -73,15 +113,30 @@ class Store {
   /// @brief Names of the keys and folders directly below the folder @p prefix ("" = root),
   /// sorted. The default derives them from list(); stores override it when they can do better.
   virtual std::vector<std::string> children(std::string_view prefix) const;
-  /// @brief The path the store was opened from, for messages.
+  /// @brief The path or URL the store was opened from, for messages.
   virtual const std::string& path() const = 0;
+  /// @brief Read-ahead hint: these keys will be read soon, roughly in this order. Remote stores
+  /// start fetching them (many requests in flight, within StoreOptions::readahead_bytes) so that
+  /// a later get() finds them arrived; local stores ignore it. Keys may be absent.
+  virtual void prefetch(std::span<const std::string> keys) const;
+  /// @brief Drop read-ahead hints not yet started (e.g. when a run stops early).
+  virtual void cancel_prefetch() const;
+  /// @brief Whether prefetch() does anything (a remote store), so callers can skip building keys.
+  virtual bool reads_ahead() const { return false; }
+  /// @brief Network counters so far (zeros for local stores).
+  virtual IoStats io_stats() const { return {}; }
 };
 
-/// @brief Open a directory store or a zip store (detected from the file's content), read-only.
-/// A directory store reads regular files only: a key that is a FIFO, socket or device is an
-/// IoError, never opened (it could block or never end).
-/// @throws IoError when the path cannot be opened, FormatError for a corrupt zip.
-std::shared_ptr<const Store> open_store(const std::filesystem::path& path);
+/// @brief Whether @p path is a URL open_store reads remotely: http://, https://, s3://, gs://.
+bool is_remote_url(std::string_view path);
+
+/// @brief Open a store read-only: a directory, a zip file (detected from its content), or a URL
+/// (http:// or https:// of a directory-style store or of a .zip read with range requests;
+/// s3://bucket/prefix; gs://bucket/prefix). A directory store reads regular files only: a key
+/// that is a FIFO, socket or device is an IoError, never opened (it could block or never end).
+/// @throws IoError when the path cannot be opened or fetched, FormatError for a corrupt zip,
+/// UsageError for a URL when the library was built without remote support.
+std::shared_ptr<const Store> open_store(const std::string& path, const StoreOptions& options = {});
 
 /// @brief Kinds of element a Zarr array can hold once decoded.
 enum class DataKind { Bool, Int, UInt, Float, String };
@@ -109,6 +164,57 @@ struct ArrayMetadata {
   nlohmann::json attributes;          ///< .zattrs (v2) or "attributes" (v3)
   std::vector<std::string> dimension_names;  ///< _ARRAY_DIMENSIONS or dimension_names
 };
+
+/// @brief One bytes-to-bytes codec of a chunk encoding (compressor or checksum), with the
+/// parameters its metadata gives.
+struct BytesCodecSpec {
+  /// @brief Which codec.
+  enum class Kind { Blosc, Zstd, Lz4, Zlib, Gzip, Bz2, Crc32c };
+  Kind kind = Kind::Zstd;
+  std::string
+      name;       ///< as in the metadata: "blosc", "zstd", "lz4", "zlib", "gzip", "bz2", "crc32c"
+  int level = 0;  ///< zstd/zlib/gzip/bz2 level, lz4 acceleration, blosc clevel
+  std::string cname;  ///< blosc: internal codec (lz4, lz4hc, zstd, zlib, blosclz, snappy)
+  int shuffle = 0;    ///< blosc: 0 none, 1 byte, 2 bit, -1 auto (bit for 1-byte items, else byte)
+  int typesize = 0;   ///< blosc: element size (0: not given; every chunk header says it)
+  std::int64_t blocksize = 0;  ///< blosc: 0 = automatic
+};
+
+struct ShardingSpec;
+
+/// @brief How every chunk of an array is encoded, normalised across Zarr v2 and v3, so that a
+/// device can decode a chunk's compressed bytes (Array::read_chunk_encoded) itself.
+struct ChunkEncoding {
+  /// @brief What turns the bytes into the array: plain fixed-size elements, strings, or shards.
+  enum class Layout { Bytes, Strings, Sharding };
+  std::vector<std::int64_t> shape;  ///< decoded chunk shape
+  int itemsize = 1;                 ///< bytes per element (0: strings)
+  /// @brief Array-to-array codecs in encoding order (transpose, delta, packbits, byteswap for
+  /// big-endian v2 dtypes); a device decodes none of them.
+  std::vector<std::string> array_filters;
+  Layout layout = Layout::Bytes;
+  bool big_endian = false;  ///< Bytes layout: elements stored big-endian (v3 bytes codec)
+  std::vector<BytesCodecSpec> bytes_codecs;      ///< in encoding order (decode backwards)
+  std::shared_ptr<const ShardingSpec> sharding;  ///< Sharding layout only
+  std::vector<std::byte> fill_value;             ///< one decoded element (empty for strings)
+  /// @brief Bytes of one decoded chunk.
+  std::uint64_t decoded_bytes() const;
+};
+
+/// @brief v3 sharding_indexed: a shard holds inner chunks and an index of (offset, nbytes)
+/// little-endian uint64 pairs, all-ones for an absent inner chunk.
+struct ShardingSpec {
+  std::vector<std::int64_t> inner_shape;
+  bool index_at_end = true;
+  ChunkEncoding inner;  ///< encoding of each inner chunk
+  ChunkEncoding index;  ///< encoding of the index (shape: inner grid + [2], uint64)
+};
+
+/// @brief Whether every stage of @p encoding has a device decoder (backend/cuda/decode): blosc
+/// with internal lz4/lz4hc/zstd and any shuffle, plain zstd, numcodecs lz4, v3 bytes of
+/// single-byte or little-endian elements, crc32c (checked on the host), sharding_indexed with a
+/// decodable inner pipeline. Otherwise false, and @p why_not (when given) says which stage.
+bool device_decodable(const ChunkEncoding& encoding, std::string* why_not = nullptr);
 
 /// @brief One array of a store. Immutable once opened, so it may be shared between threads.
 class Array {
@@ -144,6 +250,11 @@ class Array {
   /// order, native byte order. An absent chunk reads as the fill value.
   /// @throws FormatError naming store, array and chunk key when the chunk is corrupt.
   void read_chunk(std::span<const std::int64_t> chunk_index, std::span<std::byte> out) const;
+  /// @brief The stored (still encoded) bytes of one chunk, as read_chunk would decode them;
+  /// nullopt when the chunk is absent (it reads as the fill value).
+  std::optional<Bytes> read_chunk_encoded(std::span<const std::int64_t> chunk_index) const;
+  /// @brief How every chunk of this array is encoded.
+  const ChunkEncoding& chunk_encoding() const;
   /// @brief Decode one chunk of a string array (full chunk shape, C order).
   std::vector<std::string> read_chunk_strings(std::span<const std::int64_t> chunk_index) const;
 
@@ -154,6 +265,9 @@ class Array {
   /// @brief Read a region of a string array.
   std::vector<std::string> read_region_strings(std::span<const std::int64_t> start,
                                                std::span<const std::int64_t> stop) const;
+  /// @brief Read a whole one-dimensional string array into one StringTable (no allocation per
+  /// string; for sample_id of a million samples). @throws UsageError for other arrays.
+  StringTable read_string_table() const;
   /// @brief Read a whole numeric or bool array converted to T (small arrays only).
   template <class T>
   std::vector<T> read_all_as() const;

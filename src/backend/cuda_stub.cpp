@@ -1,5 +1,9 @@
 // Built when the CUDA backend is disabled at configure time (-DVCZSTATS_CUDA=OFF).
+#include "backend/device_blocks.hpp"
+#include "backend/pair_band.hpp"
+#include "backend/sample_matrix_pass.hpp"
 #include "backend/site_pass.hpp"
+#include "stats/haplo_runner.hpp"
 #include "vczstats/device.hpp"
 #include "vczstats/error.hpp"
 
@@ -22,6 +26,26 @@ bool gpu_available(std::string* reason, int) {
 namespace backend {
 void run_site_pass_gpu(const SitePassSpec&, const Deliver&, std::vector<stats::SampleSums>*,
                        RunStats*) {
+  throw UsageError(std::string("--device gpu: ") + kNoCuda);
+}
+
+std::unique_ptr<DeviceBlockCopier> DeviceBlockCopier::make(int, unsigned) {
+  throw UsageError(std::string("device gpu: ") + kNoCuda);
+}
+
+std::unique_ptr<PairBand> make_pair_band_gpu(const PairBandSpec&) {
+  throw UsageError(std::string("--device gpu: ") + kNoCuda);
+}
+
+std::unique_ptr<SampleMatrixAccumulator> make_sample_matrix_gpu(const SampleMatrixSpec&) {
+  throw UsageError(std::string("--device gpu: ") + kNoCuda);
+}
+
+std::unique_ptr<PackedHostMirror> make_packed_host_mirror_gpu(std::int64_t, int) {
+  throw UsageError(std::string("--device gpu: ") + kNoCuda);
+}
+
+std::unique_ptr<stats::haplo::SegmentRunner> make_gpu_segment_runner(int) {
   throw UsageError(std::string("--device gpu: ") + kNoCuda);
 }
 }  // namespace backend

@@ -12,21 +12,74 @@
 
 #include "vczstats/afdist.hpp"
 #include "vczstats/counts.hpp"
+#include "vczstats/packed.hpp"
+#include "vczstats/packed_haplotypes.hpp"
 #include "vczstats/run.hpp"
 #include "vczstats/sample_stats.hpp"
 #include "vczstats/variants.hpp"
 #include "vczstats/vcz.hpp"
 
+namespace vczstats::stats::haplo {
+class SegmentRunner;
+}
+
 namespace vczstats::backend {
 
-/// @brief Per-sample sums (missingness, homozygosity): two phases per unit. Phase 0 counts the
-/// alleles of complete diploid calls per site and population (alleles + 1 columns: the count of
-/// such calls last), which give each site's expected homozygosity; phase 1 adds every sample's
-/// sums (stats/sample_math.hpp).
-struct SampleSumsRequest {
+/// @brief Tallies of complete diploid calls per site and population (stats/tallies_math.hpp:
+/// each allele's copies, each allele's heterozygous carriers, the number of such calls), for
+/// Weir & Cockerham's Fst and the per-sample sums.
+struct TalliesRequest {
   const std::vector<std::int32_t>* population_of = nullptr;  ///< per selected sample
   int pops = 1;
-  int alleles = 2;  ///< allele columns of the store
+  int alleles = 2;       ///< allele columns of the store
+  bool deliver = false;  ///< hand them over with each unit (else only phase 1 uses them)
+  /// @brief int32 columns per site.
+  std::int64_t site_width() const { return std::int64_t{pops} * (2 * alleles + 1); }
+};
+
+/// @brief Receives every unit's packed genotypes (all selected samples, vczstats/packed.hpp) in
+/// plan order, on the calling thread: the input of the matrix family, whose tile accumulators
+/// plug in here.
+class PackedSink {
+ public:
+  virtual ~PackedSink() = default;
+  /// @brief CPU backend: host words, valid during the call.
+  virtual void host_unit(std::int64_t unit, const PackedGenotypeView& view) = 0;
+  /// @brief GPU backend: device words on device spec.device, valid for work queued on
+  /// @p stream (a cudaStream_t) during the call; the buffer is reused after that work.
+  virtual void device_unit(std::int64_t unit, const PackedGenotypeView& view, void* stream) = 0;
+};
+
+/// @brief Bit planes of haplotypes (the variant-pair family's --hap input): per variant row two
+/// planes of words_per_plane 64-bit words over the samples × ploidy slots of the selection (slot
+/// k of sample i is bit i * ploidy + k): a non-REF allele, a called allele (missing and fill
+/// slots are not called). Non-owning; on the GPU backend the words are device memory.
+struct PackedHaplotypeView {
+  const std::uint64_t* words = nullptr;
+  std::int64_t variants = 0;
+  std::int64_t haplotypes = 0;
+  std::int64_t words_per_plane = 0;
+  std::int64_t variant_offset = 0;  ///< global index of row 0
+};
+
+/// @brief Receives every unit's haplotype planes in plan order, on the calling thread (as
+/// PackedSink does the 2-bit codes).
+class HaplotypeSink {
+ public:
+  virtual ~HaplotypeSink() = default;
+  /// @brief CPU backend: host words, valid during the call.
+  virtual void host_haplotypes(std::int64_t unit, const PackedHaplotypeView& view) = 0;
+  /// @brief GPU backend: device words, valid for work queued on @p stream (a cudaStream_t)
+  /// during the call; the buffer is reused after that work.
+  virtual void device_haplotypes(std::int64_t unit, const PackedHaplotypeView& view,
+                                 void* stream) = 0;
+};
+
+/// @brief Bit-packed phased haplotypes of every unit (vczstats/packed_haplotypes.hpp), for the
+/// haplotype family. The producers also check call_genotype_phased: a call with two or more
+/// called alleles that is not phased stops the pass with an error naming it.
+struct HaplotypeRequest {
+  int planes = 2;  ///< 1 + the store's ALT allele columns
 };
 
 /// @brief What one pass computes, and over what.
@@ -38,16 +91,24 @@ struct SitePassSpec {
   int device = 0;                                    ///< CUDA device index (GPU backend)
   const stats::AlleleCountsPass* counts = nullptr;   ///< allele counts per site × population
   const stats::AfdistAccumulator* afdist = nullptr;  ///< per-site afdist counts (its method)
-  const SampleSumsRequest* sample_sums = nullptr;    ///< per-sample sums
-  const vcz::VariantReader* variants = nullptr;      ///< fields read with each unit
+  const TalliesRequest* tallies = nullptr;  ///< complete diploid tallies per site × population
+  /// Per-sample sums (missingness, homozygosity; needs tallies): a second phase per unit that
+  /// reads the genotypes again with the unit's per-site weights from the tallies.
+  bool sample_sums = false;
+  PackedSink* packed = nullptr;                  ///< packed genotypes of every unit (matrix family)
+  HaplotypeSink* haplotypes = nullptr;           ///< haplotype planes of every unit (variant pairs)
+  const HaplotypeRequest* phased = nullptr;      ///< packed phased haplotypes of every unit
+  const vcz::VariantReader* variants = nullptr;  ///< fields read with each unit
 };
 
 /// @brief One unit's finished output, handed over in plan order.
 struct UnitOutput {
   std::int64_t index = 0;
-  std::span<const std::int32_t> counts;               ///< rows × counts->site_width()
-  std::span<const stats::AfdistSite> afdist;          ///< rows
+  std::span<const std::int32_t> counts;       ///< rows × counts->site_width()
+  std::span<const stats::AfdistSite> afdist;  ///< rows
+  std::span<const std::int32_t> tallies;      ///< rows × tallies->site_width() (when delivered)
   std::shared_ptr<const vcz::VariantBlock> variants;  ///< when spec.variants
+  PhasedHaplotypeView phased;                         ///< when spec.phased (host memory)
 };
 using Deliver = std::function<void(const UnitOutput&)>;
 
@@ -55,6 +116,10 @@ using Deliver = std::function<void(const UnitOutput&)>;
 /// per-sample totals in selection order. @throws FormatError, IoError, UsageError.
 void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
                        std::vector<stats::SampleSums>* sample_sums, RunStats* stats);
+
+/// @brief The haplotype family's segment kernels on CUDA device @p device (stats/haplo_runner.hpp).
+/// @throws UsageError without the CUDA backend, CudaError.
+std::unique_ptr<stats::haplo::SegmentRunner> make_gpu_segment_runner(int device);
 
 /// @brief The same on CUDA device spec.device; results equal the CPU's bit for bit.
 /// @throws UsageError without the CUDA backend, CudaError, FormatError, IoError.

@@ -4,10 +4,15 @@
 
 #include "vczstats/compute.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 
+#include "backend/sample_matrix_pass.hpp"
 #include "backend/site_pass.hpp"
+#include "dispatch/pair_passes.hpp"
+#include "stats/haplo_runner.hpp"
 #include "vczstats/ancestral.hpp"
 #include "vczstats/device.hpp"
 #include "vczstats/error.hpp"
@@ -21,15 +26,37 @@ PassNeeds PassNeeds::operator|(const PassNeeds& o) const {
   if (afdist && o.afdist && *afdist != *o.afdist)
     throw UsageError("one run cannot compute afdist with two methods");
   n.afdist = afdist ? afdist : o.afdist;
+  n.tallies = tallies || o.tallies;
   n.sample_sums = sample_sums || o.sample_sums;
   n.positions = positions || o.positions;
   n.alleles = alleles || o.alleles;
   n.ids = ids || o.ids;
   n.ancestral = ancestral || o.ancestral;
+  n.packed = packed || o.packed;
+  n.haplotypes = haplotypes || o.haplotypes;
   return n;
 }
 
 namespace {
+
+/// Hands each unit's packed genotypes to two sinks in turn (the variant-pair and the matrix
+/// families in one pass).
+class TeeSink final : public backend::PackedSink {
+ public:
+  TeeSink(backend::PackedSink* a, backend::PackedSink* b) : a_(a), b_(b) {}
+  void host_unit(std::int64_t unit, const PackedGenotypeView& view) override {
+    a_->host_unit(unit, view);
+    b_->host_unit(unit, view);
+  }
+  void device_unit(std::int64_t unit, const PackedGenotypeView& view, void* stream) override {
+    a_->device_unit(unit, view, stream);
+    b_->device_unit(unit, view, stream);
+  }
+
+ private:
+  backend::PackedSink* a_;
+  backend::PackedSink* b_;
+};
 
 /// Resolve the device request: the GPU when asked for (an error without one), auto = the GPU
 /// when one is usable; the reason for falling back goes to the run's note.
@@ -63,7 +90,12 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   if (needs.afdist)
     afdist.init({*needs.afdist, 1}, q.samples.size(),
                 q.store.has_genotypes() ? q.store.ploidy() : 2);
-  const backend::SampleSumsRequest sums{&q.pops.of, q.pops.count(), std::max(alleles, 1)};
+  backend::TalliesRequest tallies;
+  tallies.population_of = &q.pops.of;
+  tallies.pops = q.pops.count();
+  tallies.alleles = std::max(alleles, 1);
+  tallies.deliver = needs.tallies;
+  const backend::HaplotypeRequest phased{std::max(alleles, 1)};
   std::unique_ptr<vcz::VariantReader> reader;
   if (any_fields)
     reader = std::make_unique<vcz::VariantReader>(q.store, needs.alleles || ancestral, needs.ids);
@@ -72,6 +104,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   if (needs.ancestral) polarise = std::make_unique<vcz::AncestralAlleles>(q.store, q.ancestral);
 
   RunStats rs;
+  rs.setup = q.setup;
   const auto start = std::chrono::steady_clock::now();
   backend::SitePassSpec spec;
   spec.store = &q.store;
@@ -81,11 +114,18 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   spec.device = run.device.index;
   spec.counts = needs.counts ? &counts : nullptr;
   spec.afdist = needs.afdist ? &afdist : nullptr;
-  spec.sample_sums = needs.sample_sums ? &sums : nullptr;
+  spec.tallies = needs.tallies || needs.sample_sums ? &tallies : nullptr;
+  spec.sample_sums = needs.sample_sums;
   spec.variants = reader.get();
+  spec.phased = needs.haplotypes ? &phased : nullptr;
 
-  const stats::CountsLayout layout = needs.counts ? counts.layout() : stats::CountsLayout{};
+  // The layout of the counts, and of the tallies (same alleles and populations).
+  const stats::CountsLayout layout{needs.counts ? counts.layout().alleles : tallies.alleles,
+                                   q.pops.count()};
+  std::unique_ptr<backend::PackedRouter> router;  // matrix family (set below)
+  std::unique_ptr<TeeSink> tee;                   // matrix and variant-pair families in one pass
   std::vector<int> anc;
+  std::unique_ptr<dispatch::PairPasses> pairs;  // variant-pair family (set below)
   auto deliver = [&](const backend::UnitOutput& out) {
     UnitData u;
     u.index = out.index;
@@ -93,22 +133,89 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
     u.layout = layout;
     u.counts = out.counts;
     u.afdist = out.afdist;
+    u.tallies = out.tallies;
     u.variants = out.variants.get();
+    if (needs.packed && router) u.packed = router->view(out.index);
+    if (out.phased.words) u.haplotypes = &out.phased;
     if (polarise) {
       anc = polarise->indices(*out.variants);
       u.ancestral = anc;
     }
+    if (pairs) pairs->deliver();
     for (Statistic* s : statistics) s->accumulate(u);
     if (hooks.after_unit) hooks.after_unit(u);
   };
 
   std::vector<stats::SampleSums> sample_totals;
-  const bool gpu = use_gpu(run.device, rs);  // validates --device gpu even for empty plans
+  // --gpu-decode on with an array the device cannot decode fails before any GPU is looked for.
+  if (run.gpu_decode == GpuDecode::On && run.device.kind != DeviceKind::Cpu)
+    (void)choose_gpu_decode(q.store, GpuDecode::On);
+  bool gpu = use_gpu(run.device, rs);  // validates --device gpu even for empty plans
+  // The variant-pair family (ld, prune) has no GPU band yet: auto runs it on the CPU.
+  const bool any_pairs = std::any_of(statistics.begin(), statistics.end(),
+                                     [](const Statistic* s) { return s->pair_request(); });
+  if (gpu && any_pairs) {
+    if (run.device.kind == DeviceKind::Gpu)
+      throw UsageError("--device " + run.device.to_string() +
+                       ": ld and prune run on the CPU only for now; use --device cpu or auto");
+    gpu = false;
+    rs.note = "ld and prune have no GPU implementation yet; using the CPU";
+  }
+  // The matrix family's GPU pass (cuBLAS GEMMs) has not passed its GPU test yet (it did not
+  // finish within the test's time on the H100): it runs only when asked for explicitly with
+  // VCZSTATS_EXPERIMENTAL_GPU_MATRIX=1; otherwise the CPU computes it.
+  const bool any_matrix = std::any_of(statistics.begin(), statistics.end(),
+                                      [](const Statistic* s) { return s->sample_matrix(); });
+  if (gpu && any_matrix && !std::getenv("VCZSTATS_EXPERIMENTAL_GPU_MATRIX")) {
+    if (run.device.kind == DeviceKind::Gpu)
+      throw UsageError("--device " + run.device.to_string() +
+                       ": grm, king, distance and pca on the GPU are not validated yet; use "
+                       "--device cpu or auto (set VCZSTATS_EXPERIMENTAL_GPU_MATRIX=1 to try it)");
+    gpu = false;
+    rs.note = "grm, king, distance and pca on the GPU are not validated yet; using the CPU";
+  }
+  pairs = std::make_unique<dispatch::PairPasses>(q, statistics, run, gpu);
+  if (pairs->packed()) spec.packed = pairs->packed();
+  if (pairs->haplotypes()) spec.haplotypes = pairs->haplotypes();
+
+  // The matrix family: an accumulator per statistic that asks for sums over pairs of samples,
+  // fed through one router that also keeps host copies of the packed units when asked.
+  std::vector<std::pair<Statistic*, std::unique_ptr<backend::SampleMatrixAccumulator>>> matrices;
+  for (Statistic* s : statistics)
+    if (const SampleMatrixRequest* r = s->sample_matrix()) {
+      backend::SampleMatrixSpec m{*r, &q.plan, q.samples.size(), run.threads, run.device.index};
+      matrices.emplace_back(
+          s, gpu ? backend::make_sample_matrix_gpu(m) : backend::make_sample_matrix_cpu(m));
+    }
+  if (!matrices.empty() || needs.packed) {
+    std::vector<backend::SampleMatrixAccumulator*> list;
+    for (auto& m : matrices) list.push_back(m.second.get());
+    router = std::make_unique<backend::PackedRouter>(
+        std::move(list), gpu && needs.packed ? backend::make_packed_host_mirror_gpu(
+                                                   q.samples.size(), run.device.index)
+                                             : nullptr);
+    if (spec.packed) {
+      tee = std::make_unique<TeeSink>(spec.packed, router.get());
+      spec.packed = tee.get();
+    } else {
+      spec.packed = router.get();
+    }
+  }
+  ExecutionContext context;
+  context.gpu = gpu;
+  context.device = run.device.index;
+  context.threads = run.threads;
+  if (gpu)
+    context.gpu_segment_runner = [index = run.device.index] {
+      return backend::make_gpu_segment_runner(index);
+    };
+  for (Statistic* s : statistics) s->attach(context);
   if (!q.store.has_genotypes() || q.plan.units.empty() || q.samples.size() == 0) {
     // Nothing to read, on either backend: every site has no called allele, as bcftools sees a
     // sites-only store.
     std::vector<std::int32_t> zero_counts;
     std::vector<stats::AfdistSite> zero_afdist;
+    std::vector<std::int32_t> zero_tallies;
     for (std::size_t i = 0; i < q.plan.units.size(); ++i) {
       const auto& unit = q.plan.units[i];
       backend::UnitOutput out;
@@ -117,6 +224,8 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
       zero_afdist.assign(static_cast<std::size_t>(unit.size()), {});
       if (needs.counts) out.counts = zero_counts;
       if (needs.afdist) out.afdist = zero_afdist;
+      zero_tallies.assign(static_cast<std::size_t>(unit.size() * tallies.site_width()), 0);
+      if (needs.tallies) out.tallies = zero_tallies;
       if (reader)
         out.variants = std::make_shared<vcz::VariantBlock>(reader->read(unit.begin, unit.end));
       deliver(out);
@@ -131,9 +240,12 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   } else {
     backend::run_site_pass_cpu(spec, deliver, &sample_totals, &rs);
   }
+  pairs->finish();
+  rs.compute_seconds += pairs->compute_seconds();
   if (needs.sample_sums)
     for (Statistic* s : statistics)
       if (s->needs().sample_sums) s->accumulate_samples(sample_totals);
+  for (auto& [s, acc] : matrices) s->accumulate_sample_matrix(acc->finish());
   if (rs.wall_seconds == 0)
     rs.wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

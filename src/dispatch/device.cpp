@@ -1,9 +1,15 @@
 // Device requests: parsing "cpu", "gpu", "gpu:N", "auto".
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <charconv>
+#include <utility>
 
 #include "vczstats/device.hpp"
 #include "vczstats/error.hpp"
+#include "vczstats/run.hpp"
+#include "vczstats/zarr.hpp"
 
 namespace vczstats {
 
@@ -32,6 +38,127 @@ DeviceSpec parse_device(std::string_view text) {
   }
   throw UsageError("unknown device '" + std::string(text) +
                    "' (expected cpu, gpu, gpu:N with N a device index, or auto)");
+}
+
+}  // namespace vczstats
+
+// ---- where a GPU run decodes the genotypes (run.hpp) -------------------------------------------
+
+namespace vczstats {
+
+GpuDecode parse_gpu_decode(std::string_view text) {
+  if (text == "auto") return GpuDecode::Auto;
+  if (text == "on") return GpuDecode::On;
+  if (text == "off") return GpuDecode::Off;
+  throw UsageError("--gpu-decode: unknown value '" + std::string(text) +
+                   "' (expected auto, on or off)");
+}
+
+namespace {
+
+std::string mib(std::int64_t bytes) {
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  if (bytes < (1 << 20)) return fmt::format("{:.3g} KiB", static_cast<double>(bytes) / 1024);
+  if (bytes < (1 << 30)) return fmt::format("{:.3g} MiB", static_cast<double>(bytes) / (1 << 20));
+  return fmt::format("{:.3g} GiB", static_cast<double>(bytes) / (1 << 30));
+}
+
+const char* plural(std::int64_t n) {
+  return n == 1 ? "" : "s";
+}
+
+std::uint32_t le32(const std::byte* p) {
+  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
+         static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
+}
+
+/// Independent compressed streams in one chunk of @p gt (blosc blocks from the first chunk's
+/// header; one per zstd/lz4 chunk or inner chunk of a shard), and how to say it.
+std::pair<std::int64_t, std::string> streams_per_chunk(const zarr::Array& gt) {
+  const zarr::ChunkEncoding& enc = gt.chunk_encoding();
+  const zarr::ChunkEncoding* leaf = &enc;
+  std::int64_t inner = 1;
+  if (enc.layout == zarr::ChunkEncoding::Layout::Sharding && enc.sharding) {
+    leaf = &enc.sharding->inner;
+    for (std::size_t d = 0; d < enc.shape.size() && d < enc.sharding->inner_shape.size(); ++d)
+      inner *= (enc.shape[d] + enc.sharding->inner_shape[d] - 1) /
+               std::max<std::int64_t>(enc.sharding->inner_shape[d], 1);
+  }
+  const zarr::BytesCodecSpec* compressor = nullptr;
+  for (const auto& c : leaf->bytes_codecs)
+    if (c.kind != zarr::BytesCodecSpec::Kind::Crc32c) compressor = &c;
+  if (compressor == nullptr || compressor->kind != zarr::BytesCodecSpec::Kind::Blosc) {
+    const std::string what = compressor ? compressor->name + " stream" : "uncompressed block";
+    if (inner > 1) return {inner, fmt::format("{} inner chunks ({} each)", inner, what)};
+    return {1, "1 " + what};
+  }
+  if (inner > 1) return {inner, fmt::format("{} inner chunks (blosc each)", inner)};
+  const std::int64_t decoded = static_cast<std::int64_t>(enc.decoded_bytes());
+  std::int64_t blocksize = 0;
+  try {
+    const std::int64_t first[3] = {0, 0, 0};
+    const auto bytes = gt.read_chunk_encoded(std::span(first, static_cast<std::size_t>(gt.ndim())));
+    if (bytes && bytes->size() >= 16) blocksize = le32(bytes->data() + 8);
+  } catch (const Error&) {
+    // no estimate; the run itself reports a corrupt chunk
+  }
+  if (blocksize <= 0) return {1, "blosc blocks of unknown size"};
+  const std::int64_t blocks = (decoded + blocksize - 1) / blocksize;
+  return {blocks, fmt::format("{} blosc block{} of {}", blocks, plural(blocks), mib(blocksize))};
+}
+
+}  // namespace
+
+GpuDecodeChoice choose_gpu_decode(const vcz::VczStore& store, GpuDecode mode) {
+  GpuDecodeChoice c;
+  if (mode == GpuDecode::Off) {
+    c.why = "--gpu-decode off";
+    return c;
+  }
+  if (!store.has_genotypes()) {
+    c.why = "no call_genotype";
+    return c;
+  }
+  const zarr::Array& gt = store.genotypes();
+  const std::string name = store.path() + ": array " + gt.path();
+  const zarr::ChunkEncoding& enc = gt.chunk_encoding();
+  auto refuse = [&](const std::string& why) {
+    if (mode == GpuDecode::On)
+      throw UsageError("--gpu-decode on: " + name + " cannot be decoded on the device: " + why);
+    c.why = why;
+    return c;
+  };
+  std::string why;
+  if (!zarr::device_decodable(enc, &why)) return refuse(why);
+  const auto chunk_bytes = static_cast<std::int64_t>(enc.decoded_bytes());
+  if (chunk_bytes > kMaxDeviceDecodeChunkBytes)
+    return refuse(
+        fmt::format("chunks of {} decoded are too large to decode on the device "
+                    "(limit {})",
+                    mib(chunk_bytes), mib(kMaxDeviceDecodeChunkBytes)));
+  const std::int64_t sample_chunks = gt.ndim() > 1 ? gt.num_chunks(1) : 1;
+  const auto [per_chunk, how] = streams_per_chunk(gt);
+  c.streams_per_unit = sample_chunks * per_chunk;
+  c.layout =
+      fmt::format("{} sample chunk{} x {}", sample_chunks, sample_chunks == 1 ? "" : "s", how);
+  if (c.streams_per_unit < kMinDeviceDecodeStreams) {
+    const std::string few = fmt::format(
+        "only {} independent compressed stream{} per work unit ({}): too few chunks to decode "
+        "in parallel on the device",
+        c.streams_per_unit, plural(c.streams_per_unit), c.layout);
+    if (mode == GpuDecode::Auto) {
+      c.why = few;
+      return c;
+    }
+    c.warnings.push_back(few);
+  } else if (c.streams_per_unit < 1024) {
+    c.warnings.push_back(fmt::format(
+        "{} independent compressed streams per work unit ({}) fill a GPU only partly (a few "
+        "thousand do); smaller blosc blocks or more sample chunks decode faster",
+        c.streams_per_unit, c.layout));
+  }
+  c.device = true;
+  return c;
 }
 
 }  // namespace vczstats

@@ -117,9 +117,9 @@ std::vector<std::byte> fill_element(const zarr::ArrayMetadata& m) {
 
 class Recompressor {
  public:
-  Recompressor(const fs::path& input, const fs::path& output, const RecompressOptions& o)
+  Recompressor(const std::string& input, const fs::path& output, const RecompressOptions& o)
       : o_(o),
-        in_(zarr::open_store(input)),
+        in_(zarr::open_store(input, o.input_store)),
         out_(std::make_shared<const zarr::DirectoryStoreWriter>(output)),
         pool_(std::max(1u, (o.threads ? o.threads : hardware_threads()) - 1)) {
     group_ = zarr::open_group(*in_);
@@ -159,6 +159,7 @@ class Recompressor {
     for (const auto& e : zarr::open_store(out_->root())->list(""))
       report_.output_stored_bytes += e.stored_size;
     report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    report_.input_io = in_->io_stats();
     return report_;
   }
 
@@ -292,17 +293,17 @@ class Recompressor {
 
 }  // namespace
 
-RecompressReport recompress(const std::filesystem::path& input,
-                            const std::filesystem::path& output_dir,
+RecompressReport recompress(const std::string& input, const std::filesystem::path& output_dir,
                             const RecompressOptions& options) {
   Recompressor r(input, output_dir, options);
   return r.run();
 }
 
-void verify_same(const std::filesystem::path& a, const std::filesystem::path& b, unsigned threads) {
-  const auto sa = zarr::open_store(a), sb = zarr::open_store(b);
+void verify_same(const std::string& a, const std::filesystem::path& b, unsigned threads,
+                 const zarr::StoreOptions& a_options) {
+  const auto sa = zarr::open_store(a, a_options), sb = zarr::open_store(b);
   auto fail = [&](const std::string& what) {
-    return FormatError(fmt::format("verify: {} and {} differ: {}", a.string(), b.string(), what));
+    return FormatError(fmt::format("verify: {} and {} differ: {}", a, b.string(), what));
   };
   const auto ga = zarr::open_group(*sa), gb = zarr::open_group(*sb);
   if (ga.attributes != gb.attributes) throw fail("group attributes");

@@ -80,6 +80,14 @@ void AfdistAccumulator::merge(const AfdistAccumulator& other) {
   sites_ += other.sites_;
 }
 
+void AfdistAccumulator::set_state(std::vector<std::uint64_t> counts, std::int64_t sites) {
+  if (counts.size() != counts_.size())
+    throw FormatError("afdist state: " + std::to_string(counts.size()) + " bins, expected " +
+                      std::to_string(counts_.size()));
+  counts_ = std::move(counts);
+  sites_ = sites;
+}
+
 AfdistResult AfdistAccumulator::finalize() const {
   AfdistResult r;
   r.method = options_.method;

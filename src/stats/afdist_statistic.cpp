@@ -22,6 +22,17 @@ class Afdist final : public AfdistStatistic {
     acc_.merge(stats::detail::same_statistic(*this, later).acc_);
   }
   stats::AfdistResult result() const override { return acc_.finalize(); }
+  void save(ByteWriter& w) const override {
+    w.put_string(name());
+    const auto [counts, sites] = acc_.state();
+    w.put_vector(counts);
+    w.put(sites);
+  }
+  void load(ByteReader& r) override {
+    r.expect(name());
+    auto counts = r.get_vector<std::uint64_t>();
+    acc_.set_state(std::move(counts), r.get<std::int64_t>());
+  }
   Table finish() override {
     const auto r = acc_.finalize();
     Table t;

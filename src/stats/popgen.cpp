@@ -2,6 +2,8 @@
 
 #include "vczstats/popgen.hpp"
 
+#include "stats/tallies_math.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -89,6 +91,16 @@ void DiversitySums::merge(const DiversitySums& o) {
   theta_l += o.theta_l;
 }
 
+void DiversitySums::flush() {
+  for (StagedSum* s : {&pi_sum, &theta_w, &theta_pi_u, &theta_h, &theta_l}) s->flush();
+}
+
+void DivergenceSums::flush() {
+  for (StagedSum* s : {&dxy_sum, &pi1_sum, &pi2_sum, &hudson_num, &hudson_den, &wc_a, &wc_abc,
+                       &wc_fst_sum, &nei_num, &nei_ht})
+    s->flush();
+}
+
 void DivergenceSums::merge(const DivergenceSums& o) {
   n_sites += o.n_sites;
   n_hudson += o.n_hudson;
@@ -106,7 +118,7 @@ void DivergenceSums::merge(const DivergenceSums& o) {
 }
 
 DiversityResult finish_diversity(const DiversitySums& s, Harmonic& harmonic) {
-  DiversityResult r{kNaN, s.theta_pi_u - s.theta_h, kNaN, kNaN};
+  DiversityResult r{kNaN, s.theta_pi_u.value() - s.theta_h.value(), kNaN, kNaN};
   {  // Tajima's D with n = n_max
     const std::int64_t n = s.n_max;
     const auto S = static_cast<double>(s.n_seg);
@@ -119,7 +131,7 @@ DiversityResult finish_diversity(const DiversitySums& s, Harmonic& harmonic) {
       const double c2 = b2 - (dn + 2) / (a1 * dn) + a2 / (a1 * a1);
       const double e1 = c1 / a1, e2 = c2 / (a1 * a1 + a2);
       const double var = e1 * S + e2 * S * (S - 1);
-      if (var > 0) r.tajima_d = (s.pi_sum - S / a1) / std::sqrt(var);
+      if (var > 0) r.tajima_d = (s.pi_sum.value() - S / a1) / std::sqrt(var);
     }
   }
   {  // normalised Fay & Wu's H and Zeng's E (Zeng et al. 2006), n = n_max over unfolded sites
@@ -137,14 +149,16 @@ DiversityResult finish_diversity(const DiversitySums& s, Harmonic& harmonic) {
                            (b / (a * a) + 2 * (dn / (dn - 1)) * (dn / (dn - 1)) * b -
                             2 * (dn * b - dn + 1) / ((dn - 1) * a) - (3 * dn + 1) / (dn - 1)) *
                                theta2;
-      if (var_h > 0) r.fay_wu_h_norm = (s.theta_pi_u - s.theta_l) / std::sqrt(var_h);
-      if (var_e > 0) r.zeng_e = (s.theta_l - S / a) / std::sqrt(var_e);
+      if (var_h > 0)
+        r.fay_wu_h_norm = (s.theta_pi_u.value() - s.theta_l.value()) / std::sqrt(var_h);
+      if (var_e > 0) r.zeng_e = (s.theta_l.value() - S / a) / std::sqrt(var_e);
     }
   }
   return r;
 }
 
-void DivergenceSums::add(const std::int32_t* c1, const std::int32_t* c2, int alleles) {
+void DivergenceSums::add(const std::int32_t* c1, const std::int32_t* c2, int alleles,
+                         const std::int32_t* t1, const std::int32_t* t2) {
   ++n_sites;
   const std::int64_t n1 = called(c1, alleles), n2 = called(c2, alleles);
   const double pi1 = site_pi(c1, alleles), pi2 = site_pi(c2, alleles);
@@ -168,29 +182,27 @@ void DivergenceSums::add(const std::int32_t* c1, const std::int32_t* c2, int all
     nei_num += ht - (hs1 + hs2) / 2;
     nei_ht += ht;
   }
-  // Weir & Cockerham from complete genotypes: only REF and one ALT may be present.
-  int alts = 0;
-  for (int a = 1; a < alleles; ++a) alts += (c1[a] + c2[a]) > 0 ? 1 : 0;
-  if (alts > 1) return;
-  const std::int32_t* pops[2] = {c1, c2};
-  double n[2], p[2], h[2];  // complete genotypes, REF frequency, heterozygote fraction
+  // Weir & Cockerham (1984) from the complete diploid calls, summed over every allele u
+  // (vcftools --weir-fst-pop): p = u's frequency, h = the fraction of heterozygous carriers of u.
+  if (!t1 || !t2) return;
+  const std::int32_t* tl[2] = {t1, t2};
+  double n[2];
   for (int i = 0; i < 2; ++i) {
-    const std::int32_t* c = pops[i] + alleles;
-    const double hom_ref = c[kHomRef], het = c[kHetRef], hom_alt = c[kHomAlt] + c[kHetAlt];
-    n[i] = hom_ref + het + hom_alt;
+    n[i] = tl[i][tallies::calls(alleles)];
     if (n[i] == 0) return;
-    p[i] = (2 * hom_ref + het) / (2 * n[i]);
-    h[i] = het / n[i];
   }
   const double r = 2, n_sum = n[0] + n[1], n_bar = n_sum / r;
   const double n_c = (n_sum - (n[0] * n[0] + n[1] * n[1]) / n_sum) / (r - 1);
   if (n_bar <= 1 || n_c == 0) return;
   double A = 0, B = 0, C = 0;
-  for (int u = 0; u < 2; ++u) {  // REF, then the ALT (h is the same for both)
-    double pu[2];
-    for (int i = 0; i < 2; ++i) pu[i] = u == 0 ? p[i] : 1 - p[i];
+  for (int u = 0; u < alleles; ++u) {
+    double pu[2], hu[2];
+    for (int i = 0; i < 2; ++i) {
+      pu[i] = tl[i][u] / (2 * n[i]);
+      hu[i] = tl[i][tallies::het(alleles) + u] / n[i];
+    }
     const double p_bar = (n[0] * pu[0] + n[1] * pu[1]) / n_sum;
-    const double h_bar = (n[0] * h[0] + n[1] * h[1]) / n_sum;
+    const double h_bar = (n[0] * hu[0] + n[1] * hu[1]) / n_sum;
     const double s2 =
         (n[0] * (pu[0] - p_bar) * (pu[0] - p_bar) + n[1] * (pu[1] - p_bar) * (pu[1] - p_bar)) /
         ((r - 1) * n_bar);

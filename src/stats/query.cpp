@@ -4,7 +4,9 @@
 #include "vczstats/query.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
+#include <utility>
 
 #include "vczstats/error.hpp"
 #include "vczstats/variants.hpp"
@@ -84,7 +86,20 @@ stats::WindowSpec window_spec(const WindowOptions& o, const vcz::VczStore& store
 }  // namespace
 
 Query make_query(const QueryOptions& o) {
-  Query q{vcz::VczStore::open(o.store), {}, {}, {}, {}, o.overlap, o.windows, {}, {}, {}, {}, {}};
+  vcz::SetupTimes setup;
+  Query q{vcz::VczStore::open(o.store, o.store_options, &setup),
+          {},
+          {},
+          {},
+          {},
+          o.overlap,
+          o.windows,
+          {},
+          {},
+          {},
+          {},
+          {},
+          {}};
   if (!o.regions.empty() && !o.regions_file.empty())
     throw UsageError("give either -r/--regions or -R/--regions-file, not both");
   if (!o.regions.empty()) q.regions = vcz::parse_regions(o.regions);
@@ -95,24 +110,34 @@ Query make_query(const QueryOptions& o) {
     q.warnings.push_back("contig '" + c + "' is not in " + o.store +
                          "; its regions select nothing");
 
+  using clock = std::chrono::steady_clock;
+  auto t = clock::now();
+  auto lap = [&t] {
+    const auto now = clock::now();
+    return std::chrono::duration<double>(now - std::exchange(t, now)).count();
+  };
   if (!o.samples.empty() && !o.samples_file.empty())
     throw UsageError("give either -s/--samples or -S/--samples-file, not both");
   if (!o.samples.empty())
-    q.samples = q.store.select_samples(o.samples, o.force_samples);
+    q.samples = q.store.select_samples(StringTable::from(o.samples), o.force_samples);
   else if (!o.samples_file.empty())
     q.samples = q.store.select_samples(vcz::read_samples_file(o.samples_file), o.force_samples);
   else
     q.samples = q.store.all_samples();
   if (q.samples.size() == 0) throw UsageError(o.store + ": no samples to analyse");
+  setup.selection = lap();
   if (!o.pops_file.empty() && !o.pops.empty())
     throw UsageError("give populations either as a file or in memory, not both");
   if (!o.pops_file.empty())
     q.pops = vcz::apply_populations(q.store, vcz::read_populations_file(o.pops_file), q.samples,
                                     o.force_samples);
   else if (!o.pops.empty())
-    q.pops = vcz::apply_populations(q.store, o.pops, q.samples, o.force_samples);
+    q.pops =
+        vcz::apply_populations(q.store, vcz::population_file(o.pops), q.samples, o.force_samples);
   else
     q.pops = vcz::single_population(q.samples);
+  setup.populations = lap();
+  q.setup = setup;
 
   q.windows = window_spec(o.windows, q.store);
   q.accessible = std::make_shared<const AccessibleMask>(q.store, o.accessible);
@@ -272,6 +297,7 @@ stats::SiteCursor site_cursor(const Query& q, PlanCut cut) {
     for (std::int64_t r = 0; r < rows; ++r) {
       if (!unit.mask.empty() && !unit.mask[static_cast<std::size_t>(r)]) continue;
       const auto i = static_cast<std::size_t>(r);
+      ++c.selected;
       if (vb.num_alleles(r) == 2) ++c.biallelic;
       const auto g = filter.group(vb.contig[i], vb.position[i],
                                   static_cast<std::int64_t>(vb.allele(r, 0).size()));

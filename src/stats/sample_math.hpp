@@ -5,34 +5,10 @@
 
 #include <cstdint>
 
-#include "stats/counts_math.hpp"
 #include "stats/hd.hpp"
+#include "stats/tallies_math.hpp"
 
 namespace vczstats::stats::sample {
-
-/// Scan one call with the shared per-call rules, keeping its first two called alleles in @p a
-/// and their number in @p n; returns the genotype class column (counts::genotype_class).
-template <class T>
-VCZ_HD inline int scan_two(const T* g, int ploidy, T (&a)[2], int& n) {
-  n = 0;
-  return counts::scan_call(g, ploidy, [&](T x) {
-    if (n < 2) a[n] = x;
-    ++n;
-  });
-}
-
-/// Phase 0: add one sample's call to its population's counts @p c (alleles + 1 columns: the
-/// alleles of complete diploid calls, then the number of such calls).
-template <class T>
-VCZ_HD inline void add_complete(std::int32_t* c, const T* g, int ploidy, int alleles) {
-  T a[2] = {};
-  int n;
-  const int cls = scan_two(g, ploidy, a, n);
-  if (cls < 0 || cls == kMissing || n != 2) return;  // not a complete diploid call
-  for (const T x : a)
-    if (static_cast<std::int64_t>(x) < alleles) ++c[x];
-  ++c[alleles];
-}
 
 VCZ_HD inline double mul(double a, double b) {
 #if defined(__CUDA_ARCH__)
@@ -49,11 +25,11 @@ VCZ_HD inline double add(double a, double b) {
 #endif
 }
 
-/// The expected homozygosity of a site in one population from its phase-0 counts @p c:
-/// sum_a p_a^2 over the alleles of complete diploid calls, or -1 when fewer than two alleles
-/// are present (the site does not count for --het).
+/// The expected homozygosity of a site in one population from its tallies @p c
+/// (stats/tallies_math.hpp): sum_a p_a^2 over the alleles of complete diploid calls, or -1 when
+/// fewer than two alleles are present (the site does not count for --het).
 VCZ_HD inline double site_weight(const std::int32_t* c, int alleles) {
-  const double n = 2.0 * c[alleles];
+  const double n = 2.0 * c[tallies::calls(alleles)];
   int present = 0;
   double sum = 0;
   for (int a = 0; a < alleles; ++a) {
@@ -74,7 +50,7 @@ template <class T>
 VCZ_HD inline void add_sample(CallSums& s, const T* g, int ploidy, double w) {
   T a[2] = {};
   int n;
-  const int cls = scan_two(g, ploidy, a, n);
+  const int cls = tallies::scan_two(g, ploidy, a, n);
   if (cls < 0) return;  // no slot
   ++s.obs;
   if (cls == kMissing) {

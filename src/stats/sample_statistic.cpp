@@ -28,6 +28,17 @@ class SampleStatistic final : public Statistic {
   void merge(Statistic& later) override {
     accumulate_samples(stats::detail::same_statistic(*this, later).sums_);
   }
+  void save(ByteWriter& w) const override {
+    w.put_string(name());
+    w.put_vector(sums_);
+  }
+  void load(ByteReader& r) override {
+    r.expect(name());
+    auto sums = r.get_vector<stats::SampleSums>();
+    if (sums.size() != sums_.size()) throw FormatError("statistic state: another sample selection");
+    sums_ = std::move(sums);
+  }
+
   Table finish() override {
     // Report in store order, whatever order the populations gave the selection.
     std::vector<std::size_t> order(sums_.size());
@@ -37,8 +48,7 @@ class SampleStatistic final : public Statistic {
     });
     auto names = std::make_shared<std::vector<std::string>>();
     names->reserve(order.size());
-    for (std::size_t k : order)
-      names->push_back(q_.store.sample_ids()[static_cast<std::size_t>(q_.samples.indices[k])]);
+    for (std::size_t k : order) names->emplace_back(q_.store.sample_ids()[q_.samples.indices[k]]);
     Table t;
     t.add("sample", Column::Kind::Label, std::move(names));
     t.add("population", Column::Kind::Label, stats::detail::population_labels(q_));
@@ -50,7 +60,8 @@ class SampleStatistic final : public Statistic {
     t.add("f", Column::Kind::Float);
     for (std::size_t r = 0; r < order.size(); ++r) {
       const auto& s = sums_[order[r]];
-      const double den = static_cast<double>(s.het_sites) - s.e_hom;
+      const double e_hom = s.e_hom.value();
+      const double den = static_cast<double>(s.het_sites) - e_hom;
       t.push_int(0, static_cast<std::int64_t>(r));
       t.push_int(1, q_.pops.of[order[r]]);
       t.push_int(2, s.missing_ct);
@@ -58,9 +69,9 @@ class SampleStatistic final : public Statistic {
       t.push_float(4, stats::detail::ratio(static_cast<double>(s.missing_ct),
                                            static_cast<double>(s.obs_ct)));
       t.push_int(5, s.o_hom);
-      t.push_float(6, s.e_hom);
+      t.push_float(6, e_hom);
       t.push_int(7, s.het_sites);
-      t.push_float(8, stats::detail::ratio(static_cast<double>(s.o_hom) - s.e_hom, den));
+      t.push_float(8, stats::detail::ratio(static_cast<double>(s.o_hom) - e_hom, den));
     }
     return t;
   }

@@ -148,6 +148,14 @@ class SiteTableStatistic final : public Statistic {
   }
 
   Table finish() override { return take_rows(); }
+  void save(ByteWriter& w) const override {
+    w.put_string(name());
+    rows_.save(w);
+  }
+  void load(ByteReader& r) override {
+    r.expect(name());
+    rows_.load(r);
+  }
 
  private:
   SiteTable kind_;

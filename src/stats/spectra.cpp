@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "stats/statistic_support.hpp"
+#include "vczstats/exact_sum.hpp"
 #include "vczstats/statistics.hpp"
 
 namespace vczstats {
@@ -72,6 +73,29 @@ class Sfs final : public Statistic {
   }
 
   Table finish() override { return joint_ ? joint_table() : spectra_table(); }
+
+  void save(ByteWriter& w) const override {
+    w.put_string(name());
+    w.put_vector(table_);
+    w.put<std::uint8_t>(any_);
+    w.put_vector(used_);
+    for (const auto& s : spectra_) w.put_vector(s);
+  }
+  void load(ByteReader& r) override {
+    r.expect(name());
+    auto table = r.get_vector<std::uint64_t>();
+    any_ = r.get<std::uint8_t>() != 0;
+    auto used = r.get_vector<char>();
+    if (table.size() != table_.size() || used.size() != used_.size())
+      throw FormatError("statistic state: a spectrum of other sizes");
+    table_ = std::move(table);
+    used_ = std::move(used);
+    for (auto& s : spectra_) {
+      auto v = r.get_vector<std::uint64_t>();
+      if (v.size() != s.size()) throw FormatError("statistic state: a spectrum of other sizes");
+      s = std::move(v);
+    }
+  }
 
  private:
   // Derived count of population p at a site, or -1 when the site is not used for p: biallelic,
@@ -186,6 +210,7 @@ class Fstats final : public Statistic {
 
   void accumulate(const UnitData& u) override {
     const int alleles = u.layout.alleles;
+    const std::size_t first_block = blocks_.empty() ? 0 : blocks_.size() - 1;  // touched here
     for (std::int64_t r = 0; r < u.rows(); ++r) {
       if (!u.selected(r) || u.variants->num_alleles(r) != 2) continue;
       const std::int64_t index = before_ + n_sites_;  // of this site among biallelic sites
@@ -214,7 +239,7 @@ class Fstats final : public Statistic {
       Block* block = nullptr;
       if (o_.blocks > 0) {
         const std::int64_t b = index / o_.blocks;
-        if (blocks_.empty() || blocks_.back().index != b) blocks_.push_back({b, 0, 0, 0});
+        if (blocks_.empty() || blocks_.back().index != b) blocks_.push_back({b, 0, {}, {}});
         block = &blocks_.back();
         ++block->sites;
       }
@@ -227,6 +252,13 @@ class Fstats final : public Statistic {
           block->den += den;
         }
       }
+    }
+    // The unit ends (StagedSum).
+    num_sum_.flush();
+    den_sum_.flush();
+    for (std::size_t b = first_block; b < blocks_.size(); ++b) {
+      blocks_[b].num.flush();
+      blocks_[b].den.flush();
     }
   }
 
@@ -248,8 +280,28 @@ class Fstats final : public Statistic {
     o.blocks_.clear();
   }
 
+  void save(ByteWriter& w) const override {
+    w.put_string(name());
+    w.put(before_);
+    w.put(n_sites_);
+    w.put(n_defined_);
+    w.put(num_sum_);
+    w.put(den_sum_);
+    w.put_vector(blocks_);
+  }
+  void load(ByteReader& r) override {
+    r.expect(name());
+    before_ = r.get<std::int64_t>();
+    n_sites_ = r.get<std::int64_t>();
+    n_defined_ = r.get<std::int64_t>();
+    num_sum_ = r.get<stats::StagedSum>();
+    den_sum_ = r.get<stats::StagedSum>();
+    blocks_ = r.get_vector<Block>();
+  }
+
   Table finish() override {
-    const double estimate = den_sum_ != 0 ? num_sum_ / den_sum_ : kNaN;
+    const double num_sum = num_sum_.value(), den_sum = den_sum_.value();
+    const double estimate = den_sum != 0 ? num_sum / den_sum : kNaN;
     // Delete-one jackknife over the complete blocks (a last, partial block is left out).
     std::vector<const Block*> full;
     for (const auto& b : blocks_)
@@ -259,12 +311,13 @@ class Fstats final : public Statistic {
     if (nb >= 2) {
       double tn = 0, td = 0;
       for (const Block* b : full) {
-        tn += b->num;
-        td += b->den;
+        tn += b->num.value();
+        td += b->den.value();
       }
       std::vector<double> v(nb);
       double mean = 0;
-      for (std::size_t j = 0; j < nb; ++j) mean += v[j] = (tn - full[j]->num) / (td - full[j]->den);
+      for (std::size_t j = 0; j < nb; ++j)
+        mean += v[j] = (tn - full[j]->num.value()) / (td - full[j]->den.value());
       mean /= static_cast<double>(nb);
       double ss = 0;
       for (double x : v) ss += (x - mean) * (x - mean);
@@ -283,8 +336,8 @@ class Fstats final : public Statistic {
     t.push_int(1, 0);
     t.push_int(2, n_sites_);
     t.push_int(3, n_defined_);
-    t.push_float(4, num_sum_);
-    t.push_float(5, den_sum_);
+    t.push_float(4, num_sum);
+    t.push_float(5, den_sum);
     t.push_float(6, estimate);
     t.push_int(7, static_cast<std::int64_t>(nb));
     t.push_float(8, se);
@@ -295,13 +348,13 @@ class Fstats final : public Statistic {
  private:
   struct Block {
     std::int64_t index = 0, sites = 0;
-    double num = 0, den = 0;
+    stats::StagedSum num, den;  // a block cut by a partition merges to the same bits
   };
   FstatsOptions o_;
   std::string kind_, spec_;
   std::vector<int> groups_;
   std::int64_t before_ = 0, n_sites_ = 0, n_defined_ = 0;
-  double num_sum_ = 0, den_sum_ = 0;
+  stats::StagedSum num_sum_, den_sum_;  // flushed at the end of each unit
   std::vector<Block> blocks_;
 };
 

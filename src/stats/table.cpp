@@ -87,4 +87,27 @@ void Table::append(const Table& more) {
   }
 }
 
+void Table::save(ByteWriter& w) const {
+  w.put<std::uint64_t>(columns.size());
+  for (const auto& c : columns) {
+    w.put_string(c.name);
+    w.put(c.kind);
+    w.put_vector(c.ints);
+    w.put_vector(c.floats);
+    w.put_vector(c.offsets);
+  }
+}
+
+void Table::load(ByteReader& r) {
+  if (r.get<std::uint64_t>() != columns.size())
+    throw FormatError("statistic state: the saved table has other columns");
+  for (auto& c : columns) {
+    if (r.get_string() != c.name || r.get<Column::Kind>() != c.kind)
+      throw FormatError("statistic state: the saved table has other columns");
+    c.ints = r.get_vector<std::int64_t>();
+    c.floats = r.get_vector<double>();
+    c.offsets = r.get_vector<std::int64_t>();
+  }
+}
+
 }  // namespace vczstats

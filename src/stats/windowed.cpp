@@ -27,6 +27,11 @@ struct ScanSums {
     for (std::size_t i = 0; i < pair.size(); ++i) pair[i].merge(o.pair[i]);
     for (std::size_t i = 0; i < pbs.size(); ++i) pbs[i].merge(o.pbs[i]);
   }
+  void flush() {
+    for (auto& s : div) s.flush();
+    for (auto& s : pair) s.flush();
+    for (auto& s : pbs) s.flush();
+  }
 };
 
 /// What the three windowed statistics share: the site filter, the window accumulator, the
@@ -56,6 +61,7 @@ class WindowedStatistic : public Statistic {
     // REF's length for record overlap with regions; alleles to match an ancestral allele.
     n.alleles = filter_.needs_ref_length() || (uses_ancestral() && q_.ancestral != "ref");
     n.ancestral = uses_ancestral();
+    n.tallies = uses_tallies();
     return n;
   }
 
@@ -72,6 +78,7 @@ class WindowedStatistic : public Statistic {
       const int anc = u.ancestral.empty() ? 0 : u.ancestral[i];
       acc_.add(*g, vb.position[i], [&](ScanSums& s) { add_site(s, u, r, anc); });
     }
+    acc_.for_each_sums([](ScanSums& s) { s.flush(); });  // the unit ends (StagedSum)
   }
 
   Table take_rows() override {
@@ -96,6 +103,30 @@ class WindowedStatistic : public Statistic {
     }
   }
 
+  void save(ByteWriter& w) const override {
+    w.put_string(name());
+    rows_.save(w);
+    acc_.save(w, [](ByteWriter& out, const ScanSums& s) {
+      out.put_vector(s.div);
+      out.put_vector(s.pair);
+      out.put_vector(s.pbs);
+    });
+  }
+  void load(ByteReader& r) override {
+    r.expect(name());
+    rows_.load(r);
+    acc_.load(r, [](ByteReader& in, ScanSums& s) {
+      auto div = in.get_vector<stats::DiversitySums>();
+      auto pair = in.get_vector<stats::DivergenceSums>();
+      auto pbs = in.get_vector<stats::DivergenceSums>();
+      if (div.size() != s.div.size() || pair.size() != s.pair.size() || pbs.size() != s.pbs.size())
+        throw FormatError("statistic state: windows of other populations or pairs");
+      s.div = std::move(div);
+      s.pair = std::move(pair);
+      s.pbs = std::move(pbs);
+    });
+  }
+
   Table finish() override {
     rows_of(acc_.finish());
     Table out = std::move(rows_);
@@ -105,6 +136,8 @@ class WindowedStatistic : public Statistic {
 
  protected:
   virtual bool uses_ancestral() const { return false; }
+  /// Weir & Cockerham's Fst needs the tallies of complete diploid calls.
+  virtual bool uses_tallies() const { return false; }
   virtual void add_site(ScanSums& s, const UnitData& u, std::int64_t r, int anc) = 0;
   /// Append the rows of one window to rows_.
   virtual void window_rows(const Acc::Window& w, double length) = 0;
@@ -191,10 +224,11 @@ class Diversity final : public WindowedStatistic {
       const auto r = stats::finish_diversity(s, harmonic_);
       int c = row_start(w);
       rows_.push_int(c++, static_cast<std::int64_t>(p));
-      for (double v : {num(s.n_sites), num(s.n_seg), s.pi_sum, s.pi_sum / length, s.theta_w,
-                       s.theta_w / length, num(s.n_max), r.tajima_d, num(s.singletons),
-                       num(s.n_unfolded), num(s.s_unfolded), s.theta_pi_u, s.theta_h, s.theta_l,
-                       r.fay_wu_h, r.fay_wu_h_norm, r.zeng_e})
+      for (double v :
+           {num(s.n_sites), num(s.n_seg), s.pi_sum.value(), s.pi_sum.value() / length,
+            s.theta_w.value(), s.theta_w.value() / length, num(s.n_max), r.tajima_d,
+            num(s.singletons), num(s.n_unfolded), num(s.s_unfolded), s.theta_pi_u.value(),
+            s.theta_h.value(), s.theta_l.value(), r.fay_wu_h, r.fay_wu_h_norm, r.zeng_e})
         push(c++, v);
     }
   }
@@ -209,22 +243,28 @@ class Divergence final : public WindowedStatistic {
   std::string name() const override { return "divergence"; }
 
  protected:
+  bool uses_tallies() const override { return true; }
   void add_site(ScanSums& s, const UnitData& u, std::int64_t r, int) override {
-    for (std::size_t k = 0; k < pairs_.size(); ++k)
-      s.pair[k].add(u.site(r, pairs_[k].first), u.site(r, pairs_[k].second), u.layout.alleles);
+    for (std::size_t k = 0; k < pairs_.size(); ++k) {
+      const auto [a, b] = pairs_[k];
+      s.pair[k].add(u.site(r, a), u.site(r, b), u.layout.alleles, u.site_tallies(r, a),
+                    u.site_tallies(r, b));
+    }
   }
   void window_rows(const Acc::Window& w, double length) override {
     for (std::size_t k = 0; k < pairs_.size(); ++k) {
       const auto& s = w.sums.pair[k];
-      const double da = s.dxy_sum - (s.pi1_sum + s.pi2_sum) / 2;
+      const double da = s.dxy_sum.value() - (s.pi1_sum.value() + s.pi2_sum.value()) / 2;
       int c = row_start(w);
       rows_.push_int(c++, pairs_[k].first);
       rows_.push_int(c++, pairs_[k].second);
       for (double v :
-           {num(s.n_sites), s.dxy_sum, s.dxy_sum / length, s.pi1_sum, s.pi2_sum, da, da / length,
-            num(s.n_hudson), s.hudson_num, s.hudson_den, ratio(s.hudson_num, s.hudson_den),
-            num(s.n_wc), s.wc_a, s.wc_abc, ratio(s.wc_a, s.wc_abc),
-            s.n_wc ? s.wc_fst_sum / static_cast<double>(s.n_wc) : kNaN, ratio(s.nei_num, s.nei_ht)})
+           {num(s.n_sites), s.dxy_sum.value(), s.dxy_sum.value() / length, s.pi1_sum.value(),
+            s.pi2_sum.value(), da, da / length, num(s.n_hudson), s.hudson_num.value(),
+            s.hudson_den.value(), ratio(s.hudson_num.value(), s.hudson_den.value()), num(s.n_wc),
+            s.wc_a.value(), s.wc_abc.value(), ratio(s.wc_a.value(), s.wc_abc.value()),
+            s.n_wc ? s.wc_fst_sum.value() / static_cast<double>(s.n_wc) : kNaN,
+            ratio(s.nei_num.value(), s.nei_ht.value())})
         push(c++, v);
     }
   }
@@ -281,6 +321,7 @@ struct ScanPlan {
   std::vector<std::pair<int, int>> pairs, pbs_pairs;
   std::string pbs_label;
   bool any_diversity = false;
+  bool wc = false;  // fst_wc asked: the tallies are needed
 };
 
 ScanPlan plan_scan(const Query& q, const ScanOptions& o) {
@@ -295,6 +336,7 @@ ScanPlan plan_scan(const Query& q, const ScanOptions& o) {
     any_pairwise = any_pairwise || kScanStatistics[id].pairwise;
     p.any_diversity = p.any_diversity || !kScanStatistics[id].pairwise;
     want_pbs = want_pbs || id == kPbs;
+    p.wc = p.wc || id == kFstWc;
   }
   if (p.chosen.empty()) throw UsageError("--stats: no statistic given");
   if (any_pairwise) p.pairs = q.population_pairs(o.pairs);
@@ -335,13 +377,17 @@ class Scan final : public WindowedStatistic {
 
  protected:
   bool uses_ancestral() const override { return true; }
+  bool uses_tallies() const override { return plan_.wc; }
   void add_site(ScanSums& s, const UnitData& u, std::int64_t r, int anc) override {
     const int alleles = u.layout.alleles;
     if (plan_.any_diversity)
       for (int p = 0; p < u.layout.pops; ++p)
         s.div[static_cast<std::size_t>(p)].add(u.site(r, p), alleles, harmonic_, anc);
-    for (std::size_t k = 0; k < plan_.pairs.size(); ++k)
-      s.pair[k].add(u.site(r, plan_.pairs[k].first), u.site(r, plan_.pairs[k].second), alleles);
+    for (std::size_t k = 0; k < plan_.pairs.size(); ++k) {
+      const auto [a, b] = plan_.pairs[k];
+      s.pair[k].add(u.site(r, a), u.site(r, b), alleles, plan_.wc ? u.site_tallies(r, a) : nullptr,
+                    plan_.wc ? u.site_tallies(r, b) : nullptr);
+    }
     for (std::size_t k = 0; k < plan_.pbs_pairs.size(); ++k)
       s.pbs[k].add(u.site(r, plan_.pbs_pairs[k].first), u.site(r, plan_.pbs_pairs[k].second),
                    alleles);
@@ -359,7 +405,7 @@ class Scan final : public WindowedStatistic {
         double t[3];
         for (int k = 0; k < 3; ++k) {
           const auto& s = w.sums.pbs[static_cast<std::size_t>(k)];
-          const double f = ratio(s.hudson_num, s.hudson_den);
+          const double f = ratio(s.hudson_num.value(), s.hudson_den.value());
           t[k] = f < 1 ? -std::log(1 - f) : kNaN;
         }
         row(id, npops + static_cast<std::int64_t>(plan_.pairs.size()), (t[0] + t[1] - t[2]) / 2);
@@ -369,10 +415,10 @@ class Scan final : public WindowedStatistic {
           double v;
           switch (id) {
             case kPi:
-              v = s.pi_sum / length;
+              v = s.pi_sum.value() / length;
               break;
             case kThetaW:
-              v = s.theta_w / length;
+              v = s.theta_w.value() / length;
               break;
             case kNSeg:
               v = static_cast<double>(s.n_seg);
@@ -393,19 +439,19 @@ class Scan final : public WindowedStatistic {
           double v;
           switch (id) {
             case kDxy:
-              v = s.dxy_sum / length;
+              v = s.dxy_sum.value() / length;
               break;
             case kDa:
-              v = (s.dxy_sum - (s.pi1_sum + s.pi2_sum) / 2) / length;
+              v = (s.dxy_sum.value() - (s.pi1_sum.value() + s.pi2_sum.value()) / 2) / length;
               break;
             case kFstHudson:
-              v = ratio(s.hudson_num, s.hudson_den);
+              v = ratio(s.hudson_num.value(), s.hudson_den.value());
               break;
             case kFstWc:
-              v = ratio(s.wc_a, s.wc_abc);
+              v = ratio(s.wc_a.value(), s.wc_abc.value());
               break;
             default:
-              v = ratio(s.nei_num, s.nei_ht);
+              v = ratio(s.nei_num.value(), s.nei_ht.value());
           }
           row(id, npops + static_cast<std::int64_t>(k), v);
         }

@@ -46,6 +46,23 @@ GenotypeReader::GenotypeReader(const vcz::VczStore& store, const vcz::SampleSele
   num_selected_ = samples.size();
 }
 
+void GenotypeReader::prefetch(std::span<const vcz::WorkUnit> units) const {
+  const zarr::Store& store = gt_.store();
+  if (!store.reads_ahead()) return;
+  std::vector<std::string> keys;
+  keys.reserve(units.size() * blocks_.size());
+  std::int64_t last_chunk = -1;
+  for (const auto& unit : units) {
+    if (unit.chunk == last_chunk) continue;  // units split from one chunk read it once each
+    last_chunk = unit.chunk;
+    for (const auto& b : blocks_) {
+      const std::int64_t index[3] = {unit.chunk, b.chunk, 0};
+      keys.push_back(gt_.chunk_key(index));
+    }
+  }
+  store.prefetch(keys);
+}
+
 std::int64_t GenotypeReader::gathered_bytes(std::int64_t max_rows) const {
   std::size_t widest = 0;
   for (const auto& b : blocks_)

@@ -41,8 +41,22 @@ class GenotypeReader {
   std::int64_t block_samples(std::size_t block) const {
     return static_cast<std::int64_t>(blocks_.at(block).local.size());
   }
+  /// Sample chunk index of block @p block.
+  std::int64_t block_chunk(std::size_t block) const { return blocks_.at(block).chunk; }
+  /// Offsets of block @p block's selected samples inside its stored chunk, in view order.
+  std::span<const std::int64_t> block_columns(std::size_t block) const {
+    return blocks_.at(block).local;
+  }
+  /// Whether block @p block is every column of its stored chunk in order (no gather needed).
+  bool block_dense(std::size_t block) const { return blocks_.at(block).contiguous_all; }
+  /// The call_genotype array.
+  const zarr::Array& array() const { return gt_; }
   /// Bytes of one decoded genotype chunk (the largest buffer a thread needs).
   std::int64_t chunk_bytes() const { return gt_.chunk_bytes(); }
+
+  /// Read-ahead hint for a remote store: the chunks of @p units, every sample block, in the
+  /// order read() will want them (no-op for local stores). Call once before reading a plan.
+  void prefetch(std::span<const vcz::WorkUnit> units) const;
 
   /// Bytes a gather buffer needs for any unit of at most @p max_rows rows.
   std::int64_t gathered_bytes(std::int64_t max_rows) const;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <numeric>
 #include <unordered_map>
 
 #include "vcz/text_file.hpp"
@@ -12,57 +13,102 @@
 namespace vczstats::vcz {
 namespace {
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
+bool iequals(std::string_view a, std::string_view b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) ==
+           std::tolower(static_cast<unsigned char>(y));
+  });
 }
 
-bool is_header(const std::string& a, const std::string& b) {
-  std::string first = lower(a);
-  if (first.starts_with("#")) first.erase(0, 1);
-  const std::string second = lower(b);
-  return (first == "sample" || first == "sample_id" || first == "iid" || first == "id") &&
-         (second == "population" || second == "pop" || second == "group");
+bool is_header(std::string_view first, std::string_view second) {
+  if (first.starts_with('#')) first.remove_prefix(1);
+  auto any = [](std::string_view s, std::initializer_list<std::string_view> words) {
+    return std::any_of(words.begin(), words.end(), [&](auto w) { return iequals(s, w); });
+  };
+  return any(first, {"sample", "sample_id", "iid", "id"}) &&
+         any(second, {"population", "pop", "group"});
 }
+
+// Population names to indices: a scan of the names while they are few, a hash map beyond.
+class PopulationIndex {
+ public:
+  explicit PopulationIndex(std::vector<std::string>& names) : names_(names) {}
+  std::int32_t operator()(std::string_view name) {
+    if (names_.size() <= kScan) {
+      for (std::size_t i = 0; i < names_.size(); ++i)
+        if (names_[i] == name) return static_cast<std::int32_t>(i);
+    } else if (auto it = map_.find(std::string(name)); it != map_.end()) {
+      return it->second;
+    }
+    const auto id = static_cast<std::int32_t>(names_.size());
+    names_.emplace_back(name);
+    if (names_.size() > kScan)
+      for (std::size_t i = map_.size(); i < names_.size(); ++i)
+        map_.emplace(names_[i], static_cast<std::int32_t>(i));
+    return id;
+  }
+
+ private:
+  static constexpr std::size_t kScan = 16;
+  std::vector<std::string>& names_;
+  std::unordered_map<std::string, std::int32_t> map_;
+};
 
 }  // namespace
 
-std::vector<PopulationEntry> parse_populations_text(std::string_view text,
-                                                    const std::string& name) {
-  std::vector<PopulationEntry> entries;
-  std::unordered_map<std::string, std::int64_t> seen;
-  std::int64_t lineno = 0;
+PopulationFile parse_populations_text(std::string text, const std::string& name) {
+  PopulationFile f;
+  f.path = name;
+  const std::int64_t lines = count_lines(text);
+  TokenPacker samples(text, lines);
+  f.population.reserve(static_cast<std::size_t>(lines));
+  f.lines.reserve(static_cast<std::size_t>(lines));
+  PopulationIndex population(f.names);
   bool first_content = true;
-  for_each_line(text, [&](std::string_view line) {
-    ++lineno;
-    const auto cols = split_whitespace(line);
-    if (cols.empty()) return;
-    const std::string sample(cols[0]);
-    if (cols.size() < 2) {
-      if (sample.starts_with("#")) return;
-      throw UsageError(name + ":" + std::to_string(lineno) +
+  for_each_line(text, [&](std::string_view line, std::int64_t lineno) {
+    std::string_view rest = line;
+    const auto sample = next_token(rest);
+    if (sample.empty()) return;
+    const auto pop = next_token(rest);
+    if (pop.empty()) {
+      if (sample.starts_with('#')) return;
+      throw UsageError(f.path + ":" + std::to_string(lineno) +
                        ": expected two columns (sample, population), got '" + std::string(line) +
                        "'");
     }
-    const std::string pop(cols[1]);
     const bool header = first_content && is_header(sample, pop);
     first_content = false;
-    if (header || sample.starts_with("#")) return;
-    if (cols.size() > 2)
-      throw UsageError(name + ":" + std::to_string(lineno) +
+    if (header || sample.starts_with('#')) return;
+    if (!next_token(rest).empty())
+      throw UsageError(f.path + ":" + std::to_string(lineno) +
                        ": expected two columns (sample, population), got more");
-    auto [it, fresh] = seen.emplace(sample, lineno);
-    if (!fresh)
-      throw UsageError(name + ":" + std::to_string(lineno) + ": sample '" + sample +
-                       "' is already listed on line " + std::to_string(it->second));
-    entries.push_back({sample, pop});
+    f.population.push_back(population(pop));
+    samples.add(sample);
+    f.lines.push_back(lineno);
   });
-  if (entries.empty()) throw UsageError(name + ": no (sample, population) lines");
-  return entries;
+  f.samples = samples.finish();
+  if (f.samples.empty()) throw UsageError(f.path + ": no (sample, population) lines");
+  return f;
 }
 
-std::vector<PopulationEntry> read_populations_file(const std::filesystem::path& path) {
+PopulationFile read_populations_file(const std::filesystem::path& path) {
   return parse_populations_text(read_text_file(path), path.string());
+}
+
+PopulationFile population_file(const std::vector<std::pair<std::string, std::string>>& entries) {
+  PopulationFile f;
+  f.path = "populations";
+  PopulationIndex population(f.names);
+  std::vector<std::string_view> names;
+  names.reserve(entries.size());
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    names.push_back(entries[i].first);
+    f.population.push_back(population(entries[i].second));
+    f.lines.push_back(static_cast<std::int64_t>(i) + 1);
+  }
+  f.samples = StringTable::from(names);
+  if (f.samples.empty()) throw UsageError("populations: no (sample, population) entries");
+  return f;
 }
 
 Populations single_population(const SampleSelection& selection) {
@@ -73,56 +119,76 @@ Populations single_population(const SampleSelection& selection) {
   return p;
 }
 
-Populations apply_populations(const VczStore& store, const std::vector<PopulationEntry>& entries,
+namespace {
+
+// Stable counting sort of @p in into @p out by key(value) in [0, keys).
+template <class Key>
+void counting_sort(const std::vector<std::int64_t>& in, std::vector<std::int64_t>& out,
+                   std::int64_t keys, Key&& key) {
+  std::vector<std::int64_t> start(static_cast<std::size_t>(keys) + 1, 0);
+  for (const auto v : in) ++start[static_cast<std::size_t>(key(v)) + 1];
+  std::partial_sum(start.begin(), start.end(), start.begin());
+  out.resize(in.size());
+  for (const auto v : in)
+    out[static_cast<std::size_t>(start[static_cast<std::size_t>(key(v))]++)] = v;
+}
+
+}  // namespace
+
+Populations apply_populations(const VczStore& store, const PopulationFile& file,
                               SampleSelection& selection, bool ignore_missing) {
-  Populations p;
-  std::unordered_map<std::string, std::int32_t> pop_index;
-  std::unordered_map<std::string, std::int32_t> sample_pop;
-  for (const auto& e : entries) {
-    auto [it, fresh] = pop_index.emplace(e.population, static_cast<std::int32_t>(p.names.size()));
-    if (fresh) p.names.push_back(e.population);
-    sample_pop.emplace(e.sample, it->second);
-  }
-  std::unordered_map<std::string, std::int64_t> in_store;
-  for (std::int64_t i = 0; i < static_cast<std::int64_t>(store.sample_ids().size()); ++i)
-    in_store.emplace(store.sample_ids()[static_cast<std::size_t>(i)], i);
-  for (const auto& e : entries)
-    if (!in_store.contains(e.sample) && !ignore_missing)
-      throw UsageError("population file: sample '" + e.sample + "' is not in " + store.path() +
+  // The population of every store sample (-1: none), in one pass over the file.
+  const std::int64_t total = store.num_samples_total();
+  std::vector<std::int32_t> pop_of(static_cast<std::size_t>(total), -1);
+  const auto found = store.find_samples(file.samples);
+  for (std::int64_t k = 0; k < file.size(); ++k) {
+    const std::int64_t i = found[static_cast<std::size_t>(k)];
+    const auto line = [&](std::int64_t entry) {
+      return std::to_string(file.lines[static_cast<std::size_t>(entry)]);
+    };
+    if (i < 0) {
+      if (ignore_missing) continue;
+      throw UsageError(file.path + ":" + line(k) + ": sample '" + std::string(file.samples[k]) +
+                       "' is not in " + store.path() +
                        " (use --force-samples to ignore unknown samples)");
+    }
+    auto& pop = pop_of[static_cast<std::size_t>(i)];
+    if (pop >= 0) {
+      std::int64_t first = 0;
+      while (found[static_cast<std::size_t>(first)] != i) ++first;
+      throw UsageError(file.path + ":" + line(k) + ": sample '" + std::string(file.samples[k]) +
+                       "' is already listed on line " + line(first));
+    }
+    pop = file.population[static_cast<std::size_t>(k)];
+  }
 
   // Keep the selected samples that have a population; within each sample chunk order them by
-  // population, then by store index.
+  // population, then by store index: sorted by index, a stable counting sort by population and
+  // then one by chunk gives that order.
+  auto& kept = selection.indices;
+  if (!std::is_sorted(kept.begin(), kept.end())) std::sort(kept.begin(), kept.end());
+  std::erase_if(kept, [&](std::int64_t i) { return pop_of[static_cast<std::size_t>(i)] < 0; });
   const std::int64_t cs =
-      store.has_genotypes() ? store.genotypes().chunks()[1] : store.num_samples_total() + 1;
-  struct Keyed {
-    std::int64_t chunk;
-    std::int32_t pop;
-    std::int64_t index;
-  };
-  std::vector<Keyed> kept;
-  for (std::int64_t idx : selection.indices) {
-    auto it = sample_pop.find(store.sample_ids()[static_cast<std::size_t>(idx)]);
-    if (it != sample_pop.end())
-      kept.push_back({idx / std::max<std::int64_t>(cs, 1), it->second, idx});
-  }
-  std::stable_sort(kept.begin(), kept.end(), [](const Keyed& a, const Keyed& b) {
-    if (a.chunk != b.chunk) return a.chunk < b.chunk;
-    if (a.pop != b.pop) return a.pop < b.pop;
-    return a.index < b.index;
-  });
-  SampleSelection out;
+      std::max<std::int64_t>(1, store.has_genotypes() ? store.genotypes().chunks()[1] : total + 1);
+  const auto npop = static_cast<std::int64_t>(file.names.size());
+  std::vector<std::int64_t> by_pop;
+  counting_sort(kept, by_pop, npop,
+                [&](std::int64_t i) { return pop_of[static_cast<std::size_t>(i)]; });
+  counting_sort(by_pop, kept, total / cs + 1, [&](std::int64_t i) { return i / cs; });
+
+  Populations p;
+  p.names = file.names;
   p.sizes.assign(p.names.size(), 0);
-  for (const auto& k : kept) {
-    out.indices.push_back(k.index);
-    p.of.push_back(k.pop);
-    ++p.sizes[static_cast<std::size_t>(k.pop)];
+  p.of.resize(kept.size());
+  for (std::size_t k = 0; k < kept.size(); ++k) {
+    const auto pop = pop_of[static_cast<std::size_t>(kept[k])];
+    p.of[k] = pop;
+    ++p.sizes[static_cast<std::size_t>(pop)];
   }
   for (std::size_t i = 0; i < p.names.size(); ++i)
     if (p.sizes[i] == 0)
       throw UsageError("population '" + p.names[i] +
                        "' has no selected sample (check the population file and -s/-S)");
-  selection = std::move(out);
   return p;
 }
 

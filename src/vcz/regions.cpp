@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <fstream>
 #include <limits>
 
 #include "vcz/text_file.hpp"
@@ -35,32 +36,23 @@ std::int64_t parse_position(std::string_view text, std::string_view whole) {
 
 }  // namespace
 
-void for_each_line(std::string_view text, const std::function<void(std::string_view)>& fn) {
-  while (!text.empty()) {
-    const auto nl = text.find('\n');
-    fn(text.substr(0, nl));
-    if (nl == std::string_view::npos) break;
-    text.remove_prefix(nl + 1);
-  }
-}
-
-std::vector<std::string_view> split_whitespace(std::string_view line) {
-  std::vector<std::string_view> cols;
-  std::size_t i = 0;
-  auto space = [&](std::size_t k) { return std::isspace(static_cast<unsigned char>(line[k])); };
-  while (i < line.size()) {
-    while (i < line.size() && space(i)) ++i;
-    const std::size_t start = i;
-    while (i < line.size() && !space(i)) ++i;
-    if (i > start) cols.push_back(line.substr(start, i - start));
-  }
-  return cols;
-}
-
 std::string read_text_file(const std::filesystem::path& path) {
+  std::string text;
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec)) {
+    // A plain file is read whole into a buffer of its size (a million-line samples file is
+    // tens of MB, which zlib would copy through its own buffer); gzip goes through zlib.
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw IoError(path.string() + ": cannot open: " + std::strerror(errno));
+    text.resize(static_cast<std::size_t>(std::filesystem::file_size(path, ec)));
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    if (ec || in.gcount() != static_cast<std::streamsize>(text.size()))
+      throw IoError(path.string() + ": read error");
+    if (!text.starts_with("\x1f\x8b")) return text;
+    text.clear();
+  }
   gzFile f = gzopen(path.c_str(), "rb");
   if (!f) throw IoError(path.string() + ": cannot open: " + std::strerror(errno));
-  std::string text;
   char buf[1 << 16];
   int n;
   while ((n = gzread(f, buf, sizeof buf)) > 0) text.append(buf, static_cast<std::size_t>(n));
@@ -117,13 +109,12 @@ std::vector<Region> parse_regions(std::string_view spec) {
 
 std::vector<Region> parse_regions_text(std::string_view text, const std::string& name, bool bed) {
   std::vector<Region> regions;
-  std::int64_t lineno = 0;
-  for_each_line(text, [&](std::string_view line) {
-    ++lineno;
+  for_each_line(text, [&](std::string_view line, std::int64_t lineno) {
     auto t = trim(line);
     if (t.empty() || t.front() == '#' || t.starts_with("track ") || t.starts_with("browser "))
       return;
-    const auto cols = split_whitespace(t);
+    std::vector<std::string_view> cols;
+    for (auto col = next_token(t); !col.empty(); col = next_token(t)) cols.push_back(col);
     auto bad = [&](const std::string& why) {
       return UsageError(name + ":" + std::to_string(lineno) + ": " + why);
     };
@@ -157,16 +148,16 @@ std::vector<Region> read_regions_file(const std::filesystem::path& path) {
   return parse_regions_text(read_text_file(path), path.string(), bed);
 }
 
-std::vector<std::string> parse_samples_text(std::string_view text) {
-  std::vector<std::string> names;
-  for_each_line(text, [&](std::string_view line) {
-    const auto cols = split_whitespace(line);
-    if (!cols.empty() && cols[0].front() != '#') names.emplace_back(cols[0]);
+StringTable parse_samples_text(std::string text) {
+  TokenPacker names(text, count_lines(text));
+  for_each_line(text, [&](std::string_view line, std::int64_t) {
+    const auto first = next_token(line);
+    if (!first.empty() && first.front() != '#') names.add(first);
   });
-  return names;
+  return names.finish();
 }
 
-std::vector<std::string> read_samples_file(const std::filesystem::path& path) {
+StringTable read_samples_file(const std::filesystem::path& path) {
   return parse_samples_text(read_text_file(path));
 }
 

@@ -1,14 +1,17 @@
 // VczStore: the VCF Zarr schema on top of the Zarr layer, and query → chunk plan.
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <numeric>
 #include <string_view>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
+#include "vcz/sample_index.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/vcz.hpp"
 
@@ -26,6 +29,9 @@ std::int64_t ChunkPlan::selected_variants() const {
 }
 
 namespace {
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 std::string shape_text(const zarr::Array& a) {
   std::string out;
@@ -103,9 +109,9 @@ std::size_t invalid_utf8(std::string_view s) {
 
 /// Ids are written to JSON and TSV as they are: they must be UTF-8, as VCF Zarr's vlen-utf8
 /// strings are.
-void require_utf8(const std::string& path, const std::string& name,
-                  const std::vector<std::string>& ids) {
-  for (std::size_t i = 0; i < ids.size(); ++i)
+template <class Ids>
+void require_utf8(const std::string& path, const std::string& name, const Ids& ids) {
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(ids.size()); ++i)
     if (const auto at = invalid_utf8(ids[i]); at != std::string_view::npos)
       throw FormatError(
           fmt::format("{}: {} entry {} is not valid UTF-8 (byte {})", path, name, i, at));
@@ -131,10 +137,31 @@ void require_variant_chunks(const std::string& path, const std::string& name,
 
 }  // namespace
 
-VczStore VczStore::open(const std::filesystem::path& path) {
+// sample_id, and the index of its names built on first use.
+struct VczStore::Samples {
+  StringTable ids;
+  std::once_flag indexed;
+  std::optional<SampleIndex> index;
+};
+
+const StringTable& VczStore::sample_ids() const {
+  return samples_->ids;
+}
+
+std::vector<std::int64_t> VczStore::find_samples(const StringTable& names) const {
+  Samples& s = *samples_;
+  std::call_once(s.indexed, [&] { s.index.emplace(s.ids, path_); });
+  std::vector<std::int64_t> found(static_cast<std::size_t>(names.size()));
+  s.index->find(s.ids, names, found);
+  return found;
+}
+
+VczStore VczStore::open(const std::string& path, const zarr::StoreOptions& options,
+                        SetupTimes* times) {
+  const auto t0 = std::chrono::steady_clock::now();
   VczStore s;
-  s.path_ = path.string();
-  s.store_ = zarr::open_store(path);
+  s.path_ = path;
+  s.store_ = zarr::open_store(path, options);
   auto group = zarr::open_group(*s.store_);
   s.zarr_format_ = group.zarr_format;
   s.attributes_ = group.attributes;
@@ -152,8 +179,12 @@ VczStore VczStore::open(const std::filesystem::path& path) {
   auto samples = zarr::Array::open(s.store_, "sample_id");
   require(s.path_, "sample_id", samples, 1, ElementKind::String);
   require_at_most(s.path_, "sample_id", samples, kMaxSamples);
-  s.sample_ids_ = samples.read_region_strings(std::vector<std::int64_t>{0}, samples.shape());
-  require_utf8(s.path_, "sample_id", s.sample_ids_);
+  const auto t_samples = std::chrono::steady_clock::now();
+  s.samples_ = std::make_shared<Samples>();
+  s.samples_->ids = samples.read_string_table();
+  require_utf8(s.path_, "sample_id", s.samples_->ids);
+  const double read_samples = seconds_since(t_samples);
+  const std::int64_t num_samples = s.samples_->ids.size();
 
   if (auto g = s.array("call_genotype")) {
     s.has_genotypes_ = true;
@@ -166,8 +197,8 @@ VczStore VczStore::open(const std::filesystem::path& path) {
     if (g->dtype().kind != zarr::DataKind::Int)
       throw FormatError(s.path_ + ": call_genotype must hold signed integers, found " +
                         g->dtype().name());
-    if (static_cast<std::int64_t>(s.sample_ids_.size()) != g->shape()[1])
-      throw FormatError(s.path_ + ": sample_id has " + std::to_string(s.sample_ids_.size()) +
+    if (num_samples != g->shape()[1])
+      throw FormatError(s.path_ + ": sample_id has " + std::to_string(num_samples) +
                         " entries but call_genotype has " + std::to_string(g->shape()[1]) +
                         " samples");
     if (g->shape()[0] != s.positions_.shape()[0])
@@ -206,6 +237,10 @@ VczStore VczStore::open(const std::filesystem::path& path) {
   }
   for (std::size_t i = 0; i < s.contig_ids_.size(); ++i)
     s.contig_index_.emplace(s.contig_ids_[i], static_cast<std::int32_t>(i));
+  if (times) {
+    times->read_samples = read_samples;
+    times->open_store = seconds_since(t0) - read_samples;
+  }
   return s;
 }
 
@@ -224,7 +259,7 @@ std::int64_t VczStore::num_variants() const {
   return positions_.shape()[0];
 }
 std::int64_t VczStore::num_samples_total() const {
-  return static_cast<std::int64_t>(sample_ids_.size());
+  return samples_->ids.size();
 }
 std::int64_t VczStore::ploidy() const {
   return has_genotypes_ ? genotypes_.shape()[2] : 0;
@@ -253,41 +288,33 @@ std::vector<std::string> VczStore::array_names() const {
 }
 
 SampleSelection VczStore::all_samples() const {
+  const StringTable& ids = sample_ids();
   SampleSelection sel;
-  for (std::int64_t i = 0; i < static_cast<std::int64_t>(sample_ids_.size()); ++i)
-    if (!sample_ids_[static_cast<std::size_t>(i)].empty()) sel.indices.push_back(i);
+  sel.indices.reserve(static_cast<std::size_t>(ids.size()));
+  for (std::int64_t i = 0; i < ids.size(); ++i)
+    if (!ids[i].empty()) sel.indices.push_back(i);
   return sel;
 }
 
-SampleSelection VczStore::select_samples(const std::vector<std::string>& names,
-                                         bool ignore_missing) const {
-  std::vector<std::string> wanted = names;
-  bool exclude = false;
-  if (!wanted.empty() && wanted.front().starts_with("^")) {
-    exclude = true;
-    wanted.front().erase(0, 1);
-  }
-  std::unordered_map<std::string, std::int64_t> index;
-  for (std::int64_t i = 0; i < static_cast<std::int64_t>(sample_ids_.size()); ++i) {
-    const auto& id = sample_ids_[static_cast<std::size_t>(i)];
-    if (!id.empty()) index.emplace(id, i);
-  }
-  std::vector<std::uint8_t> chosen(sample_ids_.size(), 0);
-  for (const auto& name : wanted) {
-    auto it = index.find(name);
-    if (it == index.end()) {
-      if (ignore_missing) continue;
-      throw UsageError("sample '" + name + "' is not in " + path_ +
-                       " (use --force-samples to ignore unknown samples)");
+SampleSelection VczStore::select_samples(const StringTable& names, bool ignore_missing) const {
+  const bool exclude = !names.empty() && names[0].starts_with('^');
+  auto found = find_samples(names);
+  if (exclude) found[0] = find_samples({names[0].substr(1)})[0];
+  const StringTable& ids = sample_ids();
+  std::vector<std::uint8_t> chosen(static_cast<std::size_t>(ids.size()), 0);
+  for (std::int64_t k = 0; k < names.size(); ++k) {
+    const std::int64_t i = found[static_cast<std::size_t>(k)];
+    if (i >= 0) {
+      chosen[static_cast<std::size_t>(i)] = 1;
+    } else if (!ignore_missing) {
+      throw UsageError("sample '" + std::string(names[k].substr(k == 0 && exclude ? 1 : 0)) +
+                       "' is not in " + path_ + " (use --force-samples to ignore unknown samples)");
     }
-    chosen[static_cast<std::size_t>(it->second)] = 1;
   }
   SampleSelection sel;
-  for (std::int64_t i = 0; i < static_cast<std::int64_t>(sample_ids_.size()); ++i) {
-    const bool visible = !sample_ids_[static_cast<std::size_t>(i)].empty();
-    const bool in_list = chosen[static_cast<std::size_t>(i)] != 0;
-    if (visible && in_list != exclude) sel.indices.push_back(i);
-  }
+  for (std::int64_t i = 0; i < ids.size(); ++i)
+    if (!ids[i].empty() && (chosen[static_cast<std::size_t>(i)] != 0) != exclude)
+      sel.indices.push_back(i);
   if (sel.indices.empty()) throw UsageError("the sample selection is empty");
   return sel;
 }

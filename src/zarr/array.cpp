@@ -31,6 +31,7 @@ struct Array::Impl {
   detail::ChunkKeyEncoding keys;
   std::int64_t chunk_elements = 0;
   std::int64_t chunk_bytes = 0;
+  ChunkEncoding encoding;
 
   std::string name() const { return path.empty() ? "/" : path; }
 
@@ -134,6 +135,7 @@ Array Array::open(std::shared_ptr<const Store> store, const std::string& path) {
   impl->keys = std::move(spec.keys);
   impl->chunk_elements = product(impl->metadata.chunks);
   impl->chunk_bytes = impl->chunk_elements * impl->metadata.dtype.size;
+  impl->encoding = impl->pipeline->encoding(impl->metadata.fill_value);
   Array a;
   a.impl_ = std::move(impl);
   return a;
@@ -213,6 +215,15 @@ void Array::read_chunk(std::span<const std::int64_t> chunk_index, std::span<std:
   }
 }
 
+std::optional<Bytes> Array::read_chunk_encoded(std::span<const std::int64_t> chunk_index) const {
+  impl_->check_chunk_index(chunk_index);
+  return impl_->store->get(chunk_key(chunk_index));
+}
+
+const ChunkEncoding& Array::chunk_encoding() const {
+  return impl_->encoding;
+}
+
 std::vector<std::string> Array::read_chunk_strings(
     std::span<const std::int64_t> chunk_index) const {
   const Impl& a = *impl_;
@@ -231,6 +242,18 @@ std::vector<std::string> Array::read_chunk_strings(
   }
 }
 
+namespace {
+/// A remote store fetches a region's chunks together instead of one round trip each.
+void hint_region(const Array& array, const detail::RegionChunks& chunks) {
+  const Store& store = array.store();
+  if (chunks.total < 2 || !store.reads_ahead()) return;
+  std::vector<std::string> keys;
+  keys.reserve(static_cast<std::size_t>(chunks.total));
+  for (std::int64_t i = 0; i < chunks.total; ++i) keys.push_back(array.chunk_key(chunks.index(i)));
+  store.prefetch(keys);
+}
+}  // namespace
+
 void Array::read_region(std::span<const std::int64_t> start, std::span<const std::int64_t> stop,
                         std::span<std::byte> out, Executor* pool) const {
   const Impl& a = *impl_;
@@ -245,6 +268,7 @@ void Array::read_region(std::span<const std::int64_t> start, std::span<const std
                                  out.size(), static_cast<std::size_t>(product(shape)) * itemsize));
   const detail::RegionChunks plan(start, stop, a.metadata.chunks);
   if (plan.total == 0) return;
+  hint_region(*this, plan);
   const auto chunk_bytes = static_cast<std::size_t>(a.chunk_bytes);
 
   auto task = [&](std::int64_t i) {
@@ -279,6 +303,7 @@ std::vector<std::string> Array::read_region_strings(std::span<const std::int64_t
   const auto shape = region_shape(start, stop);
   std::vector<std::string> out(static_cast<std::size_t>(product(shape)));
   const detail::RegionChunks plan(start, stop, a.metadata.chunks);
+  hint_region(*this, plan);
   for (std::int64_t i = 0; i < plan.total; ++i) {
     const auto index = plan.index(i);
     const Overlap o = overlap(index, start, stop, a.metadata.chunks);
@@ -289,6 +314,38 @@ std::vector<std::string> Array::read_region_strings(std::span<const std::int64_t
                              out[static_cast<std::size_t>(d + k)] =
                                  std::move(chunk[static_cast<std::size_t>(s + k)]);
                          });
+  }
+  return out;
+}
+
+StringTable Array::read_string_table() const {
+  const Impl& a = *impl_;
+  if (a.metadata.dtype.kind != DataKind::String || a.metadata.shape.size() != 1)
+    throw UsageError(fmt::format("{}: array {} is not a one-dimensional string array",
+                                 a.store->path(), a.name()));
+  const std::int64_t n = a.metadata.shape[0], csize = a.metadata.chunks[0];
+  StringTable out, chunk;
+  for (std::int64_t c = 0; c * csize < n; ++c) {
+    const std::int64_t index[1] = {c};
+    a.check_chunk_index(index);
+    const std::string key = chunk_key(index);
+    const auto bytes = a.store->get(key);
+    chunk.clear();
+    if (!bytes) {
+      for (std::int64_t i = 0; i < csize; ++i) chunk.push_back(a.metadata.fill_string);
+    } else {
+      try {
+        a.pipeline->decode_strings_into(bytes->span(), chunk);
+      } catch (const FormatError& e) {
+        a.rethrow_for_chunk(key, e);
+      }
+    }
+    if (chunk.size() != csize)
+      throw FormatError(fmt::format("{}: {}: chunk {} holds {} strings, expected {}",
+                                    a.store->path(), a.name(), key, chunk.size(), csize));
+    // The first chunk tells the characters per string; reserve the whole table once.
+    if (c == 0) out.reserve(n, chunk.chars() * (n / std::max<std::int64_t>(csize, 1) + 1));
+    out.append(chunk, 0, std::min(csize, n - c * csize));
   }
   return out;
 }

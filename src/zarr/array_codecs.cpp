@@ -31,6 +31,10 @@ std::vector<std::string> ArrayToBytesCodec::decode_strings(ByteSpan) const {
       fmt::format("codec {} cannot decode strings", describe().empty() ? "bytes" : describe()));
 }
 
+void ArrayToBytesCodec::decode_strings_into(ByteSpan in, StringTable& out) const {
+  for (const auto& s : decode_strings(in)) out.push_back(s);
+}
+
 void byteswap_elements(MutableByteSpan data, int itemsize) {
   if (itemsize <= 1) return;
   const auto size = static_cast<std::size_t>(itemsize);
@@ -54,6 +58,10 @@ class RawBytesCodec final : public ArrayToBytesCodec {
   std::string describe() const override { return swap_ ? "bytes(big)" : ""; }
   std::optional<std::uint64_t> encoded_size() const override { return layout().nbytes(); }
   bool passthrough() const override { return !swap_; }
+  void describe_encoding(ChunkEncoding& encoding) const override {
+    encoding.layout = ChunkEncoding::Layout::Bytes;
+    encoding.big_endian = swap_;
+  }
   void decode(ByteSpan in, MutableByteSpan out) const override {
     if (in.size() != out.size()) size_mismatch("chunk", in.size(), out.size());
     std::copy(in.begin(), in.end(), out.begin());
@@ -72,13 +80,25 @@ class VlenCodec final : public ArrayToBytesCodec {
       : ArrayToBytesCodec(std::move(layout)), name_(std::move(name)) {}
   std::string describe() const override { return name_; }
   std::vector<std::string> decode_strings(ByteSpan in) const override {
+    std::vector<std::string> out;
+    out.reserve(static_cast<std::size_t>(layout().elements()));
+    for_each_item(in, [&](std::string_view s) { out.emplace_back(s); });
+    return out;
+  }
+  void decode_strings_into(ByteSpan in, StringTable& out) const override {
+    for_each_item(in, [&](std::string_view s) { out.push_back(s); });
+  }
+
+ private:
+  // Call fn(item) for every item of a chunk: a little-endian u32 count, then per item a u32
+  // length and its bytes.
+  template <class Fn>
+  void for_each_item(ByteSpan in, Fn&& fn) const {
     const std::uint64_t n = layout().elements();
     if (in.size() < 4) throw FormatError(fmt::format("{}: chunk shorter than its header", name_));
     const std::uint32_t count = load_le<std::uint32_t>(in.data());
     if (count != n)
       throw FormatError(fmt::format("{}: chunk holds {} items, expected {}", name_, count, n));
-    std::vector<std::string> out;
-    out.reserve(static_cast<std::size_t>(n));
     std::size_t pos = 4;
     for (std::uint64_t i = 0; i < n; ++i) {
       if (in.size() - pos < 4)
@@ -87,18 +107,18 @@ class VlenCodec final : public ArrayToBytesCodec {
       pos += 4;
       if (in.size() - pos < len)
         throw FormatError(fmt::format("{}: chunk truncated at item {}", name_, i));
-      out.emplace_back(reinterpret_cast<const char*>(in.data() + pos), len);
+      fn(std::string_view(reinterpret_cast<const char*>(in.data() + pos), len));
       pos += len;
     }
     if (pos != in.size())
       throw FormatError(
           fmt::format("{}: {} unexpected bytes after the last item", name_, in.size() - pos));
-    return out;
   }
 
- private:
   std::string name_;
 };
+
+}  // namespace
 
 void append_utf8(std::string& s, std::uint32_t cp) {
   if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;  // not a character
@@ -118,6 +138,8 @@ void append_utf8(std::string& s, std::uint32_t cp) {
     s += static_cast<char>(0x80 | (cp & 0x3F));
   }
 }
+
+namespace {
 
 class FixedStringCodec final : public ArrayToBytesCodec {
  public:
@@ -195,6 +217,16 @@ class ShardingCodec final : public ArrayToBytesCodec {
 
   std::string describe() const override {
     return fmt::format("sharding([{}]: {})", fmt::join(inner_shape_, ","), inner_->describe());
+  }
+
+  void describe_encoding(ChunkEncoding& encoding) const override {
+    encoding.layout = ChunkEncoding::Layout::Sharding;
+    auto spec = std::make_shared<ShardingSpec>();
+    spec->inner_shape = inner_shape_;
+    spec->index_at_end = index_at_end_;
+    spec->inner = inner_->encoding(fill_);
+    spec->index = index_->encoding(std::vector<std::byte>(8, std::byte{0}));
+    encoding.sharding = std::move(spec);
   }
 
   void decode(ByteSpan in, MutableByteSpan out) const override {
@@ -395,6 +427,7 @@ class ByteSwapCodec final : public ArrayToArrayCodec {
  public:
   explicit ByteSwapCodec(ElementLayout layout) : ArrayToArrayCodec(layout, layout) {}
   std::string describe() const override { return ""; }
+  std::string filter_name() const override { return "byteswap (big-endian dtype)"; }
   void decode(ByteSpan in, MutableByteSpan out) const override {
     std::copy(in.begin(), in.end(), out.begin());
     byteswap_elements(out, decoded().itemsize);

@@ -172,8 +172,10 @@ namespace {
 
 class BloscCodec final : public BytesToBytesCodec {
  public:
-  explicit BloscCodec(std::string description) : description_(std::move(description)) {}
+  BloscCodec(std::string description, BytesCodecSpec spec)
+      : description_(std::move(description)), spec_(std::move(spec)) {}
   std::string describe() const override { return description_; }
+  BytesCodecSpec spec() const override { return spec_; }
 
   void decode_into(ByteSpan in, MutableByteSpan out) const override {
     const std::size_t n = decoded_size(in);
@@ -204,6 +206,7 @@ class BloscCodec final : public BytesToBytesCodec {
     if (n < 0 || static_cast<std::size_t>(n) != out.size()) corrupt("blosc");
   }
   std::string description_;
+  BytesCodecSpec spec_;
 };
 
 /// A ZSTD_DCtx per thread.
@@ -219,8 +222,10 @@ ZSTD_DCtx* zstd_context() {
 
 class ZstdCodec final : public BytesToBytesCodec {
  public:
-  explicit ZstdCodec(std::string description) : description_(std::move(description)) {}
+  ZstdCodec(std::string description, BytesCodecSpec spec)
+      : description_(std::move(description)), spec_(std::move(spec)) {}
   std::string describe() const override { return description_; }
+  BytesCodecSpec spec() const override { return spec_; }
 
   void decode_into(ByteSpan in, MutableByteSpan out) const override {
     const unsigned long long claimed = ZSTD_getFrameContentSize(in.data(), in.size());
@@ -265,13 +270,16 @@ class ZstdCodec final : public BytesToBytesCodec {
 
  private:
   std::string description_;
+  BytesCodecSpec spec_;
 };
 
 /// numcodecs' LZ4: a 4-byte little-endian decoded size, then one LZ4 block.
 class Lz4Codec final : public BytesToBytesCodec {
  public:
-  explicit Lz4Codec(std::string description) : description_(std::move(description)) {}
+  Lz4Codec(std::string description, BytesCodecSpec spec)
+      : description_(std::move(description)), spec_(std::move(spec)) {}
   std::string describe() const override { return description_; }
+  BytesCodecSpec spec() const override { return spec_; }
 
   void decode_into(ByteSpan in, MutableByteSpan out) const override {
     const std::size_t n = decoded_size(in);
@@ -303,14 +311,16 @@ class Lz4Codec final : public BytesToBytesCodec {
     if (n < 0 || static_cast<std::size_t>(n) != out.size()) corrupt("lz4");
   }
   std::string description_;
+  BytesCodecSpec spec_;
 };
 
 /// zlib and gzip: the container is recognised from the data.
 class DeflateCodec final : public BytesToBytesCodec {
  public:
-  DeflateCodec(std::string name, std::string description)
-      : name_(std::move(name)), description_(std::move(description)) {}
+  DeflateCodec(std::string name, std::string description, BytesCodecSpec spec)
+      : name_(std::move(name)), description_(std::move(description)), spec_(std::move(spec)) {}
   std::string describe() const override { return description_; }
+  BytesCodecSpec spec() const override { return spec_; }
   void decode_into(ByteSpan in, MutableByteSpan out) const override {
     inflate_exact(in, out, DeflateFormat::ZlibOrGzip, name_);
   }
@@ -321,12 +331,15 @@ class DeflateCodec final : public BytesToBytesCodec {
  private:
   std::string name_;
   std::string description_;
+  BytesCodecSpec spec_;
 };
 
 class Bz2Codec final : public BytesToBytesCodec {
  public:
-  explicit Bz2Codec(std::string description) : description_(std::move(description)) {}
+  Bz2Codec(std::string description, BytesCodecSpec spec)
+      : description_(std::move(description)), spec_(std::move(spec)) {}
   std::string describe() const override { return description_; }
+  BytesCodecSpec spec() const override { return spec_; }
 
   void decode_into(ByteSpan in, MutableByteSpan out) const override {
     std::vector<std::byte> all = decode(in);
@@ -371,12 +384,19 @@ class Bz2Codec final : public BytesToBytesCodec {
 
  private:
   std::string description_;
+  BytesCodecSpec spec_;
 };
 
 /// crc32c: a 4-byte little-endian CRC-32C of the data appended to it.
 class Crc32cCodec final : public BytesToBytesCodec {
  public:
   std::string describe() const override { return "crc32c"; }
+  BytesCodecSpec spec() const override {
+    BytesCodecSpec spec;
+    spec.kind = BytesCodecSpec::Kind::Crc32c;
+    spec.name = "crc32c";
+    return spec;
+  }
   std::optional<std::uint64_t> encoded_size(std::optional<std::uint64_t> decoded) const override {
     if (!decoded) return std::nullopt;
     return *decoded + 4;
@@ -419,18 +439,21 @@ std::string shuffle_name(int shuffle) {
   }
 }
 
-/// An integer parameter: a JSON integer, or a float with an integral value, that fits an int.
+/// An integer parameter: a JSON integer, or a float with an integral value, that fits a @p T.
 /// (nlohmann's get<int>() converts 1e308 or 2^64 with undefined behaviour.)
-int int_parameter(const json& value, const char* key) {
-  constexpr auto lo = std::numeric_limits<int>::min(), hi = std::numeric_limits<int>::max();
+template <class T = int>
+T int_parameter(const json& value, const char* key) {
+  constexpr auto lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
   if (value.is_number_integer()) {
     if (value.is_number_unsigned()
             ? value.get<std::uint64_t>() <= static_cast<std::uint64_t>(hi)
             : (value.get<std::int64_t>() >= lo && value.get<std::int64_t>() <= hi))
-      return static_cast<int>(value.get<std::int64_t>());
+      return static_cast<T>(value.get<std::int64_t>());
   } else if (value.is_number_float()) {
+    // hi + 1 is a power of two, exact as a double (hi itself may not be, for int64_t).
     const double d = value.get<double>();
-    if (d >= lo && d <= hi && d == std::trunc(d)) return static_cast<int>(d);
+    if (d >= static_cast<double>(lo) && d < static_cast<double>(hi) + 1.0 && d == std::trunc(d))
+      return static_cast<T>(d);
   } else {
     throw FormatError(
         fmt::format("codec parameter '{}' must be an integer, not {}", key, value.dump()));
@@ -442,8 +465,8 @@ template <class T>
 T config_value(const json& config, const char* key, T fallback) {
   auto it = config.find(key);
   if (it == config.end() || it->is_null()) return fallback;
-  if constexpr (std::is_same_v<T, int>) {
-    return int_parameter(*it, key);
+  if constexpr (std::is_integral_v<T>) {
+    return int_parameter<T>(*it, key);
   } else {
     if (!it->is_string())
       throw FormatError(
@@ -452,9 +475,28 @@ T config_value(const json& config, const char* key, T fallback) {
   }
 }
 
+/// The shuffle of a blosc configuration: a number (numcodecs) or a name (v3).
+int shuffle_code(const json& shuffle) {
+  if (!shuffle.is_string()) return int_parameter(shuffle, "shuffle");
+  const auto name = shuffle.get<std::string>();
+  if (name == "noshuffle") return 0;
+  if (name == "shuffle") return 1;
+  if (name == "bitshuffle") return 2;
+  return -1;
+}
+
+BytesCodecSpec codec_spec(BytesCodecSpec::Kind kind, std::string name, int level) {
+  BytesCodecSpec spec;
+  spec.kind = kind;
+  spec.name = std::move(name);
+  spec.level = level;
+  return spec;
+}
+
 }  // namespace
 
 std::unique_ptr<const BytesToBytesCodec> make_numcodecs_codec(const json& config) {
+  using Kind = BytesCodecSpec::Kind;
   if (!config.is_object() || !config.contains("id") || !config["id"].is_string())
     throw FormatError(fmt::format("codec configuration without an id: {}", config.dump()));
   const auto id = config["id"].get<std::string>();
@@ -463,22 +505,35 @@ std::unique_ptr<const BytesToBytesCodec> make_numcodecs_codec(const json& config
     const std::string shuffle_text = shuffle.is_string()
                                          ? shuffle.get<std::string>()
                                          : shuffle_name(int_parameter(shuffle, "shuffle"));
+    BytesCodecSpec spec = codec_spec(Kind::Blosc, id, config_value<int>(config, "clevel", 5));
+    spec.cname = config_value<std::string>(config, "cname", "lz4");
+    spec.shuffle = shuffle_code(shuffle);
+    spec.typesize = config_value<int>(config, "typesize", 0);
+    spec.blocksize = config_value<std::int64_t>(config, "blocksize", 0);
     return std::make_unique<BloscCodec>(
-        fmt::format("blosc({}:{},{})", config_value<std::string>(config, "cname", "lz4"),
-                    config_value<int>(config, "clevel", 5), shuffle_text));
+        fmt::format("blosc({}:{},{})", spec.cname, spec.level, shuffle_text), std::move(spec));
   }
-  if (id == "zstd")
-    return std::make_unique<ZstdCodec>(
-        fmt::format("zstd({})", config_value<int>(config, "level", 1)));
-  if (id == "lz4")
-    return std::make_unique<Lz4Codec>(
-        fmt::format("lz4({})", config_value<int>(config, "acceleration", 1)));
-  if (id == "zlib" || id == "gzip")
+  if (id == "zstd") {
+    const int level = config_value<int>(config, "level", 1);
+    return std::make_unique<ZstdCodec>(fmt::format("zstd({})", level),
+                                       codec_spec(Kind::Zstd, id, level));
+  }
+  if (id == "lz4") {
+    const int acceleration = config_value<int>(config, "acceleration", 1);
+    return std::make_unique<Lz4Codec>(fmt::format("lz4({})", acceleration),
+                                      codec_spec(Kind::Lz4, id, acceleration));
+  }
+  if (id == "zlib" || id == "gzip") {
+    const int level = config_value<int>(config, "level", 1);
     return std::make_unique<DeflateCodec>(
-        id, fmt::format("{}({})", id, config_value<int>(config, "level", 1)));
-  if (id == "bz2")
-    return std::make_unique<Bz2Codec>(
-        fmt::format("bz2({})", config_value<int>(config, "level", 1)));
+        id, fmt::format("{}({})", id, level),
+        codec_spec(id == "zlib" ? Kind::Zlib : Kind::Gzip, id, level));
+  }
+  if (id == "bz2") {
+    const int level = config_value<int>(config, "level", 1);
+    return std::make_unique<Bz2Codec>(fmt::format("bz2({})", level),
+                                      codec_spec(Kind::Bz2, id, level));
+  }
   if (id == "crc32c") return std::make_unique<Crc32cCodec>();
   return nullptr;
 }

@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vczstats/zarr.hpp"
+
 namespace vczstats::zarr::detail {
 
 using ByteSpan = std::span<const std::byte>;
@@ -43,6 +45,8 @@ class BytesToBytesCodec {
   virtual ~BytesToBytesCodec() = default;
   /// @brief Short description for `info`, e.g. "zstd(5)".
   virtual std::string describe() const = 0;
+  /// @brief The codec and its parameters, for ChunkEncoding.
+  virtual BytesCodecSpec spec() const = 0;
   /// @brief The encoded size for a decoded size when it follows from the size alone
   /// (checksums); nullopt for compressors.
   virtual std::optional<std::uint64_t> encoded_size(std::optional<std::uint64_t> decoded) const {
@@ -63,5 +67,8 @@ std::unique_ptr<const BytesToBytesCodec> make_numcodecs_codec(const nlohmann::js
 /// bytes-to-bytes codec we know.
 std::unique_ptr<const BytesToBytesCodec> make_v3_bytes_codec(const std::string& name,
                                                              const nlohmann::json& configuration);
+
+/// @brief Append code point @p cp as UTF-8 (U+FFFD for what is not a character).
+void append_utf8(std::string& s, std::uint32_t cp);
 
 }  // namespace vczstats::zarr::detail

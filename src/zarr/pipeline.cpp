@@ -93,6 +93,17 @@ std::string CodecPipeline::describe() const {
   return out.empty() ? "none" : out;
 }
 
+ChunkEncoding CodecPipeline::encoding(const std::vector<std::byte>& fill) const {
+  ChunkEncoding e;
+  e.shape = layout_.shape;
+  e.itemsize = layout_.itemsize;
+  for (const auto& c : array_codecs_) e.array_filters.push_back(c->filter_name());
+  array_to_bytes_->describe_encoding(e);
+  for (const auto& c : bytes_codecs_) e.bytes_codecs.push_back(c->spec());
+  e.fill_value = fill;
+  return e;
+}
+
 ByteSpan CodecPipeline::decode_bytes(ByteSpan encoded, std::vector<std::byte>& a,
                                      std::vector<std::byte>& b, MutableByteSpan direct) const {
   ByteSpan current = encoded;
@@ -151,6 +162,15 @@ std::vector<std::string> CodecPipeline::decode_strings(ByteSpan encoded) const {
   for (std::size_t k = array_codecs_.size(); k-- > 0;)
     strings = array_codecs_[k]->decode_strings(std::move(strings));
   return strings;
+}
+
+void CodecPipeline::decode_strings_into(ByteSpan encoded, StringTable& out) const {
+  if (!array_codecs_.empty()) {  // elements move around: decode them as strings first
+    for (const auto& s : decode_strings(encoded)) out.push_back(s);
+    return;
+  }
+  std::vector<std::byte> a, b;
+  array_to_bytes_->decode_strings_into(decode_bytes(encoded, a, b, MutableByteSpan{}), out);
 }
 
 }  // namespace vczstats::zarr

@@ -38,6 +38,8 @@ class ArrayToArrayCodec {
   virtual ~ArrayToArrayCodec() = default;
   /// @brief Short description, e.g. "transpose(1,0)".
   virtual std::string describe() const = 0;
+  /// @brief Name in ChunkEncoding::array_filters (describe(), unless that is empty).
+  virtual std::string filter_name() const { return describe(); }
   /// @brief Decode numeric data: in holds encoded().nbytes(), out decoded().nbytes().
   virtual void decode(ByteSpan in, MutableByteSpan out) const = 0;
   /// @brief Decode string data; only codecs that move elements around support it.
@@ -63,10 +65,18 @@ class ArrayToBytesCodec {
   virtual std::optional<std::uint64_t> encoded_size() const { return std::nullopt; }
   /// @brief Whether the encoded bytes are the array itself (no byte swapping).
   virtual bool passthrough() const { return false; }
+  /// @brief Set the layout fields of @p encoding (layout, big_endian, sharding); the default
+  /// is a string layout.
+  virtual void describe_encoding(ChunkEncoding& encoding) const {
+    encoding.layout = ChunkEncoding::Layout::Strings;
+  }
   /// @brief Decode numeric data into @p out (layout().nbytes() bytes).
   virtual void decode(ByteSpan in, MutableByteSpan out) const;
   /// @brief Decode string data (layout().elements() strings).
   virtual std::vector<std::string> decode_strings(ByteSpan in) const;
+  /// @brief Decode string data, appending layout().elements() strings to @p out. The default
+  /// goes through decode_strings; vlen-utf8 appends straight from the bytes.
+  virtual void decode_strings_into(ByteSpan in, StringTable& out) const;
   /// @brief The decoded layout.
   const ElementLayout& layout() const { return layout_; }
 
@@ -94,11 +104,15 @@ class CodecPipeline {
   std::optional<std::uint64_t> encoded_size() const;
   /// @brief The codecs in encoding order, e.g. "delta(<i4) | blosc(zstd:7,shuffle)".
   std::string describe() const;
+  /// @brief The normalised description of the pipeline; @p fill is one decoded element.
+  ChunkEncoding encoding(const std::vector<std::byte>& fill) const;
   /// @brief Decode one numeric chunk into @p out (layout().nbytes() bytes). When the
   /// pipeline is a single compressor over native bytes, it decompresses straight into out.
   void decode(detail::ByteSpan encoded, detail::MutableByteSpan out) const;
   /// @brief Decode one chunk of strings.
   std::vector<std::string> decode_strings(detail::ByteSpan encoded) const;
+  /// @brief Decode one chunk of strings, appending them to @p out.
+  void decode_strings_into(detail::ByteSpan encoded, StringTable& out) const;
 
  private:
   /// Run the bytes-to-bytes codecs backwards. When @p direct is non-empty the last one writes

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <system_error>
@@ -27,6 +28,20 @@ Bytes::Bytes(std::span<const std::byte> view, std::shared_ptr<const void> keep_a
 
 std::vector<std::string> Store::children(std::string_view prefix) const {
   return detail::children_from_keys(list(prefix), prefix);
+}
+
+void Store::prefetch(std::span<const std::string>) const {}
+void Store::cancel_prefetch() const {}
+
+bool is_remote_url(std::string_view path) {
+  for (std::string_view scheme : {"http://", "https://", "s3://", "gs://"}) {
+    if (path.size() < scheme.size()) continue;
+    bool same = true;
+    for (std::size_t i = 0; i < scheme.size() && same; ++i)
+      same = std::tolower(static_cast<unsigned char>(path[i])) == scheme[i];
+    if (same) return true;
+  }
+  return false;
 }
 
 namespace detail {
@@ -70,7 +85,10 @@ bool looks_like_zip(const std::filesystem::path& path) {
 }  // namespace
 }  // namespace detail
 
-std::shared_ptr<const Store> open_store(const std::filesystem::path& path) {
+std::shared_ptr<const Store> open_store(const std::string& url_or_path,
+                                        const StoreOptions& options) {
+  if (is_remote_url(url_or_path)) return detail::open_remote_store(url_or_path, options);
+  const std::filesystem::path path(url_or_path);
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
   if (ec || !std::filesystem::exists(status))

@@ -33,6 +33,31 @@ class MappedFile {
   std::size_t size_ = 0;
 };
 
+/// @brief Random-access bytes of one file: a local memory map (reads are views) or an object
+/// read with HTTP range requests. A zip store reads its archive through one.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  /// @brief The file or URL, for messages.
+  virtual const std::string& name() const = 0;
+  virtual std::uint64_t size() const = 0;
+  /// @brief Bytes [offset, offset + length). @throws FormatError when the range passes the end,
+  /// IoError when it cannot be fetched.
+  virtual Bytes read(std::uint64_t offset, std::uint64_t length) const = 0;
+  /// @brief Whether reads cost a request (so prefetch hints are worth giving).
+  virtual bool remote() const { return false; }
+  /// @brief Read-ahead hint: (offset, length) pairs that will be read, in order.
+  virtual void prefetch(std::span<const std::pair<std::uint64_t, std::uint64_t>>) const {}
+  virtual void cancel_prefetch() const {}
+  virtual IoStats io_stats() const { return {}; }
+};
+
+/// @brief A memory-mapped local file as a ByteSource.
+std::shared_ptr<const ByteSource> map_file_source(const std::filesystem::path& path);
+
+/// @brief Open a zip store whose archive is read through @p source.
+std::shared_ptr<const Store> open_zip_store(std::shared_ptr<const ByteSource> source);
+
 /// @brief Open a directory store rooted at @p root.
 std::shared_ptr<const Store> open_directory_store(const std::filesystem::path& root);
 
@@ -44,6 +69,9 @@ std::shared_ptr<const Store> open_zip_store(const std::filesystem::path& file);
 std::shared_ptr<const Store> open_zip_store_bytes(std::span<const std::byte> bytes,
                                                   std::shared_ptr<const void> owner,
                                                   std::string name);
+/// @brief Open an http(s)://, s3:// or gs:// store (src/zarr/remote/; a stub throws UsageError
+/// when the library is built without libcurl).
+std::shared_ptr<const Store> open_remote_store(const std::string& url, const StoreOptions& options);
 
 /// @brief Write all @p n bytes to @p fd (retrying short writes).
 /// @throws IoError naming @p file.

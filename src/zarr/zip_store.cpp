@@ -1,5 +1,6 @@
-// A zip store: the file is memory-mapped and its central directory parsed here (zip64
-// included). Stored entries are returned as views of the mapping; deflated ones are inflated.
+// A zip store: the archive is read through a ByteSource (a local memory map, or HTTP range
+// requests) and its central directory parsed here (zip64 included). Stored entries are returned
+// as views of what the source read (the mapping, for a local file); deflated ones are inflated.
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -66,7 +67,8 @@ constexpr std::uint16_t kMethodDeflated = 8;
 /// One file of the archive, as the central directory describes it.
 struct ZipEntry {
   std::string name;
-  std::uint64_t local_header_offset = 0;  // absolute, in the mapped file
+  std::uint64_t local_header_offset = 0;  // absolute, in the archive
+  std::uint64_t extent = 0;  // bytes from the local header to the next record: header + data
   std::uint64_t compressed_size = 0;
   std::uint64_t size = 0;
   std::uint32_t crc = 0;
@@ -74,31 +76,42 @@ struct ZipEntry {
   std::uint16_t flags = 0;
 };
 
-/// Bounds-checked little-endian reads from the mapped file.
+/// Bounds-checked little-endian reads at absolute offsets of the archive, from a window the
+/// source read once (the whole mapping, or a range fetched over HTTP). Reads outside the window
+/// but inside the file go to the source (rare: a zip64 record far from the end).
 class Reader {
  public:
-  Reader(std::span<const std::byte> data, const std::string& path) : data_(data), path_(path) {}
+  Reader(const ByteSource& source, std::uint64_t offset, std::uint64_t length)
+      : source_(source), window_(source.read(offset, length)), origin_(offset) {}
 
   template <class T>
   T at(std::uint64_t offset) const {
     require(offset, sizeof(T), "truncated record");
-    return load_le<T>(data_.data() + offset);
+    if (offset >= origin_ && offset - origin_ + sizeof(T) <= window_.size())
+      return load_le<T>(window_.data() + (offset - origin_));
+    const Bytes b = source_.read(offset, sizeof(T));
+    return load_le<T>(b.data());
   }
   void require(std::uint64_t offset, std::uint64_t length, std::string_view what) const {
-    if (offset > data_.size() || length > data_.size() - offset) fail(what);
+    if (offset > size() || length > size() - offset) fail(what);
   }
   [[noreturn]] void fail(std::string_view what) const {
-    throw FormatError(fmt::format("{}: corrupt zip file: {}", path_, what));
+    throw FormatError(fmt::format("{}: corrupt zip file: {}", source_.name(), what));
   }
-  std::span<const std::byte> span(std::uint64_t offset, std::uint64_t length) const {
+  /// Bytes [offset, offset + length): a view of the window when it holds them.
+  Bytes span(std::uint64_t offset, std::uint64_t length) const {
     require(offset, length, "entry extends past the end of the file");
-    return data_.subspan(offset, length);
+    if (offset >= origin_ && offset - origin_ + length <= window_.size())
+      return window_.slice(static_cast<std::size_t>(offset - origin_),
+                           static_cast<std::size_t>(length));
+    return source_.read(offset, length);
   }
-  std::uint64_t size() const { return data_.size(); }
+  std::uint64_t size() const { return source_.size(); }
 
  private:
-  std::span<const std::byte> data_;
-  const std::string& path_;
+  const ByteSource& source_;
+  Bytes window_;
+  std::uint64_t origin_ = 0;
 };
 
 /// Where the central directory lies and how many entries it holds.
@@ -212,12 +225,12 @@ std::vector<ZipEntry> read_entries(const Reader& r, const CentralDirectory& cd) 
     const std::uint32_t local = r.at<std::uint32_t>(pos + 42);
     const std::uint64_t record = kCentralHeaderSize + name_len + extra_len + comment_len;
     if (record > end - pos) r.fail("central directory entry extends past the directory");
-    auto name = r.span(pos + kCentralHeaderSize, name_len);
+    const Bytes name = r.span(pos + kCentralHeaderSize, name_len);
     e.name.assign(reinterpret_cast<const char*>(name.data()), name.size());
     e.compressed_size = compressed;
     e.size = size;
     e.local_header_offset = local;
-    apply_zip64_extra(r, r.span(pos + kCentralHeaderSize + name_len, extra_len), e,
+    apply_zip64_extra(r, r.span(pos + kCentralHeaderSize + name_len, extra_len).span(), e,
                       size == saturated, compressed == saturated, local == saturated);
     e.local_header_offset += cd.base;
     pos += record;
@@ -237,42 +250,80 @@ std::vector<ZipEntry> read_entries(const Reader& r, const CentralDirectory& cd) 
   return unique;
 }
 
+/// Bytes at the end of the archive read first: the end record, a zip64 locator and record, and
+/// an archive comment of at most 65535 bytes (one request for a remote archive).
+constexpr std::uint64_t kTailBytes = kEndSize + 0xFFFF + kZip64LocatorSize + kZip64EndSize;
+
+/// Each entry's extent: up to the next local header or the central directory, whichever comes
+/// first, so one read of it holds the local header and the data.
+void set_extents(std::vector<ZipEntry>& entries, const CentralDirectory& cd, std::uint64_t size) {
+  std::vector<std::uint64_t> starts;
+  starts.reserve(entries.size() + 2);
+  for (const auto& e : entries) starts.push_back(e.local_header_offset);
+  starts.push_back(cd.offset);
+  starts.push_back(size);
+  std::sort(starts.begin(), starts.end());
+  for (auto& e : entries) {
+    const auto next = std::upper_bound(starts.begin(), starts.end(), e.local_header_offset);
+    const std::uint64_t end = next == starts.end() ? size : *next;
+    e.extent = end - std::min(end, e.local_header_offset);
+  }
+}
+
 class ZipStore final : public Store {
  public:
-  /// The archive in @p bytes, which @p owner keeps alive; @p path names it in messages.
-  ZipStore(std::span<const std::byte> bytes, std::shared_ptr<const void> owner, std::string path)
-      : path_(std::move(path)), bytes_(bytes), owner_(std::move(owner)) {
-    const Reader r(bytes_, path_);
-    entries_ = read_entries(r, find_central_directory(r));
+  explicit ZipStore(std::shared_ptr<const ByteSource> source)
+      : source_(std::move(source)), path_(source_->name()) {
+    const std::uint64_t size = source_->size();
+    const std::uint64_t tail = std::min(size, kTailBytes);
+    const CentralDirectory cd = find_central_directory(Reader(*source_, size - tail, tail));
+    if (cd.offset > size || cd.size > size - cd.offset)
+      throw FormatError(fmt::format(
+          "{}: corrupt zip file: central directory extends past the end of the file", path_));
+    entries_ = read_entries(Reader(*source_, cd.offset, cd.size), cd);
+    set_extents(entries_, cd, size);
     root_ = find_root();
   }
 
   std::optional<Bytes> get(std::string_view key) const override {
     const ZipEntry* e = find(key);
     if (e == nullptr) return std::nullopt;
-    const Reader r(bytes_, path_);
-    if ((e->flags & 1u) != 0) r.fail(fmt::format("entry {} is encrypted", e->name));
+    auto fail = [&](std::string_view what) -> FormatError {
+      return FormatError(fmt::format("{}: corrupt zip file: {}", path_, what));
+    };
+    if ((e->flags & 1u) != 0) throw fail(fmt::format("entry {} is encrypted", e->name));
     const std::uint64_t h = e->local_header_offset;
-    r.require(h, kLocalHeaderSize, "local header extends past the end of the file");
-    if (r.at<std::uint32_t>(h) != kLocalHeaderSig)
-      r.fail(fmt::format("bad local header for entry {}", e->name));
-    const std::uint64_t data_offset =
-        h + kLocalHeaderSize + r.at<std::uint16_t>(h + 26) + r.at<std::uint16_t>(h + 28);
-    auto data = r.span(data_offset, e->compressed_size);
+    if (e->extent < kLocalHeaderSize) throw fail("local header extends past the end of the file");
+    // One read for the local header and the data (a view of the mapping for a local file).
+    const Bytes extent = source_->read(h, e->extent);
+    if (load_le<std::uint32_t>(extent.data()) != kLocalHeaderSig)
+      throw fail(fmt::format("bad local header for entry {}", e->name));
+    const std::uint64_t skip = kLocalHeaderSize + load_le<std::uint16_t>(extent.data() + 26) +
+                               load_le<std::uint16_t>(extent.data() + 28);
+    Bytes data;
+    if (skip <= extent.size() && e->compressed_size <= extent.size() - skip) {
+      data = extent.slice(static_cast<std::size_t>(skip),
+                          static_cast<std::size_t>(e->compressed_size));
+    } else {
+      // Data overlapping the next record: a damaged archive, unless the reads say otherwise.
+      if (h + skip > source_->size() || e->compressed_size > source_->size() - h - skip)
+        throw fail("entry extends past the end of the file");
+      data = source_->read(h + skip, e->compressed_size);
+    }
     if (e->method == kMethodStored) {
       if (e->compressed_size != e->size)
-        r.fail(fmt::format("stored entry {} has different sizes", e->name));
-      return Bytes(data, owner_);
+        throw fail(fmt::format("stored entry {} has different sizes", e->name));
+      return data;
     }
     if (e->method == kMethodDeflated) {
       // Deflate cannot expand more than 1032:1; a larger claim is a damaged directory.
       if (e->size / 1032 > e->compressed_size + 64)
-        r.fail(fmt::format("entry {} claims an impossible size", e->name));
+        throw fail(fmt::format("entry {} claims an impossible size", e->name));
       std::vector<std::byte> out(static_cast<std::size_t>(e->size));
       try {
-        inflate_exact(data, out, DeflateFormat::Raw, "deflate");
+        inflate_exact(data.span(), out, DeflateFormat::Raw, "deflate");
       } catch (const FormatError& err) {
-        r.fail(fmt::format("entry {}: {}", e->name, err.what()));
+        throw fail(fmt::format("entry {}: {}", e->name, err.what()));
       }
       std::uint64_t crc = ::crc32(0L, Z_NULL, 0);
       for (std::size_t done = 0; done < out.size();) {
@@ -280,7 +331,7 @@ class ZipStore final : public Store {
         crc = ::crc32(crc, reinterpret_cast<const Bytef*>(out.data() + done), static_cast<uInt>(n));
         done += n;
       }
-      if (crc != e->crc) r.fail(fmt::format("entry {}: CRC-32 mismatch", e->name));
+      if (crc != e->crc) throw fail(fmt::format("entry {}: CRC-32 mismatch", e->name));
       return Bytes(std::move(out));
     }
     throw FormatError(fmt::format("{}: zip entry {} uses unsupported compression method {}", path_,
@@ -304,6 +355,18 @@ class ZipStore final : public Store {
   }
 
   const std::string& path() const override { return path_; }
+
+  void prefetch(std::span<const std::string> keys) const override {
+    if (!source_->remote()) return;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
+    ranges.reserve(keys.size());
+    for (const auto& k : keys)
+      if (const ZipEntry* e = find(k)) ranges.emplace_back(e->local_header_offset, e->extent);
+    source_->prefetch(ranges);
+  }
+  void cancel_prefetch() const override { source_->cancel_prefetch(); }
+  bool reads_ahead() const override { return source_->remote(); }
+  IoStats io_stats() const override { return source_->io_stats(); }
 
  private:
   const ZipEntry* find(std::string_view key) const {
@@ -337,25 +400,74 @@ class ZipStore final : public Store {
     return candidates.size() == 1 ? candidates.front() : std::string();
   }
 
+  std::shared_ptr<const ByteSource> source_;
   std::string path_;
-  std::span<const std::byte> bytes_;
-  std::shared_ptr<const void> owner_;
   std::vector<ZipEntry> entries_;
   std::string root_;  // "" or "folder/"
 };
 
+/// A memory-mapped file as a byte source: reads are views of the mapping.
+class MappedSource final : public ByteSource {
+ public:
+  explicit MappedSource(const std::filesystem::path& file)
+      : name_(file.string()), map_(std::make_shared<const MappedFile>(file)) {}
+  const std::string& name() const override { return name_; }
+  std::uint64_t size() const override { return map_->bytes().size(); }
+  Bytes read(std::uint64_t offset, std::uint64_t length) const override {
+    if (offset > size() || length > size() - offset)
+      throw FormatError(fmt::format("{}: corrupt zip file: bytes {}+{} pass the end of the file",
+                                    name_, offset, length));
+    return Bytes(
+        map_->bytes().subspan(static_cast<std::size_t>(offset), static_cast<std::size_t>(length)),
+        map_);
+  }
+
+ private:
+  std::string name_;
+  std::shared_ptr<const MappedFile> map_;
+};
+
+/// Bytes in memory as a byte source (the fuzz target's archives): reads are views of them.
+class MemorySource final : public ByteSource {
+ public:
+  MemorySource(std::span<const std::byte> bytes, std::shared_ptr<const void> owner,
+               std::string name)
+      : name_(std::move(name)), bytes_(bytes), owner_(std::move(owner)) {}
+  const std::string& name() const override { return name_; }
+  std::uint64_t size() const override { return bytes_.size(); }
+  Bytes read(std::uint64_t offset, std::uint64_t length) const override {
+    if (offset > size() || length > size() - offset)
+      throw FormatError(fmt::format("{}: corrupt zip file: bytes {}+{} pass the end of the file",
+                                    name_, offset, length));
+    return Bytes(bytes_.subspan(static_cast<std::size_t>(offset), static_cast<std::size_t>(length)),
+                 owner_);
+  }
+
+ private:
+  std::string name_;
+  std::span<const std::byte> bytes_;
+  std::shared_ptr<const void> owner_;
+};
+
 }  // namespace
 
+std::shared_ptr<const ByteSource> map_file_source(const std::filesystem::path& path) {
+  return std::make_shared<const MappedSource>(path);
+}
+
+std::shared_ptr<const Store> open_zip_store(std::shared_ptr<const ByteSource> source) {
+  return std::make_shared<const ZipStore>(std::move(source));
+}
+
 std::shared_ptr<const Store> open_zip_store(const std::filesystem::path& file) {
-  auto map = std::make_shared<const MappedFile>(file);
-  const auto bytes = map->bytes();
-  return std::make_shared<const ZipStore>(bytes, std::move(map), file.string());
+  return open_zip_store(map_file_source(file));
 }
 
 std::shared_ptr<const Store> open_zip_store_bytes(std::span<const std::byte> bytes,
                                                   std::shared_ptr<const void> owner,
                                                   std::string name) {
-  return std::make_shared<const ZipStore>(bytes, std::move(owner), std::move(name));
+  return open_zip_store(
+      std::make_shared<const MemorySource>(bytes, std::move(owner), std::move(name)));
 }
 
 }  // namespace vczstats::zarr::detail

@@ -400,12 +400,12 @@ TEST(CudaAfdistGpu, RunAfdistOnGpuEqualsCpu) {
     const auto all = store.all_samples();
     std::vector<std::string> every_other, one;
     for (std::size_t i = 0; i < all.indices.size(); i += 2)
-      every_other.push_back(store.sample_ids()[static_cast<std::size_t>(all.indices[i])]);
-    one.push_back(store.sample_ids()[static_cast<std::size_t>(all.indices.back())]);
+      every_other.emplace_back(store.sample_ids()[all.indices[i]]);
+    one.emplace_back(store.sample_ids()[all.indices.back()]);
     const std::vector<std::pair<std::string, vcz::SampleSelection>> selections = {
         {"all", all},
-        {"every other", store.select_samples(every_other)},
-        {"one", store.select_samples(one)}};
+        {"every other", store.select_samples(StringTable::from(every_other))},
+        {"one", store.select_samples(StringTable::from(one))}};
     const auto plans = gputest::test_plans(store);
     const std::string regions = plans.back().first;
     for (AfdistMethod m : methods_for(static_cast<int>(store.ploidy())))

@@ -417,7 +417,7 @@ TEST(CudaCountsGpu, RunAlleleCountsOnGpuEqualsCpu) {
     const auto all = store.all_samples();
     std::vector<std::string> every_other;
     for (std::size_t i = 0; i < all.indices.size(); i += 2)
-      every_other.push_back(store.sample_ids()[static_cast<std::size_t>(all.indices[i])]);
+      every_other.emplace_back(store.sample_ids()[all.indices[i]]);
     // Populations from a file: three interleaved in store order (regrouped per sample chunk),
     // and five in runs over every other sample.
     const fs::path pops3 = dir / (fs::path(path).filename().string() + ".pops3.tsv");
@@ -426,7 +426,7 @@ TEST(CudaCountsGpu, RunAlleleCountsOnGpuEqualsCpu) {
       std::ofstream p3(pops3), p5(pops5);
       p3 << "sample\tpopulation\n";
       for (std::size_t i = 0; i < all.indices.size(); ++i)
-        p3 << store.sample_ids()[static_cast<std::size_t>(all.indices[i])] << "\tpop"
+        p3 << store.sample_ids()[all.indices[i]] << "\tpop"
            << "ABC"[i % 3] << "\n";
       const std::size_t n = every_other.size();
       for (std::size_t i = 0; i < n; ++i) p5 << every_other[i] << " run" << (i * 5 / n) << "\n";

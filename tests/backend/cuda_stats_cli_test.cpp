@@ -52,21 +52,8 @@ void expect_same_on_both_devices(const vcztest::TempDir& dir, const std::string&
 TEST(CudaStatsCli, EveryStatisticIsTheSameOnGpuAndCpu) {
   VCZ_REQUIRE_GPU();
   vcztest::TempDir dir;
-  int stores = 0;
-  for (const auto& spec : gputest::store_specs()) {
-    const std::string path = gputest::obtain_store(dir, spec);
-    if (path.empty()) continue;
-    SCOPED_TRACE(spec.name);
-    ++stores;
-    expect_same_on_both_devices(dir, path);
-  }
-  const auto shared = vcztest::shared_data();
-  const auto ag = shared / "ag1000g/gamb.X.8-12Mb.n100.derived.vcz.zip";
-  if (!shared.empty() && std::filesystem::exists(ag)) {
-    SCOPED_TRACE("ag1000g");
-    ++stores;
-    expect_same_on_both_devices(dir, ag.string());
-  }
+  const int stores = gputest::for_each_test_store(
+      dir, [&](const std::string& p) { expect_same_on_both_devices(dir, p); });
   if (stores == 0)
     GTEST_SKIP() << "skipped: no test store (needs python3-zarr and bcftools, or "
                     "VCZSTATS_TEST_STORES from scripts/fetch-gpu-deps.sh)";

@@ -183,6 +183,28 @@ inline std::string obtain_store(const vcztest::TempDir& dir, const StoreSpec& sp
   return "";
 }
 
+/// Call @p check (under a trace of the store's name) with each store of gpu_test_stores.tsv that
+/// can be obtained, then the Ag1000G store when ../shared/data has it; the number of stores.
+template <class Check>
+int for_each_test_store(const vcztest::TempDir& dir, Check check) {
+  int stores = 0;
+  for (const auto& spec : store_specs()) {
+    const std::string path = obtain_store(dir, spec);
+    if (path.empty()) continue;
+    SCOPED_TRACE(spec.name);
+    ++stores;
+    check(path);
+  }
+  const auto shared = vcztest::shared_data();
+  const auto ag = shared / "ag1000g/gamb.X.8-12Mb.n100.derived.vcz.zip";
+  if (!shared.empty() && fs::exists(ag)) {
+    SCOPED_TRACE("ag1000g");
+    ++stores;
+    check(ag.string());
+  }
+  return stores;
+}
+
 /// The plans the end-to-end tests run: the whole store, units of 5 variants, and regions on the
 /// first two contigs in units of 7 (the last is named by its regions).
 inline std::vector<std::pair<std::string, vczstats::vcz::ChunkPlan>> test_plans(

@@ -86,10 +86,11 @@ void compare_with_reference(const Data& d, const std::vector<std::string>& optio
     expect_tables(rows(run_ok(bin + "diversity " + shell_quote(d.store) + p + opt + " -t 2")),
                   rows(run_ok(ref + "diversity " + shell_quote(d.vcf) + p + opt)), 1e-9,
                   "diversity -P " + what);
-    // Columns from n_wc (16) on are Weir & Cockerham's: compared only without mixed ploidy.
+    // Columns from n_wc (16) on are Weir & Cockerham's (from complete diploid calls, every
+    // allele).
     expect_tables(rows(run_ok(bin + "divergence " + shell_quote(d.store) + p + opt)),
-                  rows(run_ok(ref + "divergence --wc-biallelic " + shell_quote(d.vcf) + p + opt)),
-                  1e-9, "divergence -P " + what, with_wc ? 1000 : 16);
+                  rows(run_ok(ref + "divergence " + shell_quote(d.vcf) + p + opt)), 1e-9,
+                  "divergence -P " + what, with_wc ? 1000 : 16);
   }
 }
 
@@ -114,8 +115,8 @@ void check_stats_and_file_windows(const Data& d, const std::vector<std::string>&
                   "--stats pi,tajima_d,dxy,fst_hudson,fst_wc,pbs --pbs pop1,pop0,pop2"));
   // Expected long rows from the reference's tables, in our order (window, statistic, pops).
   const Table div = rows(run_ok(ref + "diversity " + shell_quote(d.vcf) + p + w));
-  const std::string text = run_ok(ref + "divergence --wc-biallelic " + shell_quote(d.vcf) + p + w +
-                                  "--pbs pop1,pop0,pop2");
+  const std::string text =
+      run_ok(ref + "divergence " + shell_quote(d.vcf) + p + w + "--pbs pop1,pop0,pop2");
   const std::size_t second = text.find("chrom\tstart\tend\tpbs_pop");
   ASSERT_NE(second, std::string::npos);
   const Table pair = rows(text.substr(0, second));
@@ -241,7 +242,7 @@ TEST(CliPopgen, DiversityAndDivergenceMatchBruteForceOnRandomData) {
          "-r " + r1 + " --window-size 60",
          "-r chr2,chr1:1-" + positions[20] + " --window-size 90 --window-step 45",
          "-r " + r1 + " --regions-overlap pos"},
-        c.with_wc);
+        true);
   }
 }
 
@@ -510,4 +511,96 @@ TEST(CliPopgen, ContigWithoutLengthEndsAtTheLastSite) {
                   rows(run_ok(python() + " " + tool("ref_popgen.py") + " diversity " +
                               shell_quote(vcf) + opt)),
                   1e-9, "no contig length" + opt);
+}
+
+// --windows-file on a store without contig lengths and without -r: every window keeps the start
+// and end the file gives (the last one runs past the last site; one lies wholly after it), and
+// pi per bp divides by the file's length, as vcftools --window-pi does for the same bins.
+TEST(CliPopgen, WindowsFileKeepsItsEndsWithoutContigLength) {
+  VCZ_REQUIRE_PROGRAM("bcftools");
+  VCZ_REQUIRE_PROGRAM("vcftools");
+  VCZ_REQUIRE_PYTHON_ZARR();
+  TempDir dir;
+  const std::string with = make_1kg_subset(dir, "k.vcf.gz");
+  const std::string vcf = (dir / "n.vcf").string(), store = (dir / "n.vcz").string();
+  run_ok("zcat " + shell_quote(with) + " | sed '/^##contig/s/,length=[0-9]*//' > " +
+         shell_quote(vcf));
+  run_ok(python() + " " + tool("vcf2vcz.py") + " " + shell_quote(vcf) + " " + shell_quote(store) +
+         " --variants-chunk-size 700");
+  run_ok("cd " + shell_quote(dir.path().string()) + " && vcftools --vcf " + shell_quote(vcf) +
+         " --window-pi 10000 --out vt >/dev/null 2>&1");
+  const Table vt = rows(run_ok("cat " + shell_quote((dir / "vt.windowed.pi").string())));
+  ASSERT_GE(vt.size(), 2u);
+  // vcftools' bins as a BED file, and one more bin wholly after the last one.
+  const std::string bins = (dir / "bins.bed").string();
+  const long last = std::stol(vt.back()[2]);
+  {
+    std::ofstream f(bins);
+    for (const auto& r : vt) f << r[0] << "\t" << std::stol(r[1]) - 1 << "\t" << r[2] << "\n";
+    f << vt.back()[0] << "\t" << last + 50000 << "\t" << last + 60000 << "\n";
+  }
+  const Table ours = rows(run_ok(binary() + " diversity " + shell_quote(store) +
+                                 " --windows-file " + shell_quote(bins)));
+  ASSERT_EQ(ours.size(), vt.size() + 1);
+  for (std::size_t i = 0; i < vt.size(); ++i) {
+    EXPECT_EQ(ours[i][1], vt[i][1]);
+    EXPECT_EQ(ours[i][2], vt[i][2]) << "the file's end, not the last site's position";
+    EXPECT_NEAR(std::stod(ours[i][7]), std::stod(vt[i][4]), 5e-6 * std::stod(vt[i][4]))
+        << "pi_per_bp of " << vt[i][1] << "-" << vt[i][2];
+  }
+  EXPECT_EQ(ours.back()[1], std::to_string(last + 50001));
+  EXPECT_EQ(ours.back()[2], std::to_string(last + 60000));
+  EXPECT_EQ(ours.back()[4], "0");  // no site
+}
+
+// Weir & Cockerham's Fst at multi-allelic sites with missing calls: the weighted and mean
+// estimates of the whole selection equal vcftools --weir-fst-pop (sums over alleles, Weir &
+// Cockerham 1984), which the REF-and-one-ALT restriction of earlier versions did not.
+TEST(CliPopgen, WeirCockerhamMatchesVcftoolsAtMultiallelicSites) {
+  VCZ_REQUIRE_PROGRAM("bcftools");
+  VCZ_REQUIRE_PROGRAM("vcftools");
+  VCZ_REQUIRE_PYTHON_ZARR();
+  TempDir dir;
+  const std::string vcf = (dir / "m.vcf.gz").string(), store = (dir / "m.vcz").string();
+  run_ok(python() + " " + tool("random_vcf.py") +
+         " --seed 61 --samples 40 --variants 1500 --contigs 2 --missing 0.06 --multiallelic 0.3"
+         " -o " +
+         shell_quote(vcf));
+  run_ok(python() + " " + tool("vcf2vcz.py") + " " + shell_quote(vcf) + " " + shell_quote(store) +
+         " --variants-chunk-size 97 --samples-chunk-size 16");
+  const std::string pops = (dir / "pops").string(), a = (dir / "a").string(),
+                    b = (dir / "b").string();
+  run_ok("bcftools query -l " + shell_quote(vcf) +
+         " | awk '{print $1, (NR % 3 ? \"A\" : \"B\")}' > " + shell_quote(pops) +
+         " && awk '$2==\"A\"{print $1}' " + shell_quote(pops) + " > " + shell_quote(a) +
+         " && awk '$2==\"B\"{print $1}' " + shell_quote(pops) + " > " + shell_quote(b));
+  const std::string multi = run_ok("bcftools view -H -m3 " + shell_quote(vcf) + " | wc -l");
+  ASSERT_GT(std::stol(multi), 100) << "the data should have many multi-allelic sites";
+  const std::string log =
+      run_ok("cd " + shell_quote(dir.path().string()) + " && vcftools --gzvcf " + shell_quote(vcf) +
+             " --weir-fst-pop a --weir-fst-pop b --out wc 2>&1");
+  auto value_after = [&](const std::string& key) {
+    const auto at = log.find(key);
+    EXPECT_NE(at, std::string::npos) << log;
+    return std::stod(log.substr(at + key.size()));
+  };
+  const Table div =
+      rows(run_ok(binary() + " divergence " + shell_quote(store) + " -P " + shell_quote(pops)));
+  ASSERT_EQ(div.size(), 2u);  // one row per contig: add their sums
+  double a_sum = 0, abc_sum = 0, fst_sum = 0, n_wc = 0;
+  for (const auto& r : div) {
+    a_sum += std::stod(r[17]);
+    abc_sum += std::stod(r[18]);
+    fst_sum += std::stod(r[20]) * std::stod(r[16]);
+    n_wc += std::stod(r[16]);
+  }
+  // vcftools prints 5 significant digits.
+  const double weighted = value_after("weighted Fst estimate: ");
+  const double mean = value_after("mean Fst estimate: ");
+  EXPECT_NEAR(a_sum / abc_sum, weighted, 6e-6 + 5e-5 * std::fabs(weighted));
+  EXPECT_NEAR(fst_sum / n_wc, mean, 6e-6 + 5e-5 * std::fabs(mean));
+  // vcftools counts a site when its Fst is a number; so do we.
+  const std::string per_site =
+      run_ok("grep -vc -e nan -e CHROM " + shell_quote((dir / "wc.weir.fst").string()));
+  EXPECT_EQ(static_cast<long>(n_wc), std::stol(per_site));
 }

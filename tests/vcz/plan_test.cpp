@@ -96,7 +96,7 @@ TEST(VczSamples, SelectionFollowsBcftoolsAndHidesEmptyIds) {
   const auto& ids = store.sample_ids();
   EXPECT_EQ(store.all_samples().indices, (std::vector<std::int64_t>{0, 1, 3, 4, 5}));
   EXPECT_EQ(store.select_samples({ids[5], ids[0]}).indices, (std::vector<std::int64_t>{0, 5}));
-  EXPECT_EQ(store.select_samples({"^" + ids[0], ids[4]}).indices,
+  EXPECT_EQ(store.select_samples({"^" + std::string(ids[0]), ids[4]}).indices,
             (std::vector<std::int64_t>{1, 3, 5}));
   EXPECT_THROW(store.select_samples({"nobody"}), UsageError);
   EXPECT_EQ(store.select_samples({"nobody", ids[1]}, true).indices, (std::vector<std::int64_t>{1}));

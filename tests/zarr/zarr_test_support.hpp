@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "test_util.hpp"
+#include "vczstats/error.hpp"
+#include "vczstats/thread_pool.hpp"
 #include "vczstats/zarr.hpp"
 
 namespace vcztest::zarr {
@@ -123,6 +125,94 @@ inline ::testing::AssertionResult same_elements(const std::vector<std::byte>& go
     return ::testing::AssertionFailure() << "element " << i / size << " differs";
   }
   return ::testing::AssertionSuccess();
+}
+
+/// Regions that cross chunk boundaries: a middle slab, a corner, a single element.
+inline std::vector<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> regions(
+    const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& chunks) {
+  std::vector<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> out;
+  std::vector<std::int64_t> a, b, c, d, e, f;
+  for (std::size_t k = 0; k < shape.size(); ++k) {
+    const std::int64_t s = shape[k];
+    a.push_back(std::min(s, std::max<std::int64_t>(chunks[k] / 2, 1)));
+    b.push_back(std::max(a.back(), s - 1));
+    c.push_back(0);
+    d.push_back(std::min(s, chunks[k] + 1));
+    e.push_back(s / 2);
+    f.push_back(std::min(s, s / 2 + 1));
+  }
+  out.emplace_back(a, b);
+  out.emplace_back(c, d);
+  out.emplace_back(e, f);
+  return out;
+}
+
+/// Check every array of fixture store @p store_name, opened as @p store (a local path or a
+/// remote copy), against the values numpy/zarr-python wrote: whole, and (@p regions_too)
+/// regions crossing chunk boundaries, serially and on a pool; the first @p max_arrays arrays.
+inline void check_fixture_store(const std::string& store_name,
+                                std::shared_ptr<const vczstats::zarr::Store> store,
+                                bool regions_too = true, int max_arrays = 1 << 30) {
+  using namespace vczstats::zarr;
+  const auto root = fixtures();
+  const auto manifest = read_json(root / "manifest.json");
+  vczstats::ThreadPool pool(3);
+  int checked = 0;
+  for (const auto& entry : manifest) {
+    if (entry["store"] != store_name) continue;
+    if (checked >= max_arrays) break;
+    const std::string name = entry["array"];
+    SCOPED_TRACE(store_name + " " + name);
+    const Array array = Array::open(store, name);
+    const auto shape = entry["shape"].get<std::vector<std::int64_t>>();
+    const auto chunks = entry["chunks"].get<std::vector<std::int64_t>>();
+    EXPECT_EQ(array.shape(), shape);
+    EXPECT_EQ(array.chunks(), chunks);
+    EXPECT_EQ(array.dtype().name(), entry["dtype"].get<std::string>());
+    const std::vector<std::int64_t> zero(shape.size(), 0);
+    const auto expected_path = root / "expected" / entry["expected"].get<std::string>();
+    if (array.dtype().kind == DataKind::String) {
+      const auto want = read_json(expected_path).get<std::vector<std::string>>();
+      EXPECT_EQ(array.read_region_strings(zero, shape), want);
+      if (shape.size() == 1) {  // the one-buffer table sample_id is read into
+        const auto table = array.read_string_table();
+        EXPECT_EQ(std::vector<std::string>(table.begin(), table.end()), want);
+      } else {
+        EXPECT_THROW(array.read_string_table(), vczstats::UsageError);
+      }
+      if (!regions_too) {
+        ++checked;
+        continue;
+      }
+      for (const auto& [start, stop] : regions(shape, chunks))
+        EXPECT_EQ(array.read_region_strings(start, stop), slice(want, shape, start, stop));
+    } else {
+      const auto want = read_bytes(expected_path);
+      const auto itemsize = static_cast<std::size_t>(array.dtype().size);
+      std::vector<std::byte> got(want.size());
+      array.read_region(zero, shape, got);
+      EXPECT_TRUE(same_elements(got, want, array.dtype()));
+      if (!regions_too) {
+        ++checked;
+        continue;
+      }
+      std::fill(got.begin(), got.end(), std::byte{0x5A});
+      array.read_region(zero, shape, got, &pool);
+      EXPECT_TRUE(same_elements(got, want, array.dtype()));
+      for (const auto& [start, stop] : regions(shape, chunks)) {
+        const auto sub = slice(want, shape, start, stop, itemsize);
+        std::vector<std::byte> part(sub.size());
+        array.read_region(start, stop, part);
+        EXPECT_TRUE(same_elements(part, sub, array.dtype()));
+        std::vector<std::byte> pooled(sub.size());
+        array.read_region(start, stop, pooled, &pool);
+        EXPECT_TRUE(same_elements(pooled, sub, array.dtype()));
+      }
+    }
+    ++checked;
+  }
+  EXPECT_GT(checked, std::min(5, max_arrays - 1))
+      << "the manifest lists too few arrays for " << store_name;
 }
 
 }  // namespace vcztest::zarr

@@ -121,6 +121,20 @@ class SlabPool {
     return lease;
   }
 
+  /// Make the leased slab's first part (decoded()) hold at least @p bytes, reallocating it (and
+  /// dropping the gather part) when smaller; its contents are not kept. Only the holder calls it.
+  std::span<std::byte> grow(Lease& lease, std::int64_t bytes) {
+    Slab& s = slab(lease.index_);
+    if (static_cast<std::int64_t>(s.decoded.size()) < bytes) {
+      const std::int64_t n = align_up(bytes + bytes / 2, 256);
+      s.memory = PinnedBuffer();
+      s.memory = PinnedBuffer(n);
+      s.decoded = {s.memory.data(), static_cast<std::size_t>(n)};
+      s.gathered = {};
+    }
+    return s.decoded.first(static_cast<std::size_t>(bytes));
+  }
+
   /// Return the slab once the work queued so far on @p stream (its H2D copy) has run.
   void release_after(Lease& lease, cudaStream_t stream) {
     if (!lease.pool_) return;
@@ -169,7 +183,7 @@ class SlabPool {
 /// summed over all streams. Event pairs are recycled; at most kMaxPending wait to be read.
 class StageTimer {
  public:
-  enum Stage { kH2D, kCompute, kReduce, kD2H, kStages };
+  enum Stage { kH2D, kCompute, kReduce, kD2H, kDecode, kStages };
 
   int start(cudaStream_t stream);
   void stop(int k, cudaStream_t stream, Stage stage);

@@ -1,13 +1,14 @@
 #pragma once
-// Launchers of the per-sample-sums kernels (backend/site_pass.hpp, SampleSumsRequest): phase 0
-// counts the alleles of complete diploid calls per site and population, a per-unit kernel turns
-// them into site weights, phase 1 adds every sample's sums. The math is stats/sample_math.hpp,
+// Launchers of the tallies and per-sample-sums kernels (backend/site_pass.hpp): phase 0 tallies
+// the complete diploid calls per site and population, a per-unit kernel turns the tallies into
+// site weights, phase 1 adds every sample's sums. The math is stats/sample_math.hpp,
 // shared with the CPU loop, so the sums are bit-identical. Every call takes its stream.
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
+#include "vczstats/exact_sum.hpp"
 #include "vczstats/genotypes.hpp"
 
 namespace vczstats::cuda {
@@ -15,16 +16,17 @@ namespace vczstats::cuda {
 /// @brief Per-sample sums as the kernels keep them (one per selected sample).
 struct DeviceSampleSums {
   long long obs = 0, missing = 0, het_sites = 0, o_hom = 0;
-  double e_hom = 0;
+  stats::ExactSum e_hom;  // exact across units, as the CPU backend adds them
 };
 
-/// @brief Phase 0: ADD the complete diploid allele counts of @p block (resident on the device)
-/// to @p complete (rows × pops × (alleles + 1)). @p population_of: per selected sample.
-void launch_complete_counts(const GenotypeChunkView& block, const std::int32_t* population_of,
-                            int pops, int alleles, std::int32_t* complete, cudaStream_t stream);
+/// @brief ADD the complete diploid tallies of @p block (resident on the device) to @p tallies
+/// (rows × pops × (2 alleles + 1), stats/tallies_math.hpp). @p population_of: per selected
+/// sample.
+void launch_tallies(const GenotypeChunkView& block, const std::int32_t* population_of, int pops,
+                    int alleles, std::int32_t* tallies, cudaStream_t stream);
 
-/// @brief Per-site weights (rows × pops) from the complete counts (stats::sample::site_weight).
-void launch_site_weights(const std::int32_t* complete, std::int64_t rows, int pops, int alleles,
+/// @brief Per-site weights (rows × pops) from the tallies (stats::sample::site_weight).
+void launch_site_weights(const std::int32_t* tallies, std::int64_t rows, int pops, int alleles,
                          double* weights, cudaStream_t stream);
 
 /// @brief Phase 1: the sums of the block's samples over its selected rows (@p mask: one flag per

@@ -15,6 +15,15 @@
 // on the device: each unit's sums are added to the run's totals in plan order (an event chain
 // across streams), which keeps the floating-point sums equal to the CPU's bit for bit.
 //
+// Device decode (RunOptions::gpu_decode, choose_gpu_decode): an item is a group of the unit's
+// sample chunks instead of one decoded block. Producers only read the chunks' compressed bytes
+// (zarr::Array::read_chunk_encoded) into a pinned slab; the consumer copies them to the device,
+// where the lane's DeviceChunkDecoder decodes the whole group in one batch into the lane's chunk
+// buffer (absent chunks: the fill value); each block is then the decoded chunk's rows (or their
+// sample subset, gathered on the device) and the same kernels run on it. A lane's batch is
+// checked (decode statuses) before its decoder takes the next one and before the unit's outputs
+// are handed over, so a corrupt chunk stops the run with an error naming it.
+//
 // Seed-style baseline (RunOptions::gpu_seed_baseline, for benchmarks): one decode at a time into
 // pageable memory, pageable copies, one stream, the one-thread-per-variant kernels, every step
 // waiting for the last: what the project's seed implementations did.
@@ -29,10 +38,15 @@
 #include "backend/cuda/afdist_kernels.cuh"
 #include "backend/cuda/counts_kernels.cuh"
 #include "backend/cuda/cuda_util.cuh"
+#include "backend/cuda/decode/chunk_decoder.cuh"
+#include "backend/cuda/gather_kernels.cuh"
 #include "backend/cuda/gpu_pipeline.hpp"
+#include "backend/cuda/haplo_kernels.cuh"
+#include "backend/cuda/packed_kernels.cuh"
 #include "backend/cuda/sample_kernels.cuh"
 #include "backend/site_pass.hpp"
 #include "stream/genotype_reader.hpp"
+#include "stream/phased_reader.hpp"
 #include "stream/scheduler.hpp"
 #include "vczstats/thread_pool.hpp"
 
@@ -46,6 +60,14 @@ using cuda::PinnedBuffer;
 using cuda::StageTimer;
 
 constexpr unsigned kDefaultStreams = 3;
+/// Device decode: decoded chunks of one item (a group of sample chunks) at most, per lane.
+constexpr std::int64_t kLaneDecodeBytes = std::int64_t{2} << 30;
+
+/// Device decode: where one chunk of an item lies in the item's slab.
+struct EncodedPiece {
+  std::uint64_t offset = 0, size = 0;
+  bool present = false;
+};
 
 /// What a producer hands over: a decoded block in a pinned slab (or, for the baseline, in
 /// pageable memory), and the unit's variant fields with its first block.
@@ -54,6 +76,8 @@ struct Payload {
   stream::BlockBuffers pageable;
   GenotypeChunkView view;
   std::shared_ptr<const vcz::VariantBlock> variants;
+  std::vector<EncodedPiece> pieces;  // device decode: the group's chunks in the lease
+  std::uint64_t encoded_bytes = 0;   // device decode: bytes used in the lease
 };
 
 /// The population segments of every sample block, on the device (allele counts kernel).
@@ -87,15 +111,20 @@ struct DeviceSegments {
 /// The stream is declared first, so the buffers (freed in its order) go before it.
 struct Lane {
   cuda::Stream stream;
-  DeviceBuffer input;                    // one sample block
-  DeviceBuffer counts, afdist;           // the unit's per-site outputs
-  DeviceBuffer complete, weights, mask;  // per-sample sums: phase 0 counts, weights, row mask
-  DeviceBuffer partial;                  // per-sample sums of the unit
-  PinnedBuffer host_counts, host_afdist, host_mask;
+  std::unique_ptr<cuda::decode::DeviceChunkDecoder> decoder;  // device decode
+  DeviceBuffer chunks;                  // device decode: the item's decoded chunks
+  DeviceBuffer input;                   // one sample block
+  DeviceBuffer counts, afdist;          // the unit's per-site outputs
+  DeviceBuffer tallies, weights, mask;  // tallies; per-sample sums: weights, row mask
+  DeviceBuffer partial;                 // per-sample sums of the unit
+  DeviceBuffer packed;                  // the unit's packed genotypes
+  DeviceBuffer phased;                  // the unit's phased haplotype planes
+  PinnedBuffer host_counts, host_afdist, host_tallies, host_mask, host_phased;
   std::vector<std::int32_t> pageable_counts;       // baseline
   std::vector<stats::AfdistSite> pageable_afdist;  // baseline
   Event copied, mask_copied;
-  bool pending = false, mask_pending = false;
+  Event decoded;  // device decode: after the last batch's status copy
+  bool pending = false, mask_pending = false, decode_pending = false;
 };
 
 class GpuSitePass {
@@ -111,14 +140,35 @@ class GpuSitePass {
         reader_(*spec.store, *spec.samples),
         seed_(run_.gpu_seed_baseline) {
     nunits_ = static_cast<std::int64_t>(plan_.units.size());
+    reader_.prefetch(plan_.units);  // remote stores: many requests in flight ahead of the readers
     nblocks_ = static_cast<std::int64_t>(reader_.num_blocks());
     threads_ = run_.threads ? run_.threads : hardware_threads();
     const unsigned nstreams = seed_ ? 1 : run_.gpu_streams ? run_.gpu_streams : kDefaultStreams;
     for (const auto& unit : plan_.units) max_rows_ = std::max(max_rows_, unit.size());
     decoded_bytes_ = reader_.chunk_bytes();
     gathered_bytes_ = reader_.gathered_bytes(max_rows_);
+    if (!seed_) {
+      decode_choice_ = choose_gpu_decode(*spec.store, run_.gpu_decode);
+      dev_ = decode_choice_.device;
+      if (dev_ && spec.phased) {  // the phasing check reads the decoded calls on the host
+        dev_ = false;
+        decode_choice_.device = false;
+        decode_choice_.why = "the haplotype family checks call_genotype_phased on the host";
+      }
+    }
+    if (dev_) {
+      // Items are groups of sample blocks whose decoded chunks fit the lane's budget.
+      group_ = std::clamp<std::int64_t>(
+          kLaneDecodeBytes / cuda::align_up(std::max<std::int64_t>(decoded_bytes_, 1), 256), 1,
+          std::max<std::int64_t>(nblocks_, 1));
+      items_per_unit_ = (nblocks_ + group_ - 1) / group_;
+      chunk_stride_ = cuda::align_up(reader_.chunk_bytes(), 256);
+      // Compressed bytes: genotypes compress 20-130x; start at 1/32 of the decoded size (a slab
+      // grows when a group's bytes do not fit), so that pinning the ring stays cheap.
+      decoded_bytes_ = std::max<std::int64_t>(group_ * reader_.chunk_bytes() / 32, 1 << 20);
+    }
     const std::int64_t slab_bytes =
-        cuda::align_up(decoded_bytes_, 256) + cuda::align_up(gathered_bytes_, 256);
+        cuda::align_up(decoded_bytes_, 256) + (dev_ ? 0 : cuda::align_up(gathered_bytes_, 256));
     // Items ahead: every producer busy plus one per stream. The GPU takes items as fast as they
     // come, so a deeper queue would only pin more memory, which costs time at the start.
     depth_ = run_.prefetch ? run_.prefetch : std::int64_t{threads_} + nstreams;
@@ -130,12 +180,21 @@ class GpuSitePass {
     ring_ = static_cast<int>(depth_ + nstreams + 1);
 
     cuda::DevicePool& pool = ctx_.pool();
-    const std::int64_t input_bytes = std::max(decoded_bytes_, gathered_bytes_);
+    // Device decode: a gathered block, or a dense block moved to an aligned start.
+    const std::int64_t dense_bytes =
+        max_rows_ * (reader_.array().chunks()[1] * reader_.ploidy() * reader_.elem_bytes());
+    const std::int64_t input_bytes =
+        dev_ ? std::max({gathered_bytes_, dense_bytes, std::int64_t{256}})
+             : std::max(decoded_bytes_, gathered_bytes_);
     const std::int64_t samples = spec.samples->size();
     for (unsigned s = 0; s < nstreams; ++s) {
       auto lane = std::make_unique<Lane>();
       const cudaStream_t st = lane->stream.get();
       lane->input = DeviceBuffer(pool, input_bytes, st);
+      if (dev_) {
+        lane->chunks = DeviceBuffer(pool, group_ * chunk_stride_, st);
+        lane->decoder = std::make_unique<cuda::decode::DeviceChunkDecoder>(pool, st);
+      }
       if (spec.counts) {
         const std::int64_t bytes = max_rows_ * spec.counts->site_width() * 4;
         lane->counts = DeviceBuffer(pool, bytes, st);
@@ -146,27 +205,45 @@ class GpuSitePass {
         lane->afdist = DeviceBuffer(pool, bytes, st);
         lane->host_afdist = PinnedBuffer(bytes);
       }
-      if (const auto* r = spec.sample_sums) {
-        lane->complete = DeviceBuffer(pool, max_rows_ * r->pops * (r->alleles + 1) * 4, st);
+      if (const auto* r = spec.tallies) {
+        const std::int64_t bytes = max_rows_ * r->site_width() * 4;
+        lane->tallies = DeviceBuffer(pool, bytes, st);
+        if (r->deliver) lane->host_tallies = PinnedBuffer(bytes);
+      }
+      if (const auto* r = spec.sample_sums ? spec.tallies : nullptr) {
         lane->weights = DeviceBuffer(pool, max_rows_ * r->pops * 8, st);
         lane->mask = DeviceBuffer(pool, max_rows_, st);
         lane->host_mask = PinnedBuffer(max_rows_);
         lane->partial = DeviceBuffer(
             pool, samples * static_cast<std::int64_t>(sizeof(cuda::DeviceSampleSums)), st);
       }
+      if (spec.packed) lane->packed = DeviceBuffer(pool, max_rows_ * packed_words(samples) * 8, st);
+      if (spec.phased) {
+        const std::int64_t bytes = max_rows_ * phased_row_words() * 8;
+        lane->phased = DeviceBuffer(pool, bytes, st);
+        lane->host_phased = PinnedBuffer(bytes);
+      }
       lanes_.push_back(std::move(lane));
     }
     const cudaStream_t s0 = lanes_[0]->stream.get();
     if (spec.counts) segments_ = std::make_unique<DeviceSegments>(pool, reader_, *spec.counts, s0);
-    if (const auto* r = spec.sample_sums) {
+    if (dev_) upload_columns(pool, s0);
+    if (spec.sample_sums && !spec.tallies) throw Error("per-sample sums need the tallies");
+    if (const auto* r = spec.tallies) {
       const auto bytes = static_cast<std::int64_t>(r->population_of->size() * 4);
       population_of_ = DeviceBuffer(pool, bytes, s0);
       VCZ_CUDA_CHECK(cudaMemcpyAsync(population_of_.data(), r->population_of->data(),
                                      static_cast<std::size_t>(bytes), cudaMemcpyHostToDevice, s0));
+    }
+    if (spec.sample_sums) {
       totals_ = DeviceBuffer(
           pool, samples * static_cast<std::int64_t>(sizeof(cuda::DeviceSampleSums)), s0);
       VCZ_CUDA_CHECK(
           cudaMemsetAsync(totals_.data(), 0, static_cast<std::size_t>(totals_.size()), s0));
+    }
+    if (spec.phased) {
+      phased_ = std::make_unique<stream::PhasedReader>(*spec.store, *spec.samples, reader_);
+      phased_buffers_.resize(threads_);
     }
     // Everything set up on stream 0 is ready before any stream uses it.
     VCZ_CUDA_CHECK(cudaStreamSynchronize(s0));
@@ -179,7 +256,7 @@ class GpuSitePass {
 
   void run(RunStats* stats) {
     const auto start = Clock::now();
-    cuda::SlabPool slabs(ring_, decoded_bytes_, gathered_bytes_);
+    cuda::SlabPool slabs(ring_, decoded_bytes_, dev_ ? 0 : gathered_bytes_);
     // Runs first on the way out, normal or not: wake producers waiting for a slab and let
     // queued GPU work finish before the pinned slabs go.
     struct Guard {
@@ -199,27 +276,36 @@ class GpuSitePass {
         out.variants =
             std::make_shared<vcz::VariantBlock>(spec_.variants->read(unit.begin, unit.end));
       const auto b = static_cast<std::size_t>(item.block);
-      if (seed_) {
+      if (dev_) {
+        read_encoded(unit, item.block, out, slabs, counters_[p]);
+      } else if (seed_) {
         out.view = reader_.read(unit, b, out.pageable, &counters_[p]);
       } else {
         ctx_.make_current();  // pool threads: pinned allocations and events of this device
         out.lease = slabs.acquire();
         out.view = reader_.read(unit, b, out.lease.decoded(), out.lease.gathered(), &counters_[p]);
       }
+      if (phased_) phased_->check(unit, b, out.view, phased_buffers_[p]);
       return out;
     };
-    hooks.consume = [&](const stream::WorkItem& item, Payload& in) { consume(item, in, slabs); };
+    hooks.consume = [&](const stream::WorkItem& item, Payload& in) {
+      if (dev_)
+        consume_encoded(item, in, slabs);
+      else
+        consume(item, in, slabs);
+    };
     hooks.phase_done = [&](std::int64_t u, int phase) { phase_done(u, phase); };
 
     stream::Schedule s;
     s.units = nunits_;
-    s.blocks = nblocks_;
+    s.blocks = dev_ ? items_per_unit_ : nblocks_;
     s.phases = spec_.sample_sums ? 2 : 1;
     s.workers = seed_ ? 1 : threads_;
     s.depth = static_cast<unsigned>(depth_);
     stream::run_schedule(s, hooks);
 
     while (!pending_.empty()) deliver_front(true);
+    for (auto& lane : lanes_) check_decoded(*lane);
     if (spec_.sample_sums) fetch_totals();
     for (auto& lane : lanes_) lane->stream.synchronize();
     timer_.drain();
@@ -232,6 +318,12 @@ class GpuSitePass {
     unsigned lane;
     std::shared_ptr<const vcz::VariantBlock> variants;
   };
+
+  /// Words of one plane of a unit row, and of all planes of a row (phased haplotype planes).
+  std::int64_t phased_words() const {
+    return haplotype_words(spec_.samples->size() * reader_.ploidy());
+  }
+  std::int64_t phased_row_words() const { return spec_.phased->planes * phased_words(); }
 
   unsigned lane_of(std::int64_t u) const {
     return static_cast<unsigned>(u % static_cast<std::int64_t>(lanes_.size()));
@@ -250,7 +342,7 @@ class GpuSitePass {
     if (in.variants) variants_[u] = std::move(in.variants);
 
     const GenotypeChunkView& view = in.view;
-    int t = timer_.start(st);
+    const int t = timer_.start(st);
     VCZ_CUDA_CHECK(cudaMemcpyAsync(lane.input.data(), view.data,
                                    static_cast<std::size_t>(view.bytes()), cudaMemcpyHostToDevice,
                                    st));
@@ -260,12 +352,156 @@ class GpuSitePass {
 
     GenotypeChunkView dv = view;
     dv.data = lane.input.data();
-    t = timer_.start(st);
-    if (item.phase == 0) {
+    run_kernels(item.phase, item.block, dv, lane, unit);
+    if (seed_) lane.stream.synchronize();
+  }
+
+  /// Device decode, producer: read the compressed bytes of item @p group's chunks of @p unit
+  /// into a pinned slab.
+  void read_encoded(const vcz::WorkUnit& unit, std::int64_t group, Payload& out,
+                    cuda::SlabPool& slabs, stream::ReadCounters& counters) {
+    ctx_.make_current();  // pool threads: pinned allocations and events of this device
+    const auto t0 = Clock::now();
+    const zarr::Array& gt = reader_.array();
+    const std::int64_t b0 = group * group_, b1 = std::min(nblocks_, b0 + group_);
+    std::vector<std::optional<zarr::Bytes>> bytes;
+    std::uint64_t total = 0;
+    for (std::int64_t b = b0; b < b1; ++b) {
+      const std::int64_t index[3] = {unit.chunk, reader_.block_chunk(static_cast<std::size_t>(b)),
+                                     0};
+      bytes.push_back(gt.read_chunk_encoded(index));
+      if (bytes.back()) total += (bytes.back()->size() + 15) & ~std::uint64_t{15};
+    }
+    out.lease = slabs.acquire();
+    const std::span<std::byte> slab =
+        slabs.grow(out.lease, std::max<std::int64_t>(static_cast<std::int64_t>(total), 1));
+    std::uint64_t at = 0;
+    for (const auto& c : bytes) {
+      EncodedPiece piece;
+      if (c) {
+        piece = {at, c->size(), true};
+        if (c->size() > 0) std::memcpy(slab.data() + at, c->data(), c->size());
+        at += (c->size() + 15) & ~std::uint64_t{15};
+      }
+      out.pieces.push_back(piece);
+    }
+    out.encoded_bytes = at;
+    counters.read_decode_ns +=
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
+    counters.decoded_bytes += static_cast<std::int64_t>(at);  // compressed, in this mode
+  }
+
+  /// Device decode, consumer: copy the group's compressed bytes, decode them on the lane, then
+  /// each block's kernels (after a gather on the device for sample subsets).
+  void consume_encoded(const stream::WorkItem& item, Payload& in, cuda::SlabPool& slabs) {
+    const std::int64_t u = item.unit;
+    const vcz::WorkUnit& unit = plan_.units[static_cast<std::size_t>(u)];
+    Lane& lane = *lanes_[lane_of(u)];
+    const cudaStream_t st = lane.stream.get();
+    if (item.phase == 0 && item.block == 0) begin_unit(lane, unit);
+    if (in.variants) variants_[u] = std::move(in.variants);
+    check_decoded(lane);  // the decoder's last batch, before it takes this one
+
+    const zarr::Array& gt = reader_.array();
+    const std::int64_t chunk_bytes = reader_.chunk_bytes();
+    const std::int64_t b0 = item.block * group_;
+    std::vector<cuda::decode::EncodedChunk> chunks(in.pieces.size());
+    for (std::size_t k = 0; k < in.pieces.size(); ++k) {
+      const std::int64_t index[3] = {unit.chunk,
+                                     reader_.block_chunk(static_cast<std::size_t>(b0) + k), 0};
+      auto& c = chunks[k];
+      c.offset = in.pieces[k].offset;
+      c.size = in.pieces[k].size;
+      c.present = in.pieces[k].present;
+      c.encoding = &gt.chunk_encoding();
+      c.d_dst = lane.chunks.data() + static_cast<std::int64_t>(k) * chunk_stride_;
+      c.name = gt.store().path() + ": array " + gt.path() + ": chunk " + gt.chunk_key(index);
+    }
+    const std::span<const std::byte> input(in.lease.decoded().data(),
+                                           static_cast<std::size_t>(in.encoded_bytes));
+    lane.decoder->prepare(input, chunks);  // throws naming the chunk for a corrupt header
+    int t = timer_.start(st);
+    lane.decoder->launch([&] {
+      timer_.stop(t, st, StageTimer::kH2D);
+      t = timer_.start(st);
+    });
+    lane.decoded.record(st);
+    lane.decode_pending = true;
+    slabs.release_after(in.lease, st);
+    h2d_bytes_ += static_cast<std::int64_t>(in.encoded_bytes);
+    device_decoded_bytes_ += static_cast<std::int64_t>(chunks.size()) * chunk_bytes;
+
+    const std::int64_t cv = gt.chunks()[0];
+    const std::int64_t row0 = unit.begin - unit.chunk * cv;
+    const std::int64_t call_bytes = reader_.ploidy() * reader_.elem_bytes();
+    const std::int64_t stored_row_bytes = gt.chunks()[1] * call_bytes;
+    for (std::size_t k = 0; k < chunks.size(); ++k) {
+      const std::size_t b = static_cast<std::size_t>(b0) + k;
+      GenotypeChunkView dv;
+      dv.elem_bytes = reader_.elem_bytes();
+      dv.variants = unit.size();
+      dv.samples = reader_.block_samples(b);
+      dv.ploidy = reader_.ploidy();
+      dv.variant_offset = unit.begin;
+      dv.sample_offset = reader_.block_first(b);
+      const std::byte* rows = chunks[k].d_dst + row0 * stored_row_bytes;
+      if (reader_.block_dense(b) && reinterpret_cast<std::uintptr_t>(rows) % 16 == 0) {
+        dv.data = rows;
+      } else if (reader_.block_dense(b)) {
+        // The kernels load aligned 16-byte words: a unit starting inside a chunk at a row
+        // whose offset is not a multiple of 16 is copied to the (aligned) input buffer.
+        if (k > 0) t = timer_.start(st);
+        VCZ_CUDA_CHECK(cudaMemcpyAsync(lane.input.data(), rows,
+                                       static_cast<std::size_t>(dv.variants * stored_row_bytes),
+                                       cudaMemcpyDeviceToDevice, st));
+        dv.data = lane.input.data();
+        if (k > 0) timer_.stop(t, st, StageTimer::kDecode);
+      } else {
+        if (k > 0) t = timer_.start(st);
+        cuda::launch_gather_samples(rows, stored_row_bytes,
+                                    columns_.as<std::int32_t>() + column_offset_[b], dv.samples,
+                                    call_bytes, dv.variants, lane.input.data(), st);
+        dv.data = lane.input.data();
+        if (k > 0) timer_.stop(t, st, StageTimer::kDecode);
+      }
+      if (k == 0) timer_.stop(t, st, StageTimer::kDecode);
+      run_kernels(item.phase, static_cast<std::int64_t>(b), dv, lane, unit);
+    }
+  }
+
+  /// Device decode: wait for @p lane's last decode batch and throw if a chunk failed.
+  void check_decoded(Lane& lane) {
+    if (!lane.decode_pending) return;
+    lane.decoded.synchronize();
+    lane.decode_pending = false;
+    lane.decoder->check();
+  }
+
+  /// Device decode: every block's selected columns, as int32 offsets into its stored chunk.
+  void upload_columns(cuda::DevicePool& pool, cudaStream_t st) {
+    std::vector<std::int32_t> all;
+    for (std::size_t b = 0; b < reader_.num_blocks(); ++b) {
+      column_offset_.push_back(static_cast<std::int64_t>(all.size()));
+      for (std::int64_t c : reader_.block_columns(b)) all.push_back(static_cast<std::int32_t>(c));
+    }
+    columns_ = DeviceBuffer(
+        pool, std::max<std::int64_t>(static_cast<std::int64_t>(all.size()) * 4, 4), st);
+    if (!all.empty())
+      VCZ_CUDA_CHECK(
+          cudaMemcpyAsync(columns_.data(), all.data(), all.size() * 4, cudaMemcpyHostToDevice, st));
+    VCZ_CUDA_CHECK(cudaStreamSynchronize(st));  // the pageable source goes out of scope
+  }
+
+  /// The requested kernels on block @p block of a unit, resident on the device as @p dv.
+  void run_kernels(int phase, std::int64_t block, const GenotypeChunkView& dv, Lane& lane,
+                   const vcz::WorkUnit& unit) {
+    const cudaStream_t st = lane.stream.get();
+    const int t = timer_.start(st);
+    if (phase == 0) {
       if (spec_.counts) {
         const cuda::CountsArgs a = cuda::counts_args(
-            dv, spec_.counts->layout(), segments_->of_block(item.block),
-            segments_->count[static_cast<std::size_t>(item.block)], lane.counts.as<std::int32_t>());
+            dv, spec_.counts->layout(), segments_->of_block(block),
+            segments_->count[static_cast<std::size_t>(block)], lane.counts.as<std::int32_t>());
         if (seed_)
           cuda::launch_allele_counts_baseline(a, st);
         else
@@ -285,20 +521,25 @@ class GpuSitePass {
         else
           cuda::launch_afdist_heavy(h, st);
       }
-      if (const auto* r = spec_.sample_sums)
-        cuda::launch_complete_counts(dv, population_of_.as<std::int32_t>(), r->pops, r->alleles,
-                                     lane.complete.as<std::int32_t>(), st);
-      calls_ += view.calls();
+      if (const auto* r = spec_.tallies)
+        cuda::launch_tallies(dv, population_of_.as<std::int32_t>(), r->pops, r->alleles,
+                             lane.tallies.as<std::int32_t>(), st);
+      if (spec_.packed)
+        cuda::launch_pack(dv, lane.packed.as<std::uint64_t>(), packed_words(spec_.samples->size()),
+                          st);
+      if (spec_.phased)
+        cuda::launch_pack_haplotypes(dv, spec_.phased->planes, lane.phased.as<std::uint64_t>(),
+                                     phased_words(), st);
+      calls_ += dv.calls();
     } else {
-      const auto* r = spec_.sample_sums;
+      const auto* r = spec_.tallies;
       cuda::launch_sample_sums(dv, population_of_.as<std::int32_t>(), r->pops,
                                lane.weights.as<double>(),
                                unit.mask.empty() ? nullptr : lane.mask.as<std::uint8_t>(),
                                lane.partial.as<cuda::DeviceSampleSums>(), st);
-      calls_ += view.calls();
+      calls_ += dv.calls();
     }
     timer_.stop(t, st, StageTimer::kCompute);
-    if (seed_) lane.stream.synchronize();
   }
 
   /// A unit starts on @p lane: the outputs of the unit before it on this lane must have been
@@ -312,9 +553,16 @@ class GpuSitePass {
     if (spec_.afdist)
       VCZ_CUDA_CHECK(cudaMemsetAsync(lane.afdist.data(), 0,
                                      rows_bytes(unit.size(), sizeof(stats::AfdistSite)), st));
-    if (const auto* r = spec_.sample_sums)
-      VCZ_CUDA_CHECK(cudaMemsetAsync(lane.complete.data(), 0,
-                                     rows_bytes(unit.size(), r->pops * (r->alleles + 1) * 4), st));
+    if (const auto* r = spec_.tallies)
+      VCZ_CUDA_CHECK(cudaMemsetAsync(lane.tallies.data(), 0,
+                                     rows_bytes(unit.size(), r->site_width() * 4), st));
+    if (spec_.packed)
+      VCZ_CUDA_CHECK(
+          cudaMemsetAsync(lane.packed.data(), 0,
+                          rows_bytes(unit.size(), packed_words(spec_.samples->size()) * 8), st));
+    if (spec_.phased)
+      VCZ_CUDA_CHECK(cudaMemsetAsync(lane.phased.data(), 0,
+                                     rows_bytes(unit.size(), phased_row_words() * 8), st));
   }
 
   void phase_done(std::int64_t u, int phase) {
@@ -323,10 +571,10 @@ class GpuSitePass {
     Lane& lane = *lanes_[li];
     const cudaStream_t st = lane.stream.get();
     if (phase == 0) {
-      if (const auto* r = spec_.sample_sums) {
+      if (const auto* r = spec_.sample_sums ? spec_.tallies : nullptr) {
         int t = timer_.start(st);
-        cuda::launch_site_weights(lane.complete.as<std::int32_t>(), unit.size(), r->pops,
-                                  r->alleles, lane.weights.as<double>(), st);
+        cuda::launch_site_weights(lane.tallies.as<std::int32_t>(), unit.size(), r->pops, r->alleles,
+                                  lane.weights.as<double>(), st);
         timer_.stop(t, st, StageTimer::kReduce);
         if (!unit.mask.empty()) {
           if (lane.mask_pending) lane.mask_copied.synchronize();  // its last copy read host_mask
@@ -338,6 +586,15 @@ class GpuSitePass {
           lane.mask_copied.record(st);
           lane.mask_pending = true;
         }
+      }
+      if (spec_.packed) {
+        PackedGenotypeView view;
+        view.words = lane.packed.as<std::uint64_t>();
+        view.variants = unit.size();
+        view.samples = spec_.samples->size();
+        view.words_per_row = packed_words(view.samples);
+        view.variant_offset = unit.begin;
+        spec_.packed->device_unit(u, view, st);
       }
       // The unit's per-site outputs come back to the lane's host buffers.
       const int t = timer_.start(st);
@@ -361,6 +618,14 @@ class GpuSitePass {
         VCZ_CUDA_CHECK(
             cudaMemcpyAsync(host, lane.afdist.data(), bytes, cudaMemcpyDeviceToHost, st));
       }
+      if (spec_.tallies && spec_.tallies->deliver)
+        VCZ_CUDA_CHECK(cudaMemcpyAsync(lane.host_tallies.data(), lane.tallies.data(),
+                                       rows_bytes(unit.size(), spec_.tallies->site_width() * 4),
+                                       cudaMemcpyDeviceToHost, st));
+      if (spec_.phased)
+        VCZ_CUDA_CHECK(cudaMemcpyAsync(lane.host_phased.data(), lane.phased.data(),
+                                       rows_bytes(unit.size(), phased_row_words() * 8),
+                                       cudaMemcpyDeviceToHost, st));
       timer_.stop(t, st, StageTimer::kD2H);
       lane.copied.record(st);
       lane.pending = true;
@@ -401,6 +666,17 @@ class GpuSitePass {
       }
       VCZ_CUDA_CHECK(e);
     }
+    // Device decode: the unit's chunks decoded without error (its last batch, or a later one
+    // of this lane, is the decoder's pending batch).
+    if (lane.decode_pending && !wait) {
+      const cudaError_t e = cudaEventQuery(lane.decoded.get());
+      if (e == cudaErrorNotReady) {
+        pending_.front() = std::move(p);
+        return false;
+      }
+      VCZ_CUDA_CHECK(e);
+    }
+    check_decoded(lane);
     const vcz::WorkUnit& unit = plan_.units[static_cast<std::size_t>(p.unit)];
     UnitOutput out;
     out.index = p.unit;
@@ -416,7 +692,19 @@ class GpuSitePass {
                              : reinterpret_cast<const stats::AfdistSite*>(lane.host_afdist.data());
       out.afdist = {data, static_cast<std::size_t>(unit.size())};
     }
+    if (spec_.tallies && spec_.tallies->deliver)
+      out.tallies = {reinterpret_cast<const std::int32_t*>(lane.host_tallies.data()),
+                     static_cast<std::size_t>(unit.size() * spec_.tallies->site_width())};
     out.variants = std::move(p.variants);
+    if (spec_.phased) {
+      out.phased.words = reinterpret_cast<const std::uint64_t*>(lane.host_phased.data());
+      out.phased.variants = unit.size();
+      out.phased.haplotypes = spec_.samples->size() * reader_.ploidy();
+      out.phased.ploidy = static_cast<int>(reader_.ploidy());
+      out.phased.planes = spec_.phased->planes;
+      out.phased.words_per_plane = phased_words();
+      out.phased.variant_offset = unit.begin;
+    }
     const auto t0 = Clock::now();
     deliver_(out);
     host_reduce_seconds_ += std::chrono::duration<double>(Clock::now() - t0).count();
@@ -444,12 +732,28 @@ class GpuSitePass {
                    (seed_ ? std::string("seed-style baseline: one thread per variant, "
                                         "pageable copies, no overlap")
                           : std::to_string(lanes_.size()) + " streams") +
+                   (dev_    ? ", device decode"
+                    : seed_ ? ""
+                            : ", host decode") +
                    ")";
+    if (!seed_) {
+      std::string note = dev_ ? "genotypes decoded on the device (" + decode_choice_.layout + "; " +
+                                    std::to_string(group_) + " chunks per batch)"
+                              : "genotypes decoded on the host: " + decode_choice_.why;
+      for (const auto& w : decode_choice_.warnings) note += "; " + w;
+      stats.note = stats.note.empty() ? note : stats.note + "; " + note;
+    }
+    stats.device_decode = dev_;
+    stats.device_decode_seconds = timer_.seconds(StageTimer::kDecode);
     stats.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
     for (const auto& c : counters_) {
       stats.read_decode_seconds += static_cast<double>(c.read_decode_ns) * 1e-9;
       stats.gather_seconds += static_cast<double>(c.gather_ns) * 1e-9;
       stats.decoded_bytes += c.decoded_bytes;
+    }
+    if (dev_) {
+      stats.encoded_bytes = stats.decoded_bytes;  // the producers counted compressed bytes
+      stats.decoded_bytes = device_decoded_bytes_;
     }
     stats.compute_seconds = timer_.seconds(StageTimer::kCompute);
     stats.reduce_seconds = timer_.seconds(StageTimer::kReduce) + host_reduce_seconds_;
@@ -473,15 +777,22 @@ class GpuSitePass {
   std::int64_t nunits_ = 0, nblocks_ = 0, max_rows_ = 0;
   std::int64_t decoded_bytes_ = 0, gathered_bytes_ = 0, depth_ = 1;
   int ring_ = 1;
+  // Device decode (choose_gpu_decode): items of group_ sample blocks, items_per_unit_ per unit.
+  GpuDecodeChoice decode_choice_;
+  bool dev_ = false;
+  std::int64_t group_ = 1, items_per_unit_ = 1, chunk_stride_ = 0, device_decoded_bytes_ = 0;
+  std::vector<std::int64_t> column_offset_;  // per block, into columns_
   // Declaration order is destruction order reversed: the streams' buffers before the streams.
   std::vector<std::unique_ptr<Lane>> lanes_;
   std::unique_ptr<DeviceSegments> segments_;
-  DeviceBuffer population_of_, totals_;
+  DeviceBuffer population_of_, totals_, columns_;
   Event added_;
   bool add_chained_ = false;
   StageTimer timer_;
   std::vector<stream::ReadCounters> counters_;
   std::map<std::int64_t, std::shared_ptr<const vcz::VariantBlock>> variants_;
+  std::unique_ptr<stream::PhasedReader> phased_;        // when phased haplotypes are asked for
+  std::vector<std::vector<std::byte>> phased_buffers_;  // one per producer
   std::deque<Pending> pending_;
   std::int64_t done_variants_ = 0, calls_ = 0, h2d_bytes_ = 0;
   double host_reduce_seconds_ = 0;

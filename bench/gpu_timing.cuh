@@ -1,0 +1,36 @@
+#pragma once
+// Timing shared by the GPU benchmarks: the median of repeated launches, measured with CUDA
+// events on one stream after two warm-up launches.
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "backend/cuda/cuda_util.cuh"
+
+namespace vczstats::bench {
+
+/// @brief Median milliseconds of @p reps calls of @p launch (which queues work on @p st), after
+/// two warm-up calls. @throws CudaError.
+template <class F>
+double median_ms(cudaStream_t st, int reps, F&& launch) {
+  cuda::Event a(true), b(true);
+  launch();  // warm-up
+  launch();
+  VCZ_CUDA_CHECK(cudaStreamSynchronize(st));
+  std::vector<float> ms;
+  for (int r = 0; r < reps; ++r) {
+    a.record(st);
+    launch();
+    b.record(st);
+    b.synchronize();
+    float t = 0;
+    VCZ_CUDA_CHECK(cudaEventElapsedTime(&t, a.get(), b.get()));
+    ms.push_back(t);
+  }
+  std::sort(ms.begin(), ms.end());
+  return static_cast<double>(ms[ms.size() / 2]);
+}
+
+}  // namespace vczstats::bench

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Benchmark the sample-by-sample matrices (king, grm, distance, pca) against plink2 and
+# plink 1.9 on the same data, in one run.
+#
+# Usage: bench/matrix.sh [--synthetic SAMPLES,VARIANTS] [-t THREADS] [-d DEVICES] [-n RUNS]
+#                        [-c COMMANDS]
+#   --synthetic S,V  the data: a store of S samples x V variants and its VCF, made by
+#               bench/make_synthetic_store.py (cached under .data/bench/; default 2000,20000),
+#               and plink2's .pgen and plink 1.9's .bed of that VCF (made once, not timed)
+#   -t THREADS  threads of every tool (vczstats -t, plink --threads; default: all cores)
+#   -d DEVICES  comma-separated vczstats --device values, each timed (default cpu)
+#   -n RUNS     timed runs of vczstats per device and command; the median is reported (default 3);
+#               the peers run once
+#   -c COMMANDS comma-separated subset of king,grm,distance,pca (default all)
+#   VCZSTATS, PLINK2, PLINK19, PYTHON: the programs (default build/vczstats, plink2, plink1.9,
+#   python3 with numpy)
+#
+# Pairs timed (same output, plink's binary square matrix or PCA, written to a scratch folder):
+#   king     vczstats king --bin --shape square      plink2 --make-king square bin
+#   grm      vczstats grm --bin --shape square       plink2 --make-rel square bin
+#   distance vczstats distance --bin --shape square  plink1.9 --distance square bin
+#   pca      vczstats pca -k 10                      plink2 --pca 10 (approx above 5000 samples,
+#            both tools)
+# vczstats reads the store from disk (VCZ, decode included); plink reads its own .pgen/.bed.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+synthetic=2000,20000
+threads=$(nproc)
+devices=cpu
+runs=3
+commands=king,grm,distance,pca
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --synthetic) synthetic=$2; shift ;;
+    -t) threads=$2; shift ;;
+    -d) devices=$2; shift ;;
+    -n) runs=$2; shift ;;
+    -c) commands=$2; shift ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "usage: bench/matrix.sh [--synthetic S,V] [-t THREADS] [-d DEVICES] [-n RUNS] [-c COMMANDS]" >&2; exit 2 ;;
+  esac
+  shift
+done
+vczstats=${VCZSTATS:-$repo/build/vczstats}
+plink2=${PLINK2:-plink2}
+plink19=${PLINK19:-plink1.9}
+for p in "$plink2" "$plink19"; do
+  command -v "$p" >/dev/null || { echo "matrix.sh: $p not found (scripts/setup.sh)" >&2; exit 1; }
+done
+[ -x "$vczstats" ] || { echo "matrix.sh: $vczstats not found" >&2; exit 1; }
+
+S=${synthetic%,*}
+V=${synthetic#*,}
+cache=$repo/.data/bench
+mkdir -p "$cache"
+store=$cache/synthetic_${S}x${V}.vcz
+vcf=$cache/synthetic_${S}x${V}.vcf.gz
+if [ ! -e "$store" ] || [ ! -e "$vcf" ]; then
+  "${PYTHON:-python3}" "$repo/bench/make_synthetic_store.py" --samples "$S" --variants "$V" \
+    --variants-chunk-size 10000 --samples-chunk-size 1000 "$store" --vcf "$vcf" -f
+fi
+plinkdata=$cache/synthetic_${S}x${V}.plink
+if [ ! -e "$plinkdata.bed" ] || [ ! -e "$plinkdata.pgen" ]; then
+  "$plink2" --vcf "$vcf" --vcf-half-call m --max-alleles 2 --threads "$threads" --silent \
+    --make-pgen --out "$plinkdata"
+  "$plink2" --pfile "$plinkdata" --threads "$threads" --silent --make-bed --out "$plinkdata"
+fi
+
+calc() { awk "BEGIN { printf \"%.6g\", $1 }"; }
+now() { date +%s.%N; }
+timeit() {
+  local s
+  s=$(now)
+  "$@" >/dev/null 2>&1 || { echo "matrix.sh: failed: $*" >&2; exit 1; }
+  calc "$(now) - $s"
+}
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
+
+out=$(mktemp -d "$cache/matrix.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+approx=()
+papprox=""
+if [ "$S" -gt 5000 ]; then approx=(--approx); papprox=" approx"; fi
+
+echo "matrices: $S samples x $V variants (synthetic), $threads threads for every tool"
+echo
+printf '| command | peer | peer s | %s |\n|---|---|---:|%s\n' \
+  "$(for d in ${devices//,/ }; do printf 'vczstats %s s (speed-up) | ' "$d"; done | sed 's/ | $//')" \
+  "$(for _ in ${devices//,/ }; do printf -- '---:|'; done)"
+for c in ${commands//,/ }; do
+  case "$c" in
+    king) ours=(king --bin --shape square); peer=("$plink2" --pfile "$plinkdata" --make-king square bin)
+      pname="plink2 --make-king" ;;
+    grm) ours=(grm --bin --shape square); peer=("$plink2" --pfile "$plinkdata" --make-rel square bin)
+      pname="plink2 --make-rel" ;;
+    distance) ours=(distance --bin --shape square)
+      peer=("$plink19" --bfile "$plinkdata" --distance square bin); pname="plink1.9 --distance" ;;
+    pca) ours=(pca -k 10 "${approx[@]}"); peer=("$plink2" --pfile "$plinkdata" --pca 10$papprox)
+      pname="plink2 --pca 10$papprox" ;;
+    *) echo "matrix.sh: unknown command $c" >&2; exit 2 ;;
+  esac
+  tp=$(cd "$out" && timeit "${peer[@]}" --threads "$threads" --out "$out/peer")
+  row="| $c | $pname | $(printf '%.2f' "$tp") |"
+  for d in ${devices//,/ }; do
+    cmd=("$vczstats" "${ours[@]}" "$store" --device "$d" -t "$threads" -o "$out/ours")
+    "${cmd[@]}" >/dev/null 2>&1  # warm the page cache (and the GPU)
+    times=()
+    for _ in $(seq "$runs"); do times+=("$(timeit "${cmd[@]}")"); done
+    m=$(median "${times[@]}")
+    row+=" $(printf '%.2f (%.1fx)' "$m" "$(calc "$tp / $m")") |"
+  done
+  echo "$row"
+done

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# afdist on a store read from local disk against the same store served by Debian's nginx on the
+# loopback address (a directory store, and the zip read with range requests), with 8, 32 (the
+# default) and 64 HTTP requests in flight. Prints the median wall time of N runs (after one
+# warm-up run each), genotype calls per second, and the ratio to local disk of the same layout;
+# checks that every configuration prints the same afdist table.
+#
+#   bash bench/remote.sh [-n RUNS] [-t THREADS] [-s STORE.zip]
+#
+# Defaults: 5 runs, all cores, the Ag1000G store of ../shared/data. Needs nginx (scripts/setup.sh)
+# and a build in build/ (VCZSTATS=path/to/vczstats to use another).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=5
+threads=""
+store=../shared/data/ag1000g/gamb.X.8-12Mb.n100.derived.vcz.zip
+while getopts "n:t:s:" opt; do
+  case $opt in
+    n) runs=$OPTARG ;;
+    t) threads="-t $OPTARG" ;;
+    s) store=$OPTARG ;;
+    *) echo "usage: $0 [-n RUNS] [-t THREADS] [-s STORE.zip]" >&2; exit 2 ;;
+  esac
+done
+vczstats=${VCZSTATS:-build/vczstats}
+[ -x "$vczstats" ] || { echo "remote.sh: $vczstats not found (build first)" >&2; exit 1; }
+[ -f "$store" ] || { echo "remote.sh: $store not found" >&2; exit 1; }
+command -v nginx >/dev/null || { echo "remote.sh: nginx not found (run scripts/setup.sh)" >&2; exit 1; }
+
+tmp=$(mktemp -d)
+nginx_pid=""
+cleanup() {
+  [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null && wait "$nginx_pid" 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+www=$tmp/www
+mkdir -p "$www/store.vcz"
+cp "$store" "$www/store.vcz.zip"
+/usr/bin/python3 - "$www/store.vcz.zip" "$www/store.vcz" <<'EOF'
+import os, shutil, sys, zipfile
+zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])
+# A store zipped with its folder: move the folder's content up.
+entries = os.listdir(sys.argv[2])
+if len(entries) == 1 and os.path.isdir(os.path.join(sys.argv[2], entries[0])):
+    inner = os.path.join(sys.argv[2], entries[0])
+    for e in os.listdir(inner):
+        shutil.move(os.path.join(inner, e), sys.argv[2])
+    os.rmdir(inner)
+EOF
+port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+user=""
+[ "$(id -u)" -eq 0 ] && user="user root root;"
+cat >"$tmp/nginx.conf" <<EOF
+worker_processes 2;
+$user
+pid $tmp/nginx.pid;
+error_log $tmp/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $tmp; proxy_temp_path $tmp; fastcgi_temp_path $tmp;
+  uwsgi_temp_path $tmp; scgi_temp_path $tmp;
+  keepalive_requests 1000000;
+  sendfile on; tcp_nopush on;
+  types { } default_type application/octet-stream;
+  server { listen 127.0.0.1:$port; root $www; autoindex on; }
+}
+EOF
+nginx -e "$tmp/error.log" -p "$tmp" -c "$tmp/nginx.conf" -g "daemon off;" &
+nginx_pid=$!
+for _ in $(seq 100); do
+  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+  sleep 0.05
+done
+url=http://127.0.0.1:$port
+
+calls=$("$vczstats" info --format json "$store" | /usr/bin/python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+print(j["samples"] * j["variants"] * j["ploidy"])')
+
+# name | layout | store argument | extra options
+configs=(
+  "local disk|dir|$www/store.vcz|"
+  "nginx, 8 requests|dir|$url/store.vcz|--max-requests 8"
+  "nginx, 32 requests (default)|dir|$url/store.vcz|"
+  "nginx, 64 requests|dir|$url/store.vcz|--max-requests 64"
+  "local disk|zip|$www/store.vcz.zip|"
+  "nginx, range requests|zip|$url/store.vcz.zip|"
+)
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+echo "afdist on $(basename "$store"): $calls genotype calls; $runs runs each (median), nginx on 127.0.0.1"
+printf "%-30s %-4s %9s %12s %10s  %s\n" configuration kind "wall s" "Mcalls/s" "vs local" "fetched (last run)"
+declare -A local_time
+reference=""
+for c in "${configs[@]}"; do
+  IFS='|' read -r name kind arg extra <<<"$c"
+  # shellcheck disable=SC2086
+  "$vczstats" afdist "$arg" $threads $extra --no-progress >"$tmp/out.tsv"  # warm-up
+  if [ -z "$reference" ]; then
+    reference=$tmp/reference.tsv
+    cp "$tmp/out.tsv" "$reference"
+  elif ! cmp -s "$tmp/out.tsv" "$reference"; then
+    echo "remote.sh: $name ($kind) printed a different table" >&2
+    exit 1
+  fi
+  times=()
+  for _ in $(seq "$runs"); do
+    t0=$(date +%s.%N)
+    # shellcheck disable=SC2086
+    "$vczstats" afdist "$arg" $threads $extra --no-progress -v >/dev/null 2>"$tmp/err"
+    t1=$(date +%s.%N)
+    times+=("$(echo "$t1 - $t0" | bc -l)")
+  done
+  wall=$(printf "%s\n" "${times[@]}" | median)
+  [ "$name" = "local disk" ] && local_time[$kind]=$wall
+  fetched=$(grep -o "remote .*" "$tmp/err" | sed 's/ *$//' | sed 's/^remote *//' || true)
+  printf "%-30s %-4s %9.3f %12.1f %9.2fx  %s\n" "$name" "$kind" "$wall" \
+    "$(echo "$calls / $wall / 1000000" | bc -l)" "$(echo "$wall / ${local_time[$kind]}" | bc -l)" \
+    "${fetched:--}"
+done

@@ -1,0 +1,85 @@
+#pragma once
+/// @file sample_matrix.hpp
+/// @brief Sums over pairs of samples (the matrix family's heavy pass): what a statistic asks the
+/// backend to accumulate from the packed genotypes of every variant, and the sums it gets back.
+/// They add up over variants, so partitions (MPI ranks) merge by addition.
+//
+// Genotypes are the packed 2-bit codes of packed.hpp: hom REF, het (REF and another allele), two
+// non-REF alleles, missing (any missing allele, or not a diploid call). Multi-allelic sites count
+// REF against the other alleles, as plink2 does for KING.
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "vczstats/archive.hpp"
+
+namespace vczstats {
+
+/// @brief A count over the variants where both samples i and j have a genotype.
+enum class PairCount : int {
+  HetHet = 0,      ///< both heterozygous
+  Ibs0 = 1,        ///< opposite homozygotes (no allele identical by state)
+  HomHet = 2,      ///< i homozygous, j heterozygous
+  HetHom = 3,      ///< i heterozygous, j homozygous
+  NonMissing = 4,  ///< both have a genotype
+};
+/// @brief Number of PairCount kinds.
+inline constexpr int kPairCounts = 5;
+/// @brief The bit of @p c in SampleMatrixRequest::counts.
+constexpr std::uint32_t pair_bit(PairCount c) {
+  return 1u << static_cast<int>(c);
+}
+
+/// @brief A sum over variants of x_i * x_j, x a per-variant value of each sample's genotype.
+enum class PairProduct : int {
+  None = 0,
+  /// (g - 2f) / sqrt(2f(1 - f)), 0 when missing or f(1 - f) = 0 (plink2 --make-rel): g the count
+  /// of non-REF alleles, f their frequency among the selected samples' genotypes.
+  Standardized = 1,
+  /// g - 2f, 0 when missing (plink2 --make-rel cov).
+  Centered = 2,
+  /// sqrt(u) when missing, else 0, with u = f(1 - f)(f^2 - f + 1), plink 1.9's expected
+  /// distance of a variant (--distance's missing-data weights), and u = 1 for a monomorphic
+  /// variant as plink 1.9 computes it. Also sums u over the variants.
+  MissingWeight = 3,
+};
+
+/// @brief What a statistic accumulates: pair counts and at most one product, over the variants
+/// selected by the plan and kept by the MAF filter, for the rows of a stripe of the matrix.
+struct SampleMatrixRequest {
+  std::uint32_t counts = 0;  ///< PairCount bits (pair_bit)
+  PairProduct product = PairProduct::None;
+  /// Keep a variant when min(f, 1 - f) >= maf (f as above; variants without genotypes are left
+  /// out when maf > 0), plink's --maf on REF against the other alleles.
+  double maf = 0;
+  /// Rows [row_begin, row_end) of the matrix (samples in selection order; -1: all); columns are
+  /// [0, row_end): the lower triangle and diagonal of those rows. Stripes let a matrix larger
+  /// than memory be computed in passes.
+  std::int64_t row_begin = 0, row_end = -1;
+};
+
+/// @brief The accumulated sums of one request, rows [row_begin, row_end) by columns
+/// [0, row_end), row-major; entries with column > row are 0.
+struct SampleMatrixSums {
+  std::int64_t row_begin = 0, row_end = 0;
+  std::int64_t variants = 0;  ///< variants summed (selected and kept by the filter)
+  /// Per PairCount (empty when not requested); int32: at most 2^31 - 1 variants.
+  std::array<std::vector<std::int32_t>, kPairCounts> counts;
+  std::vector<double> product;  ///< the product's sums (empty without one)
+  /// The product's diagonal, sum of x_j x_j, for every column j (stripes lack most of it).
+  std::vector<double> diagonal;
+  double weight_total = 0;  ///< MissingWeight: the sum of u over the variants
+
+  std::int64_t rows() const { return row_end - row_begin; }
+  std::int64_t cols() const { return row_end; }
+  /// @brief Zero sums of the shape of @p request over @p samples samples.
+  static SampleMatrixSums zeros(const SampleMatrixRequest& request, std::int64_t samples);
+  /// @brief Add @p o (same request). @throws Error on another shape, or past 2^31 - 1 variants.
+  void merge(const SampleMatrixSums& o);
+  void save(ByteWriter& w) const;
+  /// @throws FormatError when the bytes are not such sums.
+  void load(ByteReader& r);
+};
+
+}  // namespace vczstats

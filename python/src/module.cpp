@@ -1,0 +1,461 @@
+// vczstats._core: the library's objects for Python. Stores, queries (make_query), the statistic
+// factories and compute(), whose tables come back as numpy columns; errors as Python exceptions
+// (UsageError -> ValueError, IoError -> OSError, FormatError and CudaError -> RuntimeError); the
+// GIL is released while anything is read or computed. The Python layer (python/vczstats) turns
+// the columns into results, DataFrames and xarray Datasets.
+
+#include <pybind11/functional.h>
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "bindings.hpp"
+#include "vczstats/compute.hpp"
+#include "vczstats/device.hpp"
+#include "vczstats/error.hpp"
+#include "vczstats/query.hpp"
+#include "vczstats/statistics.hpp"
+#include "vczstats/thread_pool.hpp"
+#include "vczstats/variants.hpp"
+
+namespace vczstats::python {
+
+py::array array_over(const py::dtype& dtype, std::vector<py::ssize_t> shape, const void* data,
+                     std::shared_ptr<void> owner) {
+  if (!data) return py::array(dtype, std::move(shape));
+  // The capsule owns a copy of the shared pointer; numpy drops the capsule with the array.
+  auto holder = std::make_unique<std::shared_ptr<void>>(std::move(owner));
+  py::capsule base(holder.get(), [](void* p) {
+    std::unique_ptr<std::shared_ptr<void>>(static_cast<std::shared_ptr<void>*>(p));
+  });
+  holder.release();
+  return py::array(dtype, std::move(shape), data, base);
+}
+
+py::dtype int_dtype(int bytes) {
+  switch (bytes) {
+    case 1:
+      return py::dtype::of<std::int8_t>();
+    case 2:
+      return py::dtype::of<std::int16_t>();
+    case 4:
+      return py::dtype::of<std::int32_t>();
+    case 8:
+      return py::dtype::of<std::int64_t>();
+  }
+  throw FormatError("genotype integers of " + std::to_string(bytes) + " bytes");
+}
+
+namespace {
+
+// ---- errors ------------------------------------------------------------------------------------
+
+/// A new exception class vczstats._core.<name> with the given bases (a tuple), added to @p m.
+PyObject* exception_class(py::module_& m, const char* name, py::tuple bases) {
+  const std::string qualified = std::string("vczstats._core.") + name;
+  PyObject* type = PyErr_NewException(qualified.c_str(), bases.ptr(), nullptr);
+  if (!type) throw py::error_already_set();
+  m.add_object(name, py::handle(type));  // the module keeps the reference
+  return type;
+}
+
+void register_errors(py::module_& m) {
+  // Error is the base of them all; each is also the built-in exception users expect, so
+  // `except ValueError` catches a UsageError. The module owns the classes for the process.
+  static PyObject* error = exception_class(m, "Error", py::make_tuple(py::handle(PyExc_Exception)));
+  const auto with = [](PyObject* builtin) {
+    return py::make_tuple(py::handle(error), py::handle(builtin));
+  };
+  static PyObject* usage = exception_class(m, "UsageError", with(PyExc_ValueError));
+  static PyObject* io = exception_class(m, "IoError", with(PyExc_OSError));
+  static PyObject* format = exception_class(m, "FormatError", with(PyExc_RuntimeError));
+  static PyObject* cuda = exception_class(m, "CudaError", with(PyExc_RuntimeError));
+  static PyObject* internal = exception_class(m, "InternalError", with(PyExc_RuntimeError));
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const UsageError& e) {
+      PyErr_SetString(usage, e.what());
+    } catch (const IoError& e) {
+      PyErr_SetString(io, e.what());
+    } catch (const FormatError& e) {
+      PyErr_SetString(format, e.what());
+    } catch (const CudaError& e) {
+      PyErr_SetString(cuda, e.what());
+    } catch (const Error& e) {
+      PyErr_SetString(internal, e.what());
+    } catch (const std::filesystem::filesystem_error& e) {
+      PyErr_SetString(io, e.what());
+    }
+  });
+}
+
+// ---- stores ------------------------------------------------------------------------------------
+
+/// What `vczstats info --format json` reports of the arrays, for Store.info().
+py::list array_info(const vcz::VczStore& s) {
+  py::list arrays;
+  for (const auto& name : s.array_names()) {
+    const auto arr = s.array(name);
+    std::int64_t stored = 0, present = 0, total = 1;
+    for (int d = 0; d < arr->ndim(); ++d) total *= arr->num_chunks(d);
+    for (const auto& e : s.store().list(name + "/")) {
+      const auto leaf = e.key.substr(e.key.rfind('/') + 1);
+      if (leaf == ".zarray" || leaf == ".zattrs" || leaf == "zarr.json") continue;
+      stored += static_cast<std::int64_t>(e.stored_size);
+      ++present;
+    }
+    py::dict a;
+    a["name"] = name;
+    a["dtype"] = arr->dtype().name();
+    a["shape"] = arr->shape();
+    a["chunks"] = arr->chunks();
+    a["codecs"] = arr->metadata().codecs;
+    a["stored_bytes"] = stored;
+    a["chunks_present"] = present;
+    a["chunks_total"] = total;
+    arrays.append(a);
+  }
+  return arrays;
+}
+
+std::vector<std::string> visible_samples(const vcz::VczStore& s) {
+  std::vector<std::string> out;
+  for (const auto& id : s.sample_ids())
+    if (!id.empty()) out.emplace_back(id);
+  return out;
+}
+
+void bind_store(py::module_& m) {
+  py::class_<vcz::VczStore>(m, "VczStore", "An opened VCF Zarr store (directory or zip).")
+      .def(py::init([](const std::string& path) {
+             py::gil_scoped_release release;
+             return vcz::VczStore::open(path);
+           }),
+           py::arg("path"))
+      .def_property_readonly("path", &vcz::VczStore::path)
+      .def_property_readonly("samples", &visible_samples)
+      .def_property_readonly("hidden_samples",
+                             [](const vcz::VczStore& s) {
+                               return static_cast<std::int64_t>(s.sample_ids().size()) -
+                                      static_cast<std::int64_t>(visible_samples(s).size());
+                             })
+      .def_property_readonly("contigs", &vcz::VczStore::contig_ids)
+      .def_property_readonly("contig_lengths", &vcz::VczStore::contig_lengths)
+      .def_property_readonly("num_variants", &vcz::VczStore::num_variants)
+      .def_property_readonly("ploidy", &vcz::VczStore::ploidy)
+      .def_property_readonly("zarr_format", &vcz::VczStore::zarr_format)
+      .def_property_readonly("vcf_zarr_version", &vcz::VczStore::vcf_zarr_version)
+      .def_property_readonly("has_genotypes", &vcz::VczStore::has_genotypes)
+      .def_property_readonly("source",
+                             [](const vcz::VczStore& s) -> std::string {
+                               const auto& a = s.attributes();
+                               const auto it = a.find("source");
+                               return it != a.end() && it->is_string() ? it->get<std::string>()
+                                                                       : "";
+                             })
+      .def("arrays", &array_info, "Every array: name, dtype, shape, chunks, codecs, stored bytes.");
+}
+
+// ---- queries -----------------------------------------------------------------------------------
+
+Query query_of(const std::string& store, const std::string& regions,
+               const std::string& regions_file, const std::string& overlap,
+               const std::vector<std::string>& samples, const std::string& samples_file,
+               bool force_samples, const std::vector<std::pair<std::string, std::string>>& pops,
+               const std::string& pops_file, std::int64_t window_size, std::int64_t window_step,
+               std::int64_t window_variants, const std::string& windows_file,
+               const std::string& ancestral, const std::string& accessible,
+               std::int64_t max_unit_variants) {
+  QueryOptions o;
+  o.store = store;
+  o.regions = regions;
+  o.regions_file = regions_file;
+  if (overlap != "record" && overlap != "pos")
+    throw UsageError("regions_overlap must be 'record' or 'pos', not '" + overlap + "'");
+  o.overlap = overlap == "pos" ? vcz::RegionOverlap::Pos : vcz::RegionOverlap::Record;
+  o.samples = samples;
+  o.samples_file = samples_file;
+  o.force_samples = force_samples;
+  for (const auto& [sample, pop] : pops) o.pops.push_back({sample, pop});
+  o.pops_file = pops_file;
+  o.windows = {window_size, window_step, window_variants, windows_file};
+  o.ancestral = ancestral;
+  o.accessible = accessible;
+  o.max_unit_variants = max_unit_variants;
+  py::gil_scoped_release release;
+  return make_query(o);
+}
+
+void bind_query(py::module_& m) {
+  py::class_<Query>(m, "Query", "A built query: store, selected variants, samples, populations.")
+      .def_property_readonly("store", [](const Query& q) { return q.store; })
+      .def_property_readonly("samples",
+                             [](const Query& q) {
+                               std::vector<std::string> names;
+                               for (auto i : q.samples.indices)
+                                 names.emplace_back(q.store.sample_ids()[i]);
+                               return names;
+                             })
+      .def_property_readonly("sample_indices", [](const Query& q) { return q.samples.indices; })
+      .def_property_readonly("populations", [](const Query& q) { return q.pops.names; })
+      .def_property_readonly("population_of", [](const Query& q) { return q.pops.of; })
+      .def_property_readonly("selected_variants",
+                             [](const Query& q) { return q.plan.selected_variants(); })
+      .def_property_readonly(
+          "units", [](const Query& q) { return static_cast<std::int64_t>(q.plan.units.size()); })
+      .def_property_readonly("warnings", [](const Query& q) { return q.warnings; });
+  m.def("make_query", &query_of, py::arg("store"), py::arg("regions") = "",
+        py::arg("regions_file") = "", py::arg("regions_overlap") = "record",
+        py::arg("samples") = std::vector<std::string>{}, py::arg("samples_file") = "",
+        py::arg("force_samples") = false,
+        py::arg("pops") = std::vector<std::pair<std::string, std::string>>{},
+        py::arg("pops_file") = "", py::arg("window_size") = 0, py::arg("window_step") = 0,
+        py::arg("window_variants") = 0, py::arg("windows_file") = "", py::arg("ancestral") = "ref",
+        py::arg("accessible") = "", py::arg("max_unit_variants") = 0,
+        "Open the store and build the query (vczstats::make_query).");
+}
+
+// ---- statistics --------------------------------------------------------------------------------
+
+SiteTable site_table_kind(const std::string& kind) {
+  if (kind == "freq") return SiteTable::Freq;
+  if (kind == "geno-counts") return SiteTable::GenoCounts;
+  if (kind == "hardy") return SiteTable::Hardy;
+  if (kind == "missing") return SiteTable::Missing;
+  throw UsageError("unknown site table '" + kind + "' (freq, geno-counts, hardy, missing)");
+}
+
+void bind_statistics(py::module_& m) {
+  py::class_<Statistic>(m, "Statistic", "A statistic's light level (vczstats::Statistic).")
+      .def_property_readonly("name", &Statistic::name);
+  py::class_<AfdistStatistic, Statistic>(m, "AfdistStatistic")
+      .def("sites", [](const AfdistStatistic& s) { return s.result().sites; });
+  // Every statistic keeps its query alive (it holds a reference to it).
+  const auto keep = py::keep_alive<0, 1>();
+  m.def(
+      "make_afdist",
+      [](const Query& q, const std::string& method, int bins) {
+        stats::AfdistOptions o;
+        o.method = stats::parse_afdist_method(method);
+        if (bins < 1) throw UsageError("afdist: bins must be at least 1");
+        o.bins = bins;
+        return make_afdist(q, o);
+      },
+      py::arg("query"), py::arg("method") = "bcftools", py::arg("bins") = 10, keep);
+  m.def(
+      "make_site_table",
+      [](const Query& q, const std::string& kind) {
+        return make_site_table(q, site_table_kind(kind));
+      },
+      py::arg("query"), py::arg("kind"), keep);
+  m.def("make_diversity", &make_diversity, py::arg("query"), keep);
+  m.def("make_divergence", &make_divergence, py::arg("query"), py::arg("pairs") = "", keep);
+  m.def(
+      "make_scan",
+      [](const Query& q, const std::vector<std::string>& statistics, const std::string& pairs,
+         const std::string& pbs) {
+        return make_scan(q, {statistics, pairs, pbs});
+      },
+      py::arg("query"), py::arg("statistics"), py::arg("pairs") = "", py::arg("pbs") = "", keep);
+  m.def(
+      "make_sfs",
+      [](const Query& q, bool folded, bool scaled, const std::string& joint) {
+        return make_sfs(q, {folded, scaled, joint});
+      },
+      py::arg("query"), py::arg("folded") = false, py::arg("scaled") = false, py::arg("joint") = "",
+      keep);
+  m.def(
+      "make_fstats",
+      [](const Query& q, const std::string& f2, const std::string& f3, const std::string& d,
+         std::int64_t blocks) {
+        if (!f2.empty() + !f3.empty() + !d.empty() != 1)
+          throw UsageError("fstats: give exactly one of f2, f3, d");
+        if (blocks < 0) throw UsageError("fstats: blocks must not be negative");
+        return make_fstats(q, {f2, f3, d, blocks});
+      },
+      py::arg("query"), py::arg("f2") = "", py::arg("f3") = "", py::arg("d") = "",
+      py::arg("blocks") = 0, keep);
+  m.def("make_sample_stats", &make_sample_stats, py::arg("query"), keep);
+  m.def("scan_statistics", [] {
+    py::list out;
+    for (const auto& s : scan_statistics()) out.append(py::make_tuple(s.name, s.pairwise, s.help));
+    return out;
+  });
+}
+
+// ---- compute -----------------------------------------------------------------------------------
+
+/// Calls the Python progress function at most every 0.1 s (and at the end), with the GIL; checks
+/// for signals each time, so Ctrl-C stops a run (KeyboardInterrupt raised through compute).
+class ProgressRelay {
+ public:
+  explicit ProgressRelay(py::object fn) : fn_(std::move(fn)) {}
+  void operator()(std::int64_t done, std::int64_t total, std::int64_t variants) {
+    const auto now = std::chrono::steady_clock::now();
+    if (done != total && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    if (!fn_.is_none()) fn_(done, total, variants);
+  }
+
+ private:
+  py::object fn_;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+/// A column of a Table as Python: name, kind, values, labels, offsets, single precision.
+py::dict column_to_python(const Column& c) {
+  using K = Column::Kind;
+  py::dict d;
+  d["name"] = c.name;
+  const char* kinds[] = {"int", "float", "label", "int_list", "float_list"};
+  d["kind"] = kinds[static_cast<int>(c.kind)];
+  if (c.integral())
+    d["values"] = copy_array(c.ints);
+  else
+    d["values"] = copy_array(c.floats);
+  d["labels"] = c.kind == K::Label && c.labels ? py::cast(*c.labels) : py::none();
+  d["offsets"] = c.kind == K::IntList || c.kind == K::FloatList ? py::object(copy_array(c.offsets))
+                                                                : py::none();
+  d["single_precision"] = c.single_precision;
+  return d;
+}
+
+py::dict table_to_python(const Table& t) {
+  py::dict d;
+  d["note"] = t.note;
+  py::list columns;
+  for (const auto& c : t.columns) columns.append(column_to_python(c));
+  d["columns"] = columns;
+  return d;
+}
+
+py::dict run_stats_to_python(const RunStats& s) {
+  py::dict d;
+  d["device"] = s.device;
+  d["note"] = s.note;
+  d["warnings"] = s.warnings;
+  d["wall_seconds"] = s.wall_seconds;
+  d["read_decode_seconds"] = s.read_decode_seconds;
+  d["gather_seconds"] = s.gather_seconds;
+  d["compute_seconds"] = s.compute_seconds;
+  d["reduce_seconds"] = s.reduce_seconds;
+  d["h2d_seconds"] = s.h2d_seconds;
+  d["d2h_seconds"] = s.d2h_seconds;
+  d["h2d_bytes"] = s.h2d_bytes;
+  d["decoded_bytes"] = s.decoded_bytes;
+  d["calls"] = s.calls;
+  d["variants"] = s.variants;
+  d["units"] = s.units;
+  return d;
+}
+
+/// ID, REF and ALT (comma-separated, "." when none) of the rows of a per-site table.
+struct SiteFields {
+  std::vector<std::string> id, ref, alt;
+  void add(const vcz::VariantBlock& vb, std::int64_t r) {
+    id.push_back(vb.id.empty() ? "." : vb.id[static_cast<std::size_t>(r)]);
+    ref.push_back(vb.allele(r, 0));
+    std::string alts;
+    for (int k = 1; k < vb.num_alleles(r); ++k) alts += (k > 1 ? "," : "") + vb.allele(r, k);
+    alt.push_back(alts.empty() ? "." : alts);
+  }
+};
+
+/// Append @p more to @p into (which may have no columns yet).
+void append_rows(Table& into, Table more) {
+  if (more.columns.empty()) return;
+  if (into.columns.empty())
+    into = std::move(more);
+  else
+    into.append(more);
+}
+
+py::tuple compute_python(const Query& q, const std::vector<Statistic*>& statistics,
+                         unsigned threads, unsigned prefetch, const std::string& device,
+                         unsigned gpu_streams, py::object progress, bool site_fields) {
+  RunOptions run;
+  run.threads = threads;
+  run.prefetch = prefetch;
+  run.device = parse_device(device);
+  run.gpu_streams = gpu_streams;
+  ProgressRelay relay(std::move(progress));
+  run.progress = [&relay](std::int64_t d, std::int64_t t, std::int64_t v) { relay(d, t, v); };
+
+  const std::size_t n = statistics.size();
+  std::vector<Table> tables(n);
+  std::vector<std::optional<SiteFields>> fields(n);
+  ComputeHooks hooks;
+  hooks.needs.alleles = hooks.needs.ids = site_fields;
+  hooks.after_unit = [&](const UnitData& u) {
+    for (std::size_t i = 0; i < n; ++i) {
+      Table t = statistics[i]->take_rows();
+      const int variant = t.find("variant");
+      if (site_fields && variant >= 0) {
+        if (!fields[i]) fields[i].emplace();
+        for (const auto v : t.columns[static_cast<std::size_t>(variant)].ints)
+          fields[i]->add(*u.variants, v - u.unit->begin);
+      }
+      append_rows(tables[i], std::move(t));
+    }
+  };
+  RunStats rs;
+  {
+    py::gil_scoped_release release;
+    rs = compute(q, statistics, run, hooks);
+    for (std::size_t i = 0; i < n; ++i) {
+      append_rows(tables[i], statistics[i]->take_rows());
+      append_rows(tables[i], statistics[i]->finish());
+    }
+  }
+  py::list out;
+  for (std::size_t i = 0; i < n; ++i) {
+    py::dict d = table_to_python(tables[i]);
+    if (fields[i] && static_cast<std::int64_t>(fields[i]->id.size()) == tables[i].rows()) {
+      d["id"] = fields[i]->id;
+      d["ref"] = fields[i]->ref;
+      d["alt"] = fields[i]->alt;
+    }
+    out.append(d);
+  }
+  return py::make_tuple(out, run_stats_to_python(rs));
+}
+
+void bind_compute(py::module_& m) {
+  m.def("compute", &compute_python, py::arg("query"), py::arg("statistics"), py::arg("threads") = 0,
+        py::arg("prefetch") = 0, py::arg("device") = "auto", py::arg("gpu_streams") = 0,
+        py::arg("progress") = py::none(), py::arg("site_fields") = false,
+        "Run statistics over a query in one pass (vczstats::compute), the GIL released; "
+        "returns (tables, run statistics). progress(done, total, variants) is called at most "
+        "every 0.1 s.");
+  m.def("gpu_count", [] {
+    std::string reason;
+    const int n = gpu_count(&reason);
+    return py::make_tuple(n, reason);
+  });
+  m.def("hardware_threads", &hardware_threads);
+  m.def("parse_device", [](const std::string& d) { return parse_device(d).to_string(); });
+}
+
+}  // namespace
+
+void bind_all(py::module_& m) {
+  m.doc() = "vczstats: population-genetics statistics from VCF Zarr stores (C++ core).";
+  m.attr("__version__") = VCZSTATS_VERSION;
+  register_errors(m);
+  bind_store(m);
+  bind_query(m);
+  bind_statistics(m);
+  bind_compute(m);
+  bind_blocks(m);
+}
+
+}  // namespace vczstats::python
+
+PYBIND11_MODULE(_core, m) {
+  vczstats::python::bind_all(m);
+}

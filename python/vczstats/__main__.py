@@ -1,0 +1,232 @@
+"""``python -m vczstats plot KIND INPUT... -o OUT.png|svg``: plots from a store or from TSV
+tables the CLI wrote.
+
+Kinds: ``sfs``, ``windows`` (windowed statistics along the genome, one track per statistic;
+Fst-like ones as Manhattan tracks), ``fst`` (Hudson Fst track), ``afdist``, ``pca``, ``ld``.
+A directory or ``.zip`` INPUT is a store (the statistic is computed); anything else is a TSV
+(``vczstats diversity ... -o d.tsv``; for pca a plink2 ``.eigenvec``-style table with PC1,
+PC2, ...; for ld a table of distance and r2, or plink's BP_A, BP_B, R2).
+
+Examples::
+
+    python -m vczstats plot windows store.vcz -P pops.tsv --window-size 100000 \\
+        --stats pi_per_bp,tajima_d,hudson_fst -o scan.png
+    vczstats diversity store.vcz -P pops.tsv --window-size 50000 -o d.tsv
+    python -m vczstats plot windows d.tsv --stats pi_per_bp -o pi.svg
+    python -m vczstats plot sfs store.vcz -P pops.tsv --folded -o sfs.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any, Dict, List, Optional
+
+DIVERSITY_DEFAULT = ["pi_per_bp", "tajima_d"]
+
+
+def _is_store(path: str) -> bool:
+    return os.path.isdir(path) or path.rstrip("/").endswith((".zip", ".vcz"))
+
+
+def _read_tsv(path: str):
+    """A tab-separated table: the CLI's (a "# note" line first) or plink's ("#IID ..." header)."""
+    import pandas as pd
+
+    skip = 0
+    with open(path) as f:
+        for line in f:
+            if not (line.startswith("# ") or not line.strip()):
+                break
+            skip += 1
+    table = pd.read_csv(path, sep="\t", skiprows=skip)
+    table.columns = [str(c).lstrip("#") for c in table.columns]
+    return table
+
+
+def _pops_file(path: Optional[str]) -> Optional[Dict[str, str]]:
+    """sample -> population of a populations file (as -P), or None."""
+    if not path:
+        return None
+    out: Dict[str, str] = {}
+    with open(path) as f:
+        for k, line in enumerate(f):
+            parts = line.split()
+            if not parts or parts[0].startswith("#"):
+                continue
+            if k == 0 and [p.lower() for p in parts[:2]] == ["sample", "population"]:
+                continue
+            out[parts[0]] = parts[1]
+    return out
+
+
+def _selection(args) -> Dict[str, Any]:
+    sel: Dict[str, Any] = {"device": args.device, "threads": args.threads,
+                           "progress": False if args.no_progress else None}
+    if args.regions:
+        sel["regions"] = args.regions
+    if args.samples:
+        sel["samples"] = args.samples
+    if args.pops:
+        sel["sample_sets"] = args.pops
+    return sel
+
+
+def _windows(args):
+    import vczstats
+
+    if args.window_variants:
+        return vczstats.windows_by_variant(args.window_variants)
+    if args.window_size:
+        return vczstats.windows_by_position(args.window_size, args.window_step)
+    return None
+
+
+def _window_panels(args, stats: List[str]):
+    """(table, statistic) of every track: from TSVs, the first holding the statistic; from a
+    store, diversity and/or divergence computed once."""
+    import vczstats
+
+    tables: List[Any] = []
+    for path in args.input:
+        if _is_store(path):
+            store = vczstats.open(path)
+            sel = dict(_selection(args), windows=_windows(args), ancestral=args.ancestral)
+            d = vczstats.diversity(store, **sel)
+            tables.append(d)
+            others = [s for s in stats if s not in d.columns]
+            if others and not args.pops:
+                raise SystemExit(f"vczstats plot: {', '.join(others)}: not diversity columns "
+                                 "(divergence ones need -P/--pops)")
+            if others:
+                tables.append(vczstats.divergence(store, **sel))
+        else:
+            tables.append(_read_tsv(path))
+    panels = []
+    for s in stats:
+        for t in tables:
+            columns = list(t.columns)
+            if s in columns or ("statistic" in columns and s in set(map(str, t["statistic"]))):
+                panels.append((t, s))
+                break
+        else:
+            raise SystemExit(f"vczstats plot: no input has the statistic {s!r}")
+    return panels
+
+
+def _plot(args) -> Any:
+    from matplotlib.figure import Figure
+
+    import vczstats
+    from vczstats import _plotdata, plot
+
+    size = (args.width, args.height) if args.width and args.height else None
+    first = args.input[0]
+    store = vczstats.open(first) if _is_store(first) else None
+    if args.kind in ("windows", "fst"):
+        if args.kind == "fst":
+            stats = ["hudson_fst"]
+        elif args.stats:
+            stats = args.stats.split(",")
+        else:
+            stats = DIVERSITY_DEFAULT + (["hudson_fst"] if args.pops else [])
+        fig = plot.tracks(_window_panels(args, stats), figsize=size, title=args.title)
+        return fig
+    fig = Figure(figsize=size or (7, 4.5), layout="constrained")
+    ax = fig.add_subplot()
+    if args.kind == "sfs":
+        data = vczstats.sfs(store, folded=args.folded, ancestral=args.ancestral,
+                            **_selection(args)) if store else _read_tsv(first)
+        plot.sfs(data, ax, log=args.log)
+    elif args.kind == "afdist":
+        sel = _selection(args)
+        sel.pop("sample_sets", None)
+        data = vczstats.afdist(store, bins=args.bins, **sel) if store else _read_tsv(first)
+        plot.afdist(data, ax, log=args.log)
+    elif args.kind == "pca":
+        pops = _pops_file(args.pops)
+        if store:
+            samples = list(pops) if pops else args.samples
+            coords, explained, names = _plotdata.pca(store, regions=args.regions,
+                                                     samples=samples,
+                                                     max_variants=args.max_variants)
+            labels = [pops[n] for n in names] if pops else None
+            plot.pca(coords, labels, ax, explained=explained)
+        else:
+            table = _read_tsv(first)
+            ids = next((c for c in ("IID", "sample", "iid") if c in table.columns), None)
+            if pops and ids and "population" not in table.columns:
+                table["population"] = [pops.get(str(s), "other") for s in table[ids]]
+            plot.pca(table, None, ax)
+    elif args.kind == "ld":
+        if store:
+            dist, r2 = _plotdata.ld_pairs(store, regions=args.regions, samples=args.samples,
+                                          max_distance=args.max_distance,
+                                          max_variants=args.max_variants)
+            plot.ld_decay(dist, r2, ax, max_distance=args.max_distance)
+        else:
+            plot.ld_decay(_read_tsv(first), None, ax, max_distance=args.max_distance)
+    if args.title:
+        ax.set_title(args.title)
+    return fig
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m vczstats",
+                                description="vczstats from Python: plots.")
+    sub = p.add_subparsers(dest="command", required=True)
+    pl = sub.add_parser("plot", help="plot from a store or a TSV the CLI wrote",
+                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    pl.add_argument("kind", choices=("sfs", "windows", "fst", "afdist", "pca", "ld"))
+    pl.add_argument("input", nargs="+", help="a store (directory or .zip) or TSV files")
+    pl.add_argument("-o", "--output", required=True, help="image file: .png, .svg or .pdf")
+    pl.add_argument("-P", "--pops", help="populations file: sample, population")
+    pl.add_argument("-r", "--regions", help="regions chr:beg-end,...")
+    pl.add_argument("-s", "--samples", help="samples a,b,...")
+    pl.add_argument("--stats", help="windows: statistics to draw, comma-separated "
+                                    "(default pi_per_bp,tajima_d and hudson_fst with -P)")
+    pl.add_argument("--window-size", type=int)
+    pl.add_argument("--window-step", type=int)
+    pl.add_argument("--window-variants", type=int)
+    pl.add_argument("--ancestral", default="ref")
+    pl.add_argument("--folded", action="store_true", help="sfs: the folded spectrum")
+    pl.add_argument("--bins", type=int, default=10, help="afdist: bins")
+    pl.add_argument("--log", action="store_true", help="log-scale counts")
+    pl.add_argument("--max-variants", type=int, default=20_000,
+                    help="pca, ld from a store: sites used at most (evenly spaced)")
+    pl.add_argument("--max-distance", type=int, default=100_000, help="ld: largest distance")
+    pl.add_argument("--title")
+    pl.add_argument("--width", type=float)
+    pl.add_argument("--height", type=float)
+    pl.add_argument("--dpi", type=float, default=150)
+    pl.add_argument("--device", default="auto")
+    pl.add_argument("-t", "--threads", type=int)
+    pl.add_argument("--no-progress", action="store_true")
+    args = p.parse_args(argv)
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from vczstats import Error
+
+    ext = os.path.splitext(args.output)[1].lower()
+    if ext not in (".png", ".svg", ".pdf"):
+        p.error("-o: the image's name must end in .png, .svg or .pdf")
+    try:
+        fig = _plot(args)
+        tmp = f"{args.output}.tmp{os.getpid()}{ext}"
+        try:
+            fig.savefig(tmp, dpi=args.dpi)
+            os.replace(tmp, args.output)  # nothing half-written at the output
+        finally:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+    except (Error, ValueError, OSError) as e:
+        print(f"vczstats plot: {e}", file=sys.stderr)
+        return 2 if isinstance(e, ValueError) else 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

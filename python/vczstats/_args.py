@@ -1,0 +1,230 @@
+"""Arguments shared by every statistic: sample sets, samples, regions and windows, turned into
+the keyword arguments of ``_core.make_query``."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _core
+
+PathLike = Union[str, "os.PathLike[str]"]
+#: Samples by name or by index into ``Store.samples``.
+SampleList = Union[str, Sequence[Union[str, int]], np.ndarray]
+#: ``{population: samples}``, ``{sample: population}``, a list of sample lists, a pandas
+#: DataFrame with columns ``sample`` and ``population``, or a populations file (as ``-P``).
+SampleSets = Union[Mapping[str, Any], Sequence[Any], PathLike, Any]
+#: ``"chr:beg-end,..."``, a list of such strings, or ``(contig, start, end)`` tuples (1-based,
+#: inclusive; start/end may be None).
+Regions = Union[str, Sequence[Union[str, Tuple[str, Optional[int], Optional[int]]]]]
+
+
+@dataclass(frozen=True)
+class Windows:
+    """How sites are grouped into windows (build one with :func:`windows_by_position`,
+    :func:`windows_by_variant` or :func:`windows_from_breakpoints`).
+
+    Without windows, a statistic gives one row per region (``regions=``) or per contig.
+    """
+
+    size: int = 0
+    step: int = 0
+    variants: int = 0
+    file: Optional[str] = None
+    intervals: Optional[Tuple[Tuple[str, int, int], ...]] = None
+
+
+def windows_by_position(size: int, step: Optional[int] = None) -> Windows:
+    """Windows of ``size`` bp every ``step`` bp (default: ``size``), from the region start or
+    base 1, 1-based inclusive, clipped at the region end or contig length (sgkit's
+    ``window_by_position``; the CLI's ``--window-size/--window-step``).
+
+    >>> windows_by_position(100_000, 50_000)
+    Windows(size=100000, step=50000, variants=0, file=None, intervals=None)
+    """
+    if int(size) <= 0 or (step is not None and int(step) <= 0):
+        raise ValueError("window size and step must be positive")
+    return Windows(size=int(size), step=int(step or 0))
+
+
+def windows_by_variant(n: int) -> Windows:
+    """Windows of ``n`` consecutive sites (sgkit's ``window_by_variant``; the CLI's
+    ``--window-variants``). ``windows_by_variant(1)`` gives per-site values."""
+    if int(n) <= 0:
+        raise ValueError("windows_by_variant: n must be positive")
+    return Windows(variants=int(n))
+
+
+def windows_from_breakpoints(breakpoints: Union[Mapping[str, Sequence[int]], Sequence[int]],
+                             contig: Optional[str] = None) -> Windows:
+    """Explicit windows between consecutive breakpoints, tskit style: window i covers
+    ``[b[i], b[i+1])`` (1-based positions, so ``[b[i], b[i+1] - 1]`` inclusive).
+
+    ``breakpoints`` is a sequence for one contig (``contig`` names it; by default the store's
+    only contig) or a mapping ``{contig: breakpoints}``.
+
+    >>> windows_from_breakpoints({"20": [1, 1_000_001, 2_000_001]}).intervals
+    (('20', 1, 1000000), ('20', 1000001, 2000000))
+    """
+    if isinstance(breakpoints, Mapping):
+        items = list(breakpoints.items())
+    else:
+        items = [(contig, breakpoints)]
+    intervals = []
+    for name, points in items:
+        b = np.asarray(points, dtype=np.int64)
+        if b.ndim != 1 or len(b) < 2:
+            raise ValueError("breakpoints: at least two positions per contig are needed")
+        if np.any(np.diff(b) <= 0) or b[0] < 1:
+            raise ValueError("breakpoints must be increasing positions >= 1")
+        intervals += [(name, int(s), int(e) - 1) for s, e in zip(b[:-1], b[1:])]
+    return Windows(intervals=tuple(intervals))
+
+
+def windows_from_intervals(intervals: Iterable[Tuple[str, int, int]]) -> Windows:
+    """Explicit windows ``(contig, start, end)``, 1-based inclusive; they may overlap (the CLI's
+    ``--windows-file``)."""
+    return Windows(intervals=tuple((str(c), int(s), int(e)) for c, s, e in intervals))
+
+
+def _to_windows(windows: Any) -> Optional[Windows]:
+    if windows is None or isinstance(windows, Windows):
+        return windows
+    if isinstance(windows, (int, np.integer)):
+        return windows_by_position(int(windows))
+    if isinstance(windows, tuple) and len(windows) == 2 and all(
+            isinstance(w, (int, np.integer)) for w in windows):
+        return windows_by_position(int(windows[0]), int(windows[1]))
+    if isinstance(windows, (str, os.PathLike)):
+        return Windows(file=os.fspath(windows))
+    if isinstance(windows, Mapping) or isinstance(windows, (list, np.ndarray)):
+        return windows_from_breakpoints(windows)
+    raise TypeError(
+        "windows: None, a bp size, (size, step), a Windows object, breakpoints or a BED file, "
+        f"not {type(windows).__name__}")
+
+
+class QueryArgs:
+    """The keyword arguments of ``_core.make_query`` for one call, and the temporary files
+    (explicit windows) that must live as long as the query is built."""
+
+    def __init__(self, store: "Any", *, regions: Optional[Regions] = None,
+                 regions_overlap: str = "record", samples: Optional[SampleList] = None,
+                 sample_sets: Optional[SampleSets] = None, force_samples: bool = False,
+                 windows: Any = None, ancestral: str = "ref",
+                 accessible: Optional[PathLike] = None, max_unit_variants: int = 0):
+        self.store = store
+        self.kwargs: Dict[str, Any] = {"store": store.path}
+        self._tmp: Optional[tempfile.TemporaryDirectory] = None
+        self.kwargs["regions"] = _regions(regions)
+        self.kwargs["regions_overlap"] = regions_overlap
+        if samples is not None:
+            self.kwargs["samples"] = _sample_names(store, samples, "samples")
+        self.kwargs["force_samples"] = bool(force_samples)
+        if sample_sets is not None:
+            if isinstance(sample_sets, (str, os.PathLike)):
+                self.kwargs["pops_file"] = os.fspath(sample_sets)
+            else:
+                self.kwargs["pops"] = _population_entries(store, sample_sets)
+        w = _to_windows(windows)
+        if w is not None:
+            self.kwargs.update(window_size=w.size, window_step=w.step, window_variants=w.variants)
+            if w.file:
+                self.kwargs["windows_file"] = w.file
+            if w.intervals:
+                self.kwargs["windows_file"] = self._intervals_file(w.intervals, regions)
+        self.kwargs["ancestral"] = os.fspath(ancestral)
+        if accessible is not None:
+            self.kwargs["accessible"] = os.fspath(accessible)
+        self.kwargs["max_unit_variants"] = int(max_unit_variants)
+
+    def _intervals_file(self, intervals: Sequence[Tuple[Optional[str], int, int]],
+                        regions: Optional[Regions]) -> str:
+        # Breakpoints without a contig: the store's only contig, or the regions' only one.
+        contigs = self.store.contigs
+        named = {r.split(":")[0] for r in _regions(regions).split(",") if r}
+        if len(named) == 1:
+            contigs = sorted(named)
+        self._tmp = tempfile.TemporaryDirectory(prefix="vczstats-windows-")
+        path = os.path.join(self._tmp.name, "windows.tsv")  # CHROM BEG END, 1-based inclusive
+        with open(path, "w") as f:
+            for contig, start, end in intervals:
+                if contig is None:
+                    if len(contigs) != 1:
+                        raise ValueError("breakpoints: name the contig ({contig: breakpoints}) or "
+                                         "give regions on one contig (the store has "
+                                         f"{len(contigs)} contigs)")
+                    contig = contigs[0]
+                f.write(f"{contig}\t{start}\t{end}\n")
+        return path
+
+    def query(self) -> "_core.Query":
+        try:
+            return _core.make_query(**self.kwargs)
+        finally:
+            if self._tmp is not None:
+                self._tmp.cleanup()
+
+
+def _regions(regions: Optional[Regions]) -> str:
+    if regions is None:
+        return ""
+    if isinstance(regions, str):
+        return regions
+    parts = []
+    for r in regions:
+        if isinstance(r, str):
+            parts.append(r)
+            continue
+        contig, start, end = (tuple(r) + (None, None))[:3]
+        if start is None and end is None:
+            parts.append(str(contig))
+        else:
+            begin = 1 if start is None else start
+            parts.append(f"{contig}:{begin}-{'' if end is None else end}")
+    return ",".join(parts)
+
+
+def _sample_names(store: Any, samples: Any, what: str) -> List[str]:
+    """Names of samples given by name or by index into store.samples."""
+    if isinstance(samples, str):
+        return [s for s in samples.split(",") if s]
+    names = store.samples
+    out = []
+    for s in np.asarray(samples, dtype=object).ravel():
+        if isinstance(s, (int, np.integer)):
+            if not 0 <= int(s) < len(names):
+                raise ValueError(f"{what}: sample index {int(s)} is outside 0..{len(names) - 1}")
+            out.append(names[int(s)])
+        else:
+            out.append(str(s))
+    if not out:
+        raise ValueError(f"{what}: no sample named")
+    return out
+
+
+def _population_entries(store: Any, sets: Any) -> List[Tuple[str, str]]:
+    """(sample, population) pairs, populations in the order given."""
+    try:  # a pandas DataFrame with sample and population columns
+        import pandas as pd
+
+        if isinstance(sets, pd.DataFrame):
+            return [(str(s), str(p)) for s, p in zip(sets["sample"], sets["population"])]
+        if isinstance(sets, pd.Series):
+            return [(str(s), str(p)) for s, p in sets.items()]
+    except ImportError:
+        pass
+    if isinstance(sets, Mapping):
+        values = list(sets.values())
+        if values and all(isinstance(v, str) for v in values):  # {sample: population}
+            return [(str(s), p) for s, p in sets.items()]
+        return [(name, str(pop)) for pop, members in sets.items()
+                for name in _sample_names(store, members, f"sample_sets[{pop!r}]")]
+    entries = []
+    for k, members in enumerate(sets):
+        entries += [(name, str(k)) for name in _sample_names(store, members, f"sample_sets[{k}]")]
+    return entries

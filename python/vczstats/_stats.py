@@ -1,0 +1,202 @@
+"""One function per statistic family, over the library's statistic objects and compute().
+
+Every function takes a store (a :class:`~vczstats.Store` or a path) and keyword arguments:
+
+- selection: ``regions`` (``"chr:beg-end,..."`` or ``(contig, start, end)`` tuples, 1-based
+  inclusive), ``regions_overlap`` (``"record"``, as ``bcftools -r``, or ``"pos"``),
+  ``samples`` (names or indices), ``sample_sets`` (populations: ``{name: samples}``,
+  ``{sample: name}``, a list of sample lists, a DataFrame with ``sample`` and ``population``
+  columns, or a populations file as the CLI's ``-P``), ``force_samples``;
+- windowed statistics: ``windows`` (None: per region or contig; an int: bp windows;
+  ``(size, step)``; :func:`~vczstats.windows_by_variant`; breakpoints; a BED file),
+  ``ancestral`` (``"ref"``, ``"aa"`` or an ancestral FASTA), ``accessible`` (a BED mask);
+- execution: ``device`` (``"cpu"``, ``"gpu"``, ``"gpu:N"``, ``"auto"``), ``threads``,
+  ``prefetch``, ``progress`` (None: a bar on runs longer than 2 s; True; False; or a callable
+  ``fn(done_units, total_units, variants)``).
+
+Results are :class:`~vczstats.Result` tables with the CLI's columns. The GIL is released while
+the genotypes are read and reduced. Definitions: tests/tools/POPGEN.md of the repository.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+from . import _core
+from ._args import QueryArgs
+from ._progress import Progress
+from ._result import Result
+
+Pairs = Union[None, str, Sequence[Tuple[str, str]]]
+WINDOWED = ("diversity", "divergence", "scan")
+
+
+def _store_of(store: Any):
+    from ._store import Store
+
+    if isinstance(store, Store):
+        return store
+    if isinstance(store, (str, os.PathLike)):
+        return Store(store)
+    raise TypeError(f"expected a vczstats.Store or a path, not {type(store).__name__}")
+
+
+def _pairs(pairs: Pairs) -> str:
+    if pairs is None:
+        return ""
+    if isinstance(pairs, str):
+        return pairs
+    return ";".join(f"{a},{b}" for a, b in pairs)
+
+
+def _names(names: Union[None, str, Sequence[str]]) -> str:
+    if names is None:
+        return ""
+    return names if isinstance(names, str) else ",".join(map(str, names))
+
+
+def _run(kind: str, store: Any, make: Callable[[Any], Any], *, device: str = "auto",
+         threads: Optional[int] = None, prefetch: Optional[int] = None, progress: Any = None,
+         site_fields: bool = False, **selection: Any) -> Result:
+    """Build the query, make the statistic, compute it, return its table as a Result."""
+    if kind not in WINDOWED:
+        for option in ("windows", "accessible"):
+            if selection.get(option) is not None:
+                raise TypeError(f"{kind.split(':')[-1]} takes no {option}= (windowed statistics: "
+                                "diversity, divergence, window_stats)")
+    s = _store_of(store)
+    args = QueryArgs(s, **selection)
+    query = args.query()
+    statistic = make(query)
+    with Progress(progress, desc=f"vczstats {kind.split(':')[-1]}") as fn:
+        tables, run = _core.compute(query, [statistic], threads=int(threads or 0),
+                                    prefetch=int(prefetch or 0), device=device, progress=fn,
+                                    site_fields=site_fields)
+    run["warnings"] = list(query.warnings) + list(run["warnings"])
+    for w in run["warnings"]:  # e.g. regions on contigs the store lacks
+        warnings.warn(w, stacklevel=3)
+    return Result(kind, tables[0], run, {"populations": list(query.populations)})
+
+
+def afdist(store: Any, *, bins: int = 10, method: str = "bcftools", **kwargs: Any) -> Result:
+    """The distribution of genotype probabilities given the allele frequency (``vczstats
+    afdist``; ``method="bcftools"`` reproduces ``bcftools +fill-tags | +af-dist``,
+    ``"zarr-afdist"`` the VCF Zarr publication's definition). Columns: start, stop, prob_dist.
+
+    >>> r = vczstats.afdist("1kg_chr20.vcz", bins=10)                  # doctest: +SKIP
+    >>> r["prob_dist"].sum()                                           # doctest: +SKIP
+    """
+    return _run("afdist", store, lambda q: _core.make_afdist(q, method, int(bins)), **kwargs)
+
+
+def _site_table(kind: str, doc: str):
+    def fn(store: Any, **kwargs: Any) -> Result:
+        return _run("site:" + kind, store, lambda q: _core.make_site_table(q, kind),
+                    site_fields=True, **kwargs)
+
+    fn.__doc__ = doc
+    return fn
+
+
+allele_frequencies = _site_table("freq", """Allele counts and frequencies per site and
+population (``vczstats freq``, plink2 ``--freq counts``). Columns: variant, contig, pos, id, ref,
+alt, population, alt_cts, obs_ct, alt_freqs (list columns for multi-allelic sites).
+
+>>> f = vczstats.allele_frequencies(store, sample_sets=pops)  # doctest: +SKIP
+>>> f.to_xarray().cohort_allele_frequency                       # doctest: +SKIP
+""")
+allele_frequencies.__name__ = "allele_frequencies"
+
+genotype_counts = _site_table("geno-counts", """Genotype counts per site and population
+(``vczstats geno-counts``, plink2 ``--geno-counts``): hom_ref_ct, het_ref_alt_ct,
+two_alt_geno_ct, hom_alt_ct, het_alt_ct, missing_ct.""")
+genotype_counts.__name__ = "genotype_counts"
+
+hardy_weinberg = _site_table("hardy", """Hardy-Weinberg equilibrium of REF against the other
+alleles per site and population (``vczstats hardy``, the REF row of plink2 ``--hardy``):
+hom_ref_ct, het_ref_ct, two_alt_ct, o_het, e_het, p_hwe (exact test), f.""")
+hardy_weinberg.__name__ = "hardy_weinberg"
+
+variant_missingness = _site_table("missing", """Missing genotypes per site and population
+(``vczstats missing``, plink2 ``--missing`` .vmiss): missing_ct, obs_ct, f_miss.""")
+variant_missingness.__name__ = "variant_missingness"
+
+
+def sample_stats(store: Any, **kwargs: Any) -> Result:
+    """Per-sample missingness and inbreeding coefficient (``vczstats sample-stats``, plink2
+    ``--missing`` .smiss and ``--het``): sample, population, missing_ct, obs_ct, f_miss, o_hom,
+    e_hom, het_obs_ct, f."""
+    return _run("sample_stats", store, _core.make_sample_stats, **kwargs)
+
+
+def diversity(store: Any, **kwargs: Any) -> Result:
+    """Diversity per window and population (``vczstats diversity``): n_sites, n_seg, pi_sum,
+    pi_per_bp, theta_w, theta_w_per_bp, n_max, tajima_d, singletons, and the unfolded
+    statistics polarised by ``ancestral`` (theta_pi_u, theta_h, theta_l, fay_wu_h,
+    fay_wu_h_norm, zeng_e).
+
+    >>> d = vczstats.diversity("1kg_chr20.vcz", windows=(100_000, 50_000))  # doctest: +SKIP
+    >>> d.to_xarray()["stat_Tajimas_D"]                                     # doctest: +SKIP
+    """
+    return _run("diversity", store, _core.make_diversity, **kwargs)
+
+
+def divergence(store: Any, *, pairs: Pairs = None, **kwargs: Any) -> Result:
+    """Divergence per window and pair of populations (``vczstats divergence``; ``pairs``:
+    ``[("A", "B"), ...]`` or ``"A,B;C,D"``, default every pair): dxy, da, Hudson Fst,
+    Weir & Cockerham Fst, Nei's Gst. Needs ``sample_sets`` with two populations or more.
+
+    >>> dv = vczstats.divergence(store, sample_sets=pops, windows=50_000)  # doctest: +SKIP
+    >>> dv.to_xarray().stat_Fst.sel(cohorts_0="A", cohorts_1="B")          # doctest: +SKIP
+    """
+    return _run("divergence", store, lambda q: _core.make_divergence(q, _pairs(pairs)),
+                **kwargs)
+
+
+def window_stats(store: Any, statistics: Union[str, Sequence[str]] = (
+        "pi", "theta_w", "tajima_d", "dxy", "fst_hudson"), *, pairs: Pairs = None,
+        pbs: Union[None, str, Sequence[str]] = None, **kwargs: Any) -> Result:
+    """Several windowed statistics in one pass (``vczstats stats``), long format: chrom, start,
+    end, statistic, populations, value. Statistics: see :func:`scan_statistics`; ``pbs``
+    names the three populations A, B, C of the population branch statistic of A."""
+    names = [s for s in (statistics.split(",") if isinstance(statistics, str) else statistics)]
+    return _run("scan", store,
+                lambda q: _core.make_scan(q, list(names), _pairs(pairs), _names(pbs)), **kwargs)
+
+
+def scan_statistics() -> Dict[str, str]:
+    """The statistics :func:`window_stats` knows, with what they are."""
+    return {name: help for name, _pairwise, help in _core.scan_statistics()}
+
+
+def sfs(store: Any, *, folded: bool = False, scaled: bool = False,
+        joint: Union[None, str, Sequence[str]] = None, **kwargs: Any) -> Result:
+    """Site frequency spectra per population (``vczstats sfs``): population, n, derived (or
+    folded), count[, scaled]; ``joint=("A", "B")`` gives the 2-D spectrum of two populations.
+    Biallelic sites where every member has a complete call; polarised by ``ancestral``.
+
+    >>> s = vczstats.sfs(store, folded=True)                          # doctest: +SKIP
+    >>> vczstats.plot.sfs(s)                                          # doctest: +SKIP
+    """
+    return _run("sfs", store,
+                lambda q: _core.make_sfs(q, bool(folded), bool(scaled), _names(joint)), **kwargs)
+
+
+def fstats(store: Any, *, f2: Union[None, str, Sequence[str]] = None,
+           f3: Union[None, str, Sequence[str]] = None,
+           d: Union[None, str, Sequence[str]] = None, blocks: int = 0,
+           **kwargs: Any) -> Result:
+    """Patterson's f2(A,B), f3(C;A,B) or D(A,B;C,D) (``vczstats fstats``; exactly one), with a
+    block-jackknife standard error over ``blocks`` biallelic sites per block: stat, pops,
+    n_sites, n_defined, num_sum, den_sum, estimate, n_blocks, se, z."""
+    return _run("fstats", store,
+                lambda q: _core.make_fstats(q, _names(f2), _names(f3), _names(d), int(blocks)),
+                **kwargs)
+
+
+__all__: List[str] = [
+    "afdist", "allele_frequencies", "genotype_counts", "hardy_weinberg", "variant_missingness",
+    "sample_stats", "diversity", "divergence", "window_stats", "scan_statistics", "sfs", "fstats",
+]

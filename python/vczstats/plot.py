@@ -1,0 +1,310 @@
+"""Plots of vczstats results (matplotlib).
+
+Every function takes a :class:`~vczstats.Result` or a pandas DataFrame with the CLI's columns
+(e.g. a TSV the CLI wrote, read with ``pandas.read_csv(path, sep="\\t", comment="#")``), draws
+on ``ax`` when given, and returns the matplotlib Axes (or Figure). Without pyplot imported the
+figures are plain :class:`matplotlib.figure.Figure` objects, so rendering needs no display;
+save them with ``ax.figure.savefig("x.png")``.
+
+>>> import vczstats, vczstats.plot
+>>> store = vczstats.open("1kg_chr20.vcz")                                     # doctest: +SKIP
+>>> d = store.diversity(sample_sets=pops, windows=100_000)                     # doctest: +SKIP
+>>> f = store.divergence(sample_sets=pops, windows=100_000)                    # doctest: +SKIP
+>>> panels = [(d, "pi_per_bp"), (d, "tajima_d"), (f, "hudson_fst")]       # doctest: +SKIP
+>>> fig = vczstats.plot.tracks(panels)                                         # doctest: +SKIP
+>>> fig.savefig("scan.png")                                                    # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Iterable, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+#: Most pairs drawn as points by ld_decay (the mean uses them all).
+MAX_POINTS = 20_000
+#: Columns drawn as a Manhattan-style track by default.
+FST_COLUMNS = ("hudson_fst", "wc_fst", "wc_fst_mean", "nei_gst", "fst_hudson", "fst_wc", "gst",
+               "pbs")
+
+
+def _frame(data: Any):
+    """A DataFrame from a Result or a DataFrame."""
+    import pandas as pd
+
+    if isinstance(data, pd.DataFrame):
+        return data
+    if hasattr(data, "to_pandas"):
+        return data.to_pandas()
+    raise TypeError(f"expected a vczstats.Result or a pandas DataFrame, not {type(data).__name__}")
+
+
+def _axes(ax: Any = None, figsize: Tuple[float, float] = (8, 4)):
+    if ax is not None:
+        return ax
+    if "matplotlib.pyplot" in sys.modules:  # notebooks and scripts using pyplot: show it there
+        import matplotlib.pyplot as plt
+
+        return plt.subplots(figsize=figsize)[1]
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=figsize, layout="constrained").add_subplot()
+
+
+def _colors(n: int) -> List[Any]:
+    from matplotlib import colormaps
+
+    cmap = colormaps["tab10" if n <= 10 else "tab20"]
+    return [cmap(i % cmap.N) for i in range(n)]
+
+
+# ---- site frequency spectrum --------------------------------------------------------------------
+def sfs(data: Any, ax: Any = None, *, monomorphic: bool = False, normalize: bool = False,
+        log: bool = False):
+    """Bars of the site frequency spectrum, one series per population (and sample size n).
+
+    ``data``: a :func:`vczstats.sfs` result (not a joint one) or its TSV. Classes 0 and n
+    (monomorphic) are left out unless ``monomorphic``; ``normalize`` divides by the sites of
+    each spectrum.
+    """
+    df = _frame(data)
+    axis = "folded" if "folded" in df.columns else "derived"
+    ax = _axes(ax)
+    groups = list(df.groupby(["population", "n"], sort=False, observed=True))
+    colors = _colors(len(groups))
+    # Bars side by side while they stay readable; steps for large samples.
+    bars = df[axis].max() <= 40 if len(df) else True
+    width = 0.8 / max(len(groups), 1)
+    for g, ((pop, n), sub) in enumerate(groups):
+        k = sub[axis].to_numpy()
+        count = sub["count"].to_numpy().astype(float)
+        keep = np.ones(len(k), dtype=bool)
+        if not monomorphic:  # classes 0 and n (unfolded), 0 (folded)
+            keep = (k > 0) & ((k < n) | (axis == "folded"))
+        if normalize and count[keep].sum() > 0:
+            count = count / count[keep].sum()
+        label = f"{pop} (n={n})" if len(groups) > 1 else str(pop)
+        if bars:
+            ax.bar(k[keep] + (g - (len(groups) - 1) / 2) * width, count[keep], width=width,
+                   color=colors[g], label=label)
+        else:
+            ax.step(k[keep], count[keep], where="mid", color=colors[g], label=label, lw=1)
+    if not bars:
+        ax.set_xscale("log")
+        log = True
+    ax.set_xlabel("minor allele count" if axis == "folded" else "derived allele count")
+    ax.set_ylabel("proportion of sites" if normalize else "sites")
+    if log:
+        ax.set_yscale("log")
+    if len(groups) > 1:
+        ax.legend(frameon=False)
+    ax.set_title("folded site frequency spectrum" if axis == "folded" else
+                 "site frequency spectrum")
+    return ax
+
+
+# ---- windows along the genome -------------------------------------------------------------------
+def _genome_x(df) -> Tuple[np.ndarray, List[Tuple[float, str]], str]:
+    """x of each window's midpoint: Mb on one contig, else contigs laid end to end."""
+    chrom = df["chrom"].astype(str).to_numpy()
+    mid = (df["start"].to_numpy(dtype=float) + df["end"].to_numpy(dtype=float)) / 2
+    contigs = list(dict.fromkeys(chrom))
+    if len(contigs) == 1:
+        return mid / 1e6, [], f"position on {contigs[0]} (Mb)"
+    x = np.empty(len(mid))
+    ticks, offset = [], 0.0
+    for c in contigs:
+        sel = chrom == c
+        x[sel] = (mid[sel] + offset) / 1e6
+        span = float(df["end"].to_numpy()[sel].max())
+        ticks.append(((offset + span / 2) / 1e6, c))
+        offset += span
+    return x, ticks, "contig"
+
+
+def _series(df, stat: str) -> Iterable[Tuple[str, Any]]:
+    """(label, rows) of each population or pair of a windowed table, for one statistic."""
+    if "statistic" in df.columns:  # the scan's long format
+        sub = df[df["statistic"].astype(str) == stat]
+        for pops, rows in sub.groupby("populations", sort=False, observed=True):
+            yield str(pops), rows.rename(columns={"value": stat})
+    elif "pop1" in df.columns:
+        for (a, b), rows in df.groupby(["pop1", "pop2"], sort=False, observed=True):
+            yield f"{a} vs {b}", rows
+    elif "population" in df.columns:
+        for pop, rows in df.groupby("population", sort=False, observed=True):
+            yield str(pop), rows
+    else:
+        yield "", df
+
+
+def windows(data: Any, stat: str, ax: Any = None, *, style: Optional[str] = None):
+    """One windowed statistic along the genome: a line per population (or pair), or, for
+    Fst-like statistics (``style="manhattan"``, the default for them), a Manhattan-style track
+    of points coloured by contig (by pair when there are several).
+
+    ``data``: a diversity, divergence or window_stats result, or the TSV of one.
+    """
+    df = _frame(data)
+    if "statistic" not in df.columns and stat not in df.columns:
+        raise ValueError(f"{stat!r} is not a column of this table ({', '.join(df.columns)})")
+    style = style or ("manhattan" if stat in FST_COLUMNS else "line")
+    ax = _axes(ax, (10, 3))
+    series = list(_series(df, stat))
+    if not series:
+        raise ValueError(f"no rows of statistic {stat!r}")
+    colors = _colors(max(len(series), 2))
+    ticks: List[Tuple[float, str]] = []
+    xlabel = ""
+    for i, (label, rows) in enumerate(series):
+        x, ticks, xlabel = _genome_x(rows)
+        y = rows[stat].to_numpy(dtype=float)
+        if style == "manhattan":
+            if len(series) == 1:
+                chrom = rows["chrom"].astype(str).to_numpy()
+                order = {c: k for k, c in enumerate(dict.fromkeys(chrom))}
+                c = np.array([order[v] % 2 for v in chrom])
+                ax.scatter(x, y, s=8, c=np.where(c[:, None] == 0, [colors[0]], [colors[1]]),
+                           linewidths=0)
+            else:
+                ax.scatter(x, y, s=8, color=colors[i], label=label, linewidths=0)
+        else:
+            ax.plot(x, y, lw=1, color=colors[i], label=label)
+    if ticks:
+        ax.set_xticks([t for t, _ in ticks], [c for _, c in ticks])
+    ax.set_xlabel(xlabel)
+    single = len(series) == 1 and series[0][0] and style == "manhattan"
+    ax.set_ylabel(f"{stat}\n{series[0][0]}" if single else stat)  # the one pair it shows
+    if len(series) > 1 or (series and series[0][0] and style == "line"):
+        ax.legend(frameon=False, fontsize="small", ncol=min(len(series), 4))
+    return ax
+
+
+def tracks(panels: Sequence[Tuple[Any, str]], *, figsize: Optional[Tuple[float, float]] = None,
+           title: Optional[str] = None):
+    """Several windowed statistics stacked along a shared genome axis: ``panels`` is a list of
+    ``(result_or_frame, stat)``; Fst-like statistics are drawn as Manhattan tracks. Returns
+    the Figure."""
+    from matplotlib.figure import Figure
+
+    n = len(panels)
+    if n == 0:
+        raise ValueError("tracks: no panel")
+    fig = Figure(figsize=figsize or (10, 2.2 * n + 0.6), layout="constrained")
+    axes = fig.subplots(n, 1, sharex=True, squeeze=False)[:, 0]
+    for ax, (data, stat) in zip(axes, panels):
+        windows(data, stat, ax)
+    for ax in axes[:-1]:
+        ax.set_xlabel("")
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+# ---- afdist -------------------------------------------------------------------------------------
+def afdist(data: Any, ax: Any = None, *, log: bool = False):
+    """Bars of an afdist result: genotypes per bin of genotype probability (2pq for het calls,
+    q^2 for hom-alt calls)."""
+    df = _frame(data)
+    ax = _axes(ax, (6, 4))
+    start, stop = df["start"].to_numpy(float), df["stop"].to_numpy(float)
+    ax.bar(start, df["prob_dist"].to_numpy(float), width=stop - start, align="edge",
+           color=_colors(1)[0], edgecolor="white")
+    ax.set_xlabel("genotype probability given the allele frequency")
+    ax.set_ylabel("genotypes")
+    if log:
+        ax.set_yscale("log")
+    ax.set_title("afdist")
+    return ax
+
+
+# ---- PCA ----------------------------------------------------------------------------------------
+def pca(coords: Any, populations: Optional[Sequence[str]] = None, ax: Any = None, *,
+        pcs: Tuple[int, int] = (1, 2), explained: Optional[Sequence[float]] = None):
+    """Scatter of two principal components coloured by population.
+
+    ``coords``: an array (samples × components), or a DataFrame with columns ``PC1``, ``PC2``,
+    ... (plink2 ``.eigenvec`` style) and optionally ``population``. ``explained``: variance
+    fractions of the components, for the axis labels.
+    """
+    import pandas as pd
+
+    a, b = pcs
+    if isinstance(coords, pd.DataFrame):
+        if populations is None and "population" in coords.columns:
+            populations = coords["population"].astype(str).to_numpy()
+        xy = coords[[f"PC{a}", f"PC{b}"]].to_numpy(float)
+    else:
+        m = np.asarray(coords, dtype=float)
+        xy = m[:, [a - 1, b - 1]]
+    ax = _axes(ax, (6, 5))
+    if populations is None:
+        ax.scatter(xy[:, 0], xy[:, 1], s=12, color=_colors(1)[0], linewidths=0)
+    else:
+        pops = np.asarray(populations, dtype=object)
+        names = list(dict.fromkeys(pops))
+        for color, name in zip(_colors(len(names)), names):
+            sel = pops == name
+            ax.scatter(xy[sel, 0], xy[sel, 1], s=12, color=color, label=str(name), linewidths=0)
+        ax.legend(frameon=False, fontsize="small", markerscale=1.5)
+
+    def label(k: int) -> str:
+        if explained is not None and len(explained) >= k:
+            return f"PC{k} ({100 * explained[k - 1]:.1f}%)"
+        return f"PC{k}"
+
+    ax.set_xlabel(label(a))
+    ax.set_ylabel(label(b))
+    return ax
+
+
+# ---- LD decay -----------------------------------------------------------------------------------
+def ld_decay(distance: Any, r2: Optional[Any] = None, ax: Any = None, *, bins: int = 30,
+             max_distance: Optional[float] = None, points: bool = True):
+    """r² against the distance between sites: the pairs as faint points and their mean per
+    distance bin as a line.
+
+    ``distance``/``r2``: arrays, or one DataFrame with columns ``distance`` and ``r2`` (or
+    plink's ``BP_A``, ``BP_B``, ``R2``).
+    """
+    import pandas as pd
+
+    if isinstance(distance, pd.DataFrame):
+        df = distance
+        if "distance" in df.columns:
+            d, r = df["distance"].to_numpy(float), df["r2"].to_numpy(float)
+        else:
+            d = (df["BP_B"] - df["BP_A"]).abs().to_numpy(float)
+            r = df["R2"].to_numpy(float)
+    else:
+        d, r = np.asarray(distance, float), np.asarray(r2, float)
+    keep = np.isfinite(d) & np.isfinite(r)
+    if max_distance is not None:
+        keep &= d <= max_distance
+    d, r = d[keep], r[keep]
+    ax = _axes(ax, (6, 4))
+    if points and len(d):
+        show = np.arange(len(d))
+        if len(d) > MAX_POINTS:  # a fixed sample keeps files small (SVG above all)
+            show = np.random.default_rng(0).choice(len(d), MAX_POINTS, replace=False)
+        ax.scatter(d[show] / 1e3, r[show], s=2, alpha=0.2, color="0.5", linewidths=0)
+    if len(d):
+        edges = np.linspace(0, d.max(), bins + 1)
+        which = np.clip(np.digitize(d, edges) - 1, 0, bins - 1)
+        sums = np.bincount(which, weights=r, minlength=bins)
+        counts = np.bincount(which, minlength=bins)
+        with np.errstate(invalid="ignore"):
+            mean = sums / counts
+        mid = (edges[:-1] + edges[1:]) / 2
+        ok = counts > 0
+        ax.plot(mid[ok] / 1e3, mean[ok], color=_colors(1)[0], lw=2, label="mean r²")
+        ax.legend(frameon=False)
+    ax.set_xlabel("distance (kb)")
+    ax.set_ylabel("r²")
+    ax.set_ylim(0, 1)
+    ax.set_title("LD decay")
+    return ax
+
+
+__all__ = ["sfs", "windows", "tracks", "afdist", "pca", "ld_decay"]

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# Issue 15: the MPI driver over the GPUs of one host (nvidia-h200-x2 or larger), strong scaling.
+# Run ON that machine, from the repository root, with the tree carrying .debs/ and .gpu/ (made
+# here by scripts/fetch-gpu-deps.sh, as for scripts/gpu-check.sh). The image's Open MPI (or
+# HPC-X) is used; NCCL is not needed yet (no statistic reduces device tiles).
+#
+# Phases (each fits one 10-minute device call; run them in this order on the same warm machine,
+# or all at once with --phase all):
+#   build  scripts/gpu-check.sh --phase build: unpack .debs into a prefix, configure build-gpu/
+#          (CUDA sm_90, VCZSTATS_MPI=ON with the image's MPI) and build;
+#   test   ctest -R 'MpiCli.TwoRanksSharingOneGpu|DistShares' with CUDA_VISIBLE_DEVICES=0: two
+#          ranks sharing one GPU write what one CPU process writes, for every statistic command
+#          on the test stores (and the Ag1000G store when .gpu/shared-data is there);
+#   bench  on a generated store (default 10^5 samples x 10^5 variants, 1% missing, written once
+#          into $TMPDIR/vczstats-bench): one process on GPU 0 with every core; mpirun -n 2, one
+#          GPU per rank (rank r takes GPU local_rank mod GPUs), cores/2 threads each; up to the
+#          number of GPUs in powers of two; two ranks per GPU; and one process on the CPU. Every
+#          output is compared byte for byte with the one-GPU output (bench/mpi.sh), the CPU's
+#          too; the log must show rank 1 on GPU 1. Prints the timings and the strong-scaling
+#          table (wall, speedup and efficiency against one GPU).
+# Logs go to $OUT when set (the device tool brings them back), else .gpu/logs-multi; the
+# summary is printed at the end. Exit status 0 when every step passed and outputs are identical.
+#
+# Options: --phase build|test|bench|all  (default all)
+#          --simulate S,V   bench store size (default 100000,100000)
+#          -n RUNS          timed runs per configuration (default 3)
+#          -C "COMMAND"     statistic and options after STORE (default: bench/mpi.sh's scan,
+#                           stats --window-size 100000 --stats pi,theta_w,tajima_d,dxy,fst_hudson)
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+root=$PWD
+
+phase=all
+size=100000,100000
+runs=3
+command=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --phase) phase=$2; shift ;;
+    --simulate) size=$2; shift ;;
+    -n) runs=$2; shift ;;
+    -C) command=(-C "$2"); shift ;;
+    *) echo "usage: $0 [--phase build|test|bench|all] [--simulate S,V] [-n RUNS] [-C COMMAND]" >&2; exit 2 ;;
+  esac
+  shift
+done
+case "$phase" in build | test | bench | all) ;; *) echo "$0: unknown phase $phase" >&2; exit 2 ;; esac
+
+logs=${OUT:-$root/.gpu/logs-multi}
+mkdir -p "$logs"
+summary=$logs/multi-summary.txt
+: >"$summary"
+say() { echo "multi-gpu-check: $*" | tee -a "$summary"; }
+status=0
+build=$root/build-gpu
+
+# build: gpu-check.sh's build (its summary.txt and build.log land in $logs too).
+if [ "$phase" = build ] || [ "$phase" = all ]; then
+  OUT=$logs bash scripts/gpu-check.sh --phase build || status=$?
+  say "build: exit $status (logs: build.log, summary.txt)"
+fi
+[ "$phase" = build ] && { cat "$summary"; exit $status; }
+
+# The environment of gpu-check.sh: the prefix's libraries, the image's MPI.
+prefix=${TMPDIR:-/tmp}/vczstats-gpu-deps
+libpath=$prefix/usr/lib/x86_64-linux-gnu:$prefix/lib/x86_64-linux-gnu
+if [ -r /opt/hpcx/hpcx-init.sh ] && ! command -v mpirun >/dev/null; then
+  # shellcheck disable=SC1091
+  source /opt/hpcx/hpcx-init.sh && hpcx_load
+fi
+mpi_home=""
+for d in "${MPI_HOME:-}" "$(dirname "$(dirname "$(command -v mpirun 2>/dev/null || echo /none/bin/mpirun)")")" \
+  /opt/hpcx/ompi /usr/local/mpi /opt/openmpi /usr/lib64/openmpi; do
+  [ -n "$d" ] && [ -x "$d/bin/mpirun" ] && { mpi_home=$d; break; }
+done
+if [ -z "$mpi_home" ] || [ ! -x "$build/vczstats" ] ||
+  ! grep -q '^VCZSTATS_MPI:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
+  say "no MPI build in build-gpu/ (MPI found: ${mpi_home:-none}); run --phase build first, see build.log"
+  exit 1
+fi
+export PATH=$mpi_home/bin:$PATH OPAL_PREFIX=${OPAL_PREFIX:-$mpi_home}
+# Containers forbid the cross-memory attach Open MPI's shared-memory transport tries first.
+export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_btl_sm_single_copy_mechanism=none
+export LD_LIBRARY_PATH=$libpath:$mpi_home/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export VCZSTATS_TEST_STORES=$root/.gpu/stores
+[ -d "$root/.gpu/shared-data" ] && export VCZSTATS_SHARED_DATA=$root/.gpu/shared-data
+
+nvidia-smi >"$logs/nvidia-smi.txt" 2>&1
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+cores=$(nproc)
+say "$gpus GPUs, $cores cores, $(mpirun --version 2>&1 | head -1) in $mpi_home"
+
+# test: two ranks on one GPU (CUDA_VISIBLE_DEVICES=0 hides the others), and the share cuts.
+if [ "$phase" = test ] || [ "$phase" = all ]; then
+  t0=$SECONDS
+  CUDA_VISIBLE_DEVICES=0 ctest --test-dir "$build" -R 'MpiCli.TwoRanksSharingOneGpu|DistShares' \
+    --output-on-failure >"$logs/multi-ctest.log" 2>&1 || status=1
+  say "test: $(grep -E 'tests passed|tests failed' "$logs/multi-ctest.log" || echo 'see multi-ctest.log') ($((SECONDS - t0)) s)"
+fi
+
+if [ "$phase" = bench ] || [ "$phase" = all ]; then
+  [ "$gpus" -ge 2 ] || say "fewer than 2 GPUs: no one-GPU-per-rank run"
+  # 1 GPU (plain process), N = 2, 4, ... GPUs one rank each, then two ranks per GPU.
+  configs="1x$cores"
+  for ((n = 2; n <= gpus; n *= 2)); do configs+=",${n}x$((cores / n))"; done
+  [ "$gpus" -ge 2 ] && [ $((gpus & (gpus - 1))) -ne 0 ] && configs+=",${gpus}x$((cores / gpus))"
+  per=$((cores / (2 * gpus) > 0 ? cores / (2 * gpus) : 1))
+  configs+=",$((2 * gpus))x$per"
+  t0=$SECONDS
+  VCZSTATS=$build/vczstats BENCH_DATA=${TMPDIR:-/tmp}/vczstats-bench \
+    bash bench/mpi.sh --simulate "$size" -d gpu -n "$runs" -c "$configs" -o "$logs/gpu" "${command[@]}" \
+    >"$logs/scaling-gpu.md" 2>"$logs/scaling-gpu.err" || status=1
+  VCZSTATS=$build/vczstats BENCH_DATA=${TMPDIR:-/tmp}/vczstats-bench \
+    bash bench/mpi.sh --simulate "$size" -d cpu -n "$runs" -c "1x$cores" -o "$logs/cpu" "${command[@]}" \
+    >"$logs/scaling-cpu.md" 2>"$logs/scaling-cpu.err" || status=1
+  say "bench: $((SECONDS - t0)) s (configurations $configs on the GPUs, 1x$cores on the CPU)"
+  if grep -q DIFFERS "$logs/scaling-gpu.md" || [ ! -s "$logs/gpu/1x$cores.tsv" ]; then
+    say "GPU outputs DIFFER between configurations (or none was written; see scaling-gpu.err)"
+    status=1
+  else
+    say "GPU outputs identical for every configuration"
+  fi
+  if [ -s "$logs/cpu/1x$cores.tsv" ] && cmp -s "$logs/gpu/1x$cores.tsv" "$logs/cpu/1x$cores.tsv"; then
+    say "one GPU and the CPU: outputs identical"
+  else
+    say "one GPU and the CPU: outputs DIFFER (or missing)"
+    status=1
+  fi
+  if [ "$gpus" -ge 2 ]; then
+    two=$logs/gpu/2x$((cores / 2)).log
+    if grep -q 'rank 0 (.*gpu 0' "$two" && grep -q 'rank 1 (.*gpu 1' "$two"; then
+      say "mpirun -n 2: rank 0 on GPU 0, rank 1 on GPU 1"
+    else
+      say "mpirun -n 2: ranks not on GPUs 0 and 1 (see $(basename "$two"))"
+      status=1
+    fi
+  fi
+  {
+    echo "| ranks | GPUs | threads per rank | wall s (median) | speedup vs 1 GPU | efficiency per GPU |"
+    echo "| ---: | ---: | ---: | ---: | ---: | ---: |"
+    awk -F'|' -v gpus="$gpus" '
+      /^\| (1 process|mpirun -n)/ {
+        label = $2; wall = $3 + 0
+        if (label ~ /1 process/) { ranks = 1 } else { split(label, a, " "); ranks = a[3] + 0 }
+        split(label, b, " x "); threads = b[2] + 0
+        used = ranks < gpus ? ranks : gpus
+        if (used < 1) used = 1
+        if (base == 0) base = wall
+        printf "| %d | %d | %d | %.3f | %.2fx | %.0f%% |\n", ranks, used, threads, wall, base / wall, 100 * base / wall / used
+      }' "$logs/scaling-gpu.md"
+  } >"$logs/scaling.md"
+  cat "$logs/scaling-gpu.md" "$logs/scaling.md" "$logs/scaling-cpu.md"
+  rm -f "$logs"/gpu/*.tsv "$logs"/cpu/*.tsv  # compared; the -v logs stay
+fi
+cat "$summary"
+exit $status

@@ -1,0 +1,190 @@
+// The variant-pair band on CPU threads (backend/pair_band.hpp): each unit's rows become bit
+// planes in a host buffer that also holds the halo; the unit's pairs are counted by the popcount
+// kernels (ld_kernels.hpp) on the run's threads, blocks of rows handed out in order, and their
+// batch is queued for the statistic. The same pairs, values and batches as the GPU band.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+
+#include "backend/cpu/ld_kernels.hpp"
+#include "backend/pair_band_rows.hpp"
+#include "vczstats/thread_pool.hpp"
+
+namespace vczstats::backend {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class CpuPairBand final : public PairBand {
+ public:
+  explicit CpuPairBand(const PairBandSpec& spec)
+      : spec_(spec),
+        rows_(spec),
+        kernels_(ldk::best_kernels()),
+        threads_(spec.threads ? spec.threads : hardware_threads()),
+        prune_thr_(stats::ld::prune_threshold(spec.request.min_r2)) {}
+
+  void host_unit(std::int64_t u, const PackedGenotypeView& view) override {
+    if (rows_.haplotypes()) return;  // fed by host_haplotypes
+    add_unit(u, [&](std::int64_t r, std::uint64_t* out) {
+      const std::uint64_t* codes = view.words + r * view.words_per_row;
+      const std::int64_t w = rows_.plane_words();
+      for (std::int64_t k = 0; k < w; ++k)
+        stats::ld::genotype_plane_word(codes, view.words_per_row, view.samples, k, out[k],
+                                       out[w + k], out[2 * w + k]);
+    });
+  }
+
+  void host_haplotypes(std::int64_t u, const PackedHaplotypeView& view) override {
+    if (!rows_.haplotypes()) return;
+    add_unit(u, [&](std::int64_t r, std::uint64_t* out) {
+      std::memcpy(out, view.words + r * 2 * view.words_per_plane,
+                  static_cast<std::size_t>(rows_.row_words()) * 8);
+    });
+  }
+
+  void device_unit(std::int64_t, const PackedGenotypeView&, void*) override {
+    throw Error("variant pairs: the CPU band was given device words");
+  }
+  void device_haplotypes(std::int64_t, const PackedHaplotypeView&, void*) override {
+    throw Error("variant pairs: the CPU band was given device words");
+  }
+
+  std::vector<PairBatch> take() override { return std::exchange(ready_, {}); }
+
+  std::vector<PairBatch> finish() override {
+    std::vector<PairBatch> out = take();
+    PairBatch last;
+    const std::vector<std::int64_t> tail = rows_.tail();
+    for (const std::int64_t o : tail) add_planes(last.planes, o);
+    last.planes.words_per_row = rows_.row_words();
+    out.push_back(std::move(last));
+    return out;
+  }
+
+  double compute_seconds() const override { return static_cast<double>(compute_ns_) * 1e-9; }
+
+ private:
+  std::uint64_t* planes(std::int64_t o) {
+    return planes_.data() + (o - planes_front_) * rows_.row_words();
+  }
+
+  void add_planes(PairPlanes& p, std::int64_t o) {
+    p.words_per_row = rows_.row_words();
+    p.variants.push_back(rows_.at(o).variant);
+    const std::uint64_t* w = planes(o);
+    p.words.insert(p.words.end(), w, w + rows_.row_words());
+  }
+
+  /// Add unit @p u's selected rows (@p fill(r, out) writes unit row r's planes), count its pairs
+  /// and queue its batch.
+  template <class Fill>
+  void add_unit(std::int64_t u, Fill&& fill) {
+    const std::int64_t begin = rows_.end();
+    const std::vector<std::int64_t>& unit_rows = rows_.add_unit(u);
+    const std::int64_t end = rows_.end(), rw = rows_.row_words();
+    // Drop planes of evicted rows once they are half the buffer, then append the new rows.
+    if (rows_.front() - planes_front_ > (end - planes_front_) / 2) {
+      const std::int64_t keep = begin - rows_.front();
+      std::memmove(planes_.data(), planes(rows_.front()), static_cast<std::size_t>(keep * rw) * 8);
+      planes_.resize(static_cast<std::size_t>(keep * rw));
+      planes_front_ = rows_.front();
+    }
+    planes_.resize(static_cast<std::size_t>((end - planes_front_) * rw));
+    const std::int64_t words = rows_.plane_words();
+    for (std::int64_t o = begin; o < end; ++o) {
+      std::uint64_t* p = planes(o);
+      fill(unit_rows[static_cast<std::size_t>(o - begin)], p);
+      BandRows::Row& row = rows_.at(o);
+      if (rows_.haplotypes()) {
+        for (std::int64_t w = 0; w < words; ++w) {
+          row.alt += stats::ld::popcount64(p[w]);
+          row.n += stats::ld::popcount64(p[words + w]);
+        }
+      } else {
+        const auto t = stats::ld::genotype_totals(p, words);
+        row.n = t.n;
+        row.het = t.het;
+        row.alt = t.alt;
+      }
+    }
+
+    PairBatch batch;
+    batch.unit = u;
+    for (std::int64_t o = begin; o < end; ++o) {
+      batch.rows.push_back(rows_.batch_row(o));
+      if (rows_.at(o).head) add_planes(batch.planes, o);
+    }
+    batch.planes.words_per_row = rw;
+    count_pairs(begin, end, batch.pairs);
+    ready_.push_back(std::move(batch));
+    rows_.evict();
+  }
+
+  /// The pairs of the rows [begin, end) with their partners, on the run's threads: blocks of
+  /// rows handed out in order, each block's pairs kept apart and joined in order.
+  void count_pairs(std::int64_t begin, std::int64_t end, std::vector<PairValue>& out) {
+    constexpr std::int64_t kBlock = 16;
+    const std::int64_t blocks = (end - begin + kBlock - 1) / kBlock;
+    if (blocks == 0) return;
+    std::vector<std::vector<PairValue>> parts(static_cast<std::size_t>(blocks));
+    std::atomic<std::int64_t> next{0}, ns{0};
+    auto work = [&](unsigned) {
+      const auto t0 = Clock::now();
+      for (std::int64_t b; (b = next++) < blocks;) {
+        const std::int64_t j0 = begin + b * kBlock, j1 = std::min(end, j0 + kBlock);
+        for (std::int64_t j = j0; j < j1; ++j) pairs_of(j, parts[static_cast<std::size_t>(b)]);
+      }
+      ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
+    };
+    const auto helpers = static_cast<unsigned>(
+        std::min<std::int64_t>(static_cast<std::int64_t>(threads_) - 1, blocks - 1));
+    {
+      ThreadPool::Group group;
+      if (helpers > 0) group = ThreadPool::shared().start(helpers, work);
+      work(0);
+      group.join();
+    }
+    compute_ns_ += ns.load();
+    for (auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  }
+
+  /// Every wanted pair (i, j), i from j's first partner to j itself.
+  void pairs_of(std::int64_t j, std::vector<PairValue>& out) {
+    const BandRows::Row& rj = rows_.at(j);
+    const std::uint64_t* pj = planes(j);
+    const std::int64_t words = rows_.plane_words();
+    const auto& r = spec_.request;
+    for (std::int64_t i = rj.first; i <= j; ++i) {
+      if (!rows_.wanted(i, j)) continue;
+      const BandRows::Row& ri = rows_.at(i);
+      PairValue v;
+      if (!stats::ld::evaluate_pair(r, prune_thr_, rows_.width(), {ri.n, ri.het, ri.alt},
+                                    {rj.n, rj.het, rj.alt}, planes(i), pj, words, kernels_, v))
+        continue;
+      v.a = ri.variant;
+      v.b = rj.variant;
+      out.push_back(v);
+    }
+  }
+
+  PairBandSpec spec_;
+  BandRows rows_;
+  const ldk::Kernels& kernels_;
+  unsigned threads_;
+  double prune_thr_;
+  std::vector<std::uint64_t> planes_;  // rows [planes_front_, rows_.end())
+  std::int64_t planes_front_ = 0;
+  std::vector<PairBatch> ready_;
+  std::int64_t compute_ns_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<PairBand> make_pair_band_cpu(const PairBandSpec& spec) {
+  return std::make_unique<CpuPairBand>(spec);
+}
+
+}  // namespace vczstats::backend

@@ -1,0 +1,46 @@
+#pragma once
+// The variant-pair family's heavy pass (vczstats/variant_pairs.hpp) as the backends run it: a
+// sink of each unit's packed genotypes (or haplotype planes) that keeps the bit planes of the
+// rows a later row may pair with (the halo, across work units), evaluates every pair of the
+// band whose later row is in the unit, and queues one PairBatch per unit. CPU: popcount loops on
+// the run's threads (cpu/pair_band_cpu.cpp); GPU: the halo stays on the device, kernels on
+// their own stream (cuda/pair_band_gpu.cpp). No CUDA headers here.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "backend/site_pass.hpp"
+#include "vczstats/variant_pairs.hpp"
+#include "vczstats/vcz.hpp"
+
+namespace vczstats::backend {
+
+/// @brief What a band evaluates, and over what.
+struct PairBandSpec {
+  const vcz::VczStore* store = nullptr;
+  const vcz::ChunkPlan* plan = nullptr;
+  std::int64_t samples = 0;  ///< selected samples
+  int ploidy = 2;
+  PairRequest request;
+  unsigned threads = 0;  ///< CPU threads (0: all cores)
+  int device = 0;        ///< CUDA device index (GPU band)
+};
+
+/// @brief One statistic's band (see the file comment).
+class PairBand : public PackedSink, public HaplotypeSink {
+ public:
+  /// @brief The batches of the units finished so far, in plan order (GPU: without waiting).
+  virtual std::vector<PairBatch> take() = 0;
+  /// @brief After the pass: the batches left, then the final batch (the last rows' planes).
+  virtual std::vector<PairBatch> finish() = 0;
+  /// @brief Seconds spent evaluating pairs (CPU: summed over threads; GPU: kernel time).
+  virtual double compute_seconds() const = 0;
+};
+
+/// @brief The band on CPU threads. @throws UsageError for a bad request.
+std::unique_ptr<PairBand> make_pair_band_cpu(const PairBandSpec& spec);
+/// @brief The band on CUDA device spec.device. @throws UsageError without the CUDA backend.
+std::unique_ptr<PairBand> make_pair_band_gpu(const PairBandSpec& spec);
+
+}  // namespace vczstats::backend

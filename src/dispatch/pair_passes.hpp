@@ -1,0 +1,43 @@
+#pragma once
+// The variant-pair family in a run (dispatch/compute.cpp): one band per statistic that asks for
+// pairs (Statistic::pair_request), on the run's device, fed by the heavy pass's packed genotypes
+// or haplotype planes, its batches handed to the statistic in plan order.
+
+#include <memory>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "backend/pair_band.hpp"
+#include "vczstats/query.hpp"
+#include "vczstats/run.hpp"
+#include "vczstats/statistic.hpp"
+
+namespace vczstats::dispatch {
+
+class PairPasses final : public backend::PackedSink, public backend::HaplotypeSink {
+ public:
+  PairPasses(const Query& q, std::span<Statistic* const> statistics, const RunOptions& run,
+             bool gpu);
+  /// The sinks the heavy pass feeds (null when no statistic asks for them).
+  backend::PackedSink* packed() { return genotypes_ ? this : nullptr; }
+  backend::HaplotypeSink* haplotypes() { return haplotypes_ ? this : nullptr; }
+  /// Hand the batches finished so far to their statistics (after unit @p unit was delivered).
+  void deliver();
+  /// After the pass: the remaining batches and the final ones.
+  void finish();
+  /// Seconds the bands spent on pairs.
+  double compute_seconds() const;
+
+  void host_unit(std::int64_t unit, const PackedGenotypeView& view) override;
+  void device_unit(std::int64_t unit, const PackedGenotypeView& view, void* stream) override;
+  void host_haplotypes(std::int64_t unit, const backend::PackedHaplotypeView& view) override;
+  void device_haplotypes(std::int64_t unit, const backend::PackedHaplotypeView& view,
+                         void* stream) override;
+
+ private:
+  std::vector<std::pair<Statistic*, std::unique_ptr<backend::PairBand>>> bands_;
+  bool genotypes_ = false, haplotypes_ = false;
+};
+
+}  // namespace vczstats::dispatch

@@ -1,0 +1,511 @@
+#include "stats/haplo_rows.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "stats/element_type.hpp"
+#include "stats/haplo_pack.hpp"
+#include "vczstats/error.hpp"
+#include "vczstats/query.hpp"
+#include "vczstats/thread_pool.hpp"
+
+namespace vczstats::stats::haplo {
+namespace {
+
+/// Bits [bit, bit + len) of @p src (len <= 64).
+std::uint64_t get_bits(const std::uint64_t* src, std::int64_t bit, int len) {
+  const std::int64_t w = bit / 64;
+  const int o = static_cast<int>(bit % 64);
+  std::uint64_t v = src[w] >> o;
+  if (o + len > 64) v |= src[w + 1] << (64 - o);
+  return len == 64 ? v : v & ((std::uint64_t{1} << len) - 1);
+}
+
+/// OR @p v (len bits) into @p dst at bit @p bit.
+void put_bits(std::uint64_t* dst, std::int64_t bit, std::uint64_t v, int len) {
+  const std::int64_t w = bit / 64;
+  const int o = static_cast<int>(bit % 64);
+  dst[w] |= v << o;
+  if (o + len > 64) dst[w + 1] |= v >> (64 - o);
+}
+
+/// OR the bits of @p set's runs in @p plane into @p dst (set order), and return their count.
+std::int64_t gather(const std::uint64_t* plane, const HapSet& set, std::uint64_t* dst,
+                    std::int64_t words) {
+  std::fill(dst, dst + words, 0);
+  std::int64_t at = 0, ones = 0;
+  for (const auto& [b, e] : set.runs)
+    for (std::int64_t k = b; k < e; k += 64) {
+      const int len = static_cast<int>(std::min<std::int64_t>(64, e - k));
+      const std::uint64_t v = get_bits(plane, k, len);
+      ones += std::popcount(v);
+      put_bits(dst, at + (k - b), v, len);
+      if (k + len >= e) at += e - b;
+    }
+  return ones;
+}
+
+std::int64_t popcount_prefix(const std::uint64_t* bits, std::int64_t n) {
+  std::int64_t c = 0;
+  for (std::int64_t w = 0; w < n / 64; ++w) c += std::popcount(bits[w]);
+  if (n % 64) c += std::popcount(bits[n / 64] & ((std::uint64_t{1} << (n % 64)) - 1));
+  return c;
+}
+
+HapSet runs_of(const Query& q, const std::vector<int>& pops) {
+  HapSet s;
+  const std::int64_t ploidy = q.store.has_genotypes() ? q.store.ploidy() : 2;
+  for (int pop : pops) {
+    for (std::size_t i = 0; i < q.pops.of.size(); ++i) {
+      if (q.pops.of[i] != pop) continue;
+      const auto b = static_cast<std::int64_t>(i) * ploidy;
+      if (!s.runs.empty() && s.runs.back().second == b)
+        s.runs.back().second = b + ploidy;
+      else
+        s.runs.emplace_back(b, b + ploidy);
+      s.n += ploidy;
+    }
+    if (s.n_a == 0) s.n_a = s.n;
+  }
+  return s;
+}
+
+}  // namespace
+
+HapSet population_set(const Query& q, int pop) {
+  return runs_of(q, {pop});
+}
+
+HapSet pair_set(const Query& q, int a, int b) {
+  return runs_of(q, {a, b});
+}
+
+std::shared_ptr<const std::vector<std::string>> contig_names(const Query& q) {
+  return std::make_shared<const std::vector<std::string>>(q.store.contig_ids());
+}
+
+// ---- genetic map ------------------------------------------------------------------------------
+
+GeneticMap::GeneticMap(const std::string& path) : path_(path) {
+  std::ifstream in(path);
+  if (!in) throw IoError(path + ": cannot open the genetic map");
+  std::string line;
+  std::int64_t lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ls(line);
+    std::string chrom, id, cm, bp;
+    if (!(ls >> chrom >> id >> cm >> bp))
+      throw UsageError(path + ": line " + std::to_string(lineno) +
+                       ": expected 4 columns (chrom, id, cM, bp) as plink .map");
+    double g = 0;
+    std::int64_t p = 0;
+    try {
+      std::size_t used = 0;
+      g = std::stod(cm, &used);
+      if (used != cm.size()) throw std::invalid_argument(cm);
+      p = std::stoll(bp, &used);
+      if (used != bp.size()) throw std::invalid_argument(bp);
+    } catch (const std::exception&) {
+      throw UsageError(path + ": line " + std::to_string(lineno) + ": '" + cm + "' '" + bp +
+                       "' are not a genetic and a physical position");
+    }
+    auto& pts = points_[chrom];
+    if (!pts.empty() && (p <= pts.back().first || g < pts.back().second))
+      throw UsageError(path + ": line " + std::to_string(lineno) + ": " + chrom + ":" + bp +
+                       " does not follow the previous position in both bp and cM");
+    pts.emplace_back(p, g);
+  }
+}
+
+double GeneticMap::at(const std::string& contig, std::int64_t pos) const {
+  const auto it = points_.find(contig);
+  if (it == points_.end() || it->second.size() < 2)
+    throw UsageError(path_ + ": the genetic map has fewer than two positions on contig " + contig);
+  const auto& pts = it->second;
+  auto hi = std::upper_bound(pts.begin(), pts.end(), pos,
+                             [](std::int64_t p, const auto& x) { return p < x.first; });
+  if (hi == pts.begin()) ++hi;
+  if (hi == pts.end()) --hi;
+  const auto lo = std::prev(hi);
+  const double x0 = static_cast<double>(lo->first), x1 = static_cast<double>(hi->first);
+  return lo->second + (static_cast<double>(pos) - x0) * (hi->second - lo->second) / (x1 - x0);
+}
+
+// ---- extraction -------------------------------------------------------------------------------
+
+RowExtractor::RowExtractor(HapSet set, RowFilter filter, std::shared_ptr<const GeneticMap> map,
+                           std::shared_ptr<const std::vector<std::string>> contigs)
+    : set_(std::move(set)),
+      filter_(filter),
+      map_(std::move(map)),
+      contigs_(std::move(contigs)),
+      words_(haplotype_words(set_.n)),
+      scratch_(static_cast<std::size_t>(words_)) {}
+
+std::optional<RowInfo> RowExtractor::extract(const PhasedHaplotypeView& view, std::int64_t r,
+                                             const vcz::VariantBlock& vb, int ancestral,
+                                             std::uint64_t* bits) const {
+  const std::int64_t n = set_.n;
+  if (gather(view.plane(r, 0), set_, scratch_.data(), words_) > 0) return std::nullopt;
+  // The alleles present: allele 0 unless every haplotype carries another.
+  int lo = -1, hi = -1, present = 0;
+  std::int64_t others = 0;
+  for (int p = 1; p < view.planes; ++p) {
+    const std::int64_t c = gather(view.plane(r, p), set_, scratch_.data(), words_);
+    if (c == 0) continue;
+    others += c;
+    if (++present > 2) return std::nullopt;
+    if (lo < 0) lo = p;
+    hi = p;
+  }
+  if (others < n) {
+    if (++present > 2) return std::nullopt;
+    lo = 0;
+    if (hi < 0) hi = 0;
+  }
+  RowInfo info;
+  info.variant = view.variant_offset + r;
+  info.contig = vb.contig[static_cast<std::size_t>(r)];
+  info.pos = vb.position[static_cast<std::size_t>(r)];
+  info.lo = lo;
+  info.hi = hi;
+  if (!vb.alleles.empty()) info.ref_length = static_cast<std::int32_t>(vb.allele(r, 0).size());
+  info.ancestral = ancestral;
+  if (lo != hi) {
+    info.carriers = gather(view.plane(r, hi), set_, bits, words_);
+    info.carriers_a = popcount_prefix(bits, set_.n_a);
+  } else {
+    std::fill(bits, bits + words_, 0);
+  }
+  if (filter_.polymorphic && lo == hi) return std::nullopt;
+  if (filter_.maf > 0) {
+    const double f = static_cast<double>(info.carriers) / static_cast<double>(n);
+    if (!(f >= filter_.maf && 1.0 - f >= filter_.maf)) return std::nullopt;
+  }
+  info.gpos = map_ ? map_->at((*contigs_)[static_cast<std::size_t>(info.contig)], info.pos)
+                   : static_cast<double>(info.pos);
+  return info;
+}
+
+// ---- the store --------------------------------------------------------------------------------
+
+StoreRows::StoreRows(const Query& q) : q_(q) {
+  if (!q.store.has_genotypes())
+    throw FormatError(q.store.path() +
+                      " has no call_genotype: the haplotype statistics need "
+                      "phased genotypes");
+  plan_ = q.store.plan(q.regions, q.overlap);
+  planes_ = std::max(vcz::store_max_alleles(q.store), 1);
+  const bool polarise = q.ancestral != "ref";
+  variants_reader_ = std::make_unique<vcz::VariantReader>(
+      q.store, polarise || SiteFilter(q).needs_ref_length(), false);
+  if (polarise) polarise_ = std::make_unique<vcz::AncestralAlleles>(q.store, q.ancestral);
+}
+
+StoreRows::~StoreRows() = default;
+
+std::int64_t StoreRows::unit_at(std::int64_t v) const {
+  const auto& units = plan_.units;
+  auto it = std::upper_bound(units.begin(), units.end(), v,
+                             [](std::int64_t x, const vcz::WorkUnit& u) { return x < u.end; });
+  return static_cast<std::int64_t>(it - units.begin());
+}
+
+const vcz::VariantBlock& StoreRows::variants(std::int64_t u) {
+  if (cached_ == u) return unit_.variants;
+  if (cached_variants_ != u) {
+    const auto& unit = plan_.units[static_cast<std::size_t>(u)];
+    vb_ = variants_reader_->read(unit.begin, unit.end);
+    cached_variants_ = u;
+  }
+  return vb_;
+}
+
+const StoreUnit& StoreRows::read(std::int64_t u) {
+  if (cached_ == u) return unit_;
+  if (!genotypes_) {
+    genotypes_ = std::make_unique<stream::GenotypeReader>(q_.store, q_.samples);
+    phased_ = std::make_unique<stream::PhasedReader>(q_.store, q_.samples, *genotypes_);
+  }
+  const vcz::WorkUnit& unit = plan_.units[static_cast<std::size_t>(u)];
+  const std::int64_t ploidy = genotypes_->ploidy();
+  const std::int64_t words = haplotype_words(q_.samples.size() * ploidy);
+  unit_.words.assign(static_cast<std::size_t>(unit.size() * planes_ * words), 0);
+  const auto blocks = static_cast<std::int64_t>(genotypes_->num_blocks());
+  std::vector<std::vector<std::uint64_t>> packed(static_cast<std::size_t>(blocks));
+  std::vector<std::int64_t> offset(static_cast<std::size_t>(blocks));
+  ThreadPool::shared().parallel_for(blocks, [&](std::int64_t b) {
+    stream::BlockBuffers buffers;
+    std::vector<std::byte> phased;
+    const GenotypeChunkView view = genotypes_->read(unit, static_cast<std::size_t>(b), buffers);
+    phased_->check(unit, static_cast<std::size_t>(b), view, phased);
+    const int shift = static_cast<int>(view.sample_offset * ploidy % 64);
+    offset[static_cast<std::size_t>(b)] = view.sample_offset * ploidy / 64;
+    if (!with_element_type(view.elem_bytes, [&](auto t) {
+          pack_block_planes<decltype(t)>(view, planes_, shift, packed[static_cast<std::size_t>(b)]);
+        }))
+      throw Error("packed haplotypes: unsupported genotype width");
+  });
+  for (std::int64_t b = 0; b < blocks; ++b)
+    or_rows(unit_.words, words, packed[static_cast<std::size_t>(b)], unit.size() * planes_,
+            offset[static_cast<std::size_t>(b)]);
+  unit_.view = PhasedHaplotypeView{unit_.words.data(),
+                                   unit.size(),
+                                   q_.samples.size() * ploidy,
+                                   static_cast<int>(ploidy),
+                                   planes_,
+                                   words,
+                                   unit.begin};
+  unit_.variants = variants(u);
+  unit_.ancestral = polarise_ ? polarise_->indices(unit_.variants) : std::vector<int>{};
+  unit_.unit = &unit;
+  cached_ = u;
+  return unit_;
+}
+
+// ---- the run of rows --------------------------------------------------------------------------
+
+RowSource::RowSource(const Query& q, RowExtractor extractor, std::shared_ptr<StoreRows> store)
+    : q_(q),
+      extractor_(std::move(extractor)),
+      store_(std::move(store)),
+      row_(static_cast<std::size_t>(extractor_.words())) {}
+
+std::int64_t RowSource::find(std::int64_t v) const {
+  auto b = info_.begin() + head_;
+  auto it = std::lower_bound(b, info_.end(), v,
+                             [](const RowInfo& r, std::int64_t x) { return r.variant < x; });
+  if (it == info_.end() || it->variant != v) return -1;
+  return it - b;
+}
+
+void RowSource::push(const RowInfo& info, const std::uint64_t* bits) {
+  if (info_.empty() || info_.back().contig != info.contig || runs_.empty())
+    runs_.push_back(static_cast<std::int64_t>(info_.size()));
+  info_.push_back(info);
+  pos_.push_back(info.pos);
+  gpos_.push_back(info.gpos);
+  bits_.insert(bits_.end(), bits, bits + extractor_.words());
+}
+
+void RowSource::append(const UnitData& u) {
+  if (!u.haplotypes) return;
+  for (std::int64_t r = 0; r < u.rows(); ++r) {
+    if (!u.selected(r)) continue;
+    const int anc = u.ancestral.empty() ? 0 : u.ancestral[static_cast<std::size_t>(r)];
+    if (auto info = extractor_.extract(*u.haplotypes, r, *u.variants, anc, row_.data()))
+      push(*info, row_.data());
+  }
+}
+
+bool RowSource::contig_first(std::int64_t i) const {
+  if (i > 0) return info(i - 1).contig != info(i).contig;
+  return start_known_;
+}
+
+bool RowSource::contig_last(std::int64_t i) const {
+  if (i + 1 < size()) return info(i + 1).contig != info(i).contig;
+  return end_known_;
+}
+
+void RowSource::rebuild_runs() {
+  runs_.clear();
+  for (std::size_t k = 0; k < info_.size(); ++k)
+    if (k == 0 || info_[k].contig != info_[k - 1].contig)
+      runs_.push_back(static_cast<std::int64_t>(k));
+}
+
+std::pair<std::int64_t, std::int64_t> RowSource::run_of(std::int64_t i) const {
+  const std::int64_t abs = head_ + i;
+  auto it = std::upper_bound(runs_.begin(), runs_.end(), abs);
+  const std::int64_t begin = *std::prev(it);
+  const std::int64_t end = it == runs_.end() ? static_cast<std::int64_t>(info_.size()) : *it;
+  return {begin, end};
+}
+
+std::int64_t RowSource::contig_begin(std::int64_t i) const {
+  return std::max(run_of(i).first, head_) - head_;
+}
+
+std::int64_t RowSource::contig_end(std::int64_t i) const {
+  return run_of(i).second - head_;
+}
+
+void RowSource::compact() {
+  if (head_ == 0) return;
+  const auto h = static_cast<std::size_t>(head_);
+  info_.erase(info_.begin(), info_.begin() + static_cast<std::ptrdiff_t>(h));
+  pos_.erase(pos_.begin(), pos_.begin() + static_cast<std::ptrdiff_t>(h));
+  gpos_.erase(gpos_.begin(), gpos_.begin() + static_cast<std::ptrdiff_t>(h));
+  bits_.erase(bits_.begin(), bits_.begin() + static_cast<std::ptrdiff_t>(
+                                                 h * static_cast<std::size_t>(extractor_.words())));
+  head_ = 0;
+  rebuild_runs();
+}
+
+void RowSource::trim(std::int64_t i) {
+  if (i <= 0) return;
+  i = std::min(i, size());
+  start_known_ = i < size() ? contig_first(i) : false;
+  head_ += i;
+  fresh_ = std::max<std::int64_t>(0, fresh_ - i);
+  if (head_ > size()) compact();
+}
+
+std::int64_t RowSource::extend_back(std::int64_t i, std::int64_t want) {
+  if (size() == 0) return 0;
+  const std::int64_t begin = contig_begin(i);
+  if (i - begin >= want || contig_first(begin)) return 0;
+  // begin == 0 here: read the units before the first row's variant, last row first.
+  const std::int32_t contig = info(0).contig;
+  const auto& units = store_->plan().units;
+  std::int64_t have = i, v = info(0).variant;
+  auto after = std::partition_point(units.begin(), units.end(),
+                                    [&](const vcz::WorkUnit& u) { return u.begin < v; });
+  auto u = static_cast<std::int64_t>(after - units.begin()) - 1;  // last unit starting before v
+  std::vector<RowInfo> infos;                                     // nearest first
+  std::vector<std::uint64_t> bits;
+  bool done = false;
+  for (; u >= 0 && have < want && !done; --u) {
+    const vcz::WorkUnit& unit = units[static_cast<std::size_t>(u)];
+    const std::int64_t stop = std::min(unit.end, v);
+    const vcz::VariantBlock& vb = store_->variants(u);
+    std::int64_t from = stop;  // rows [from, stop) are on the contig
+    while (from > unit.begin) {
+      const auto r = static_cast<std::size_t>(from - 1 - unit.begin);
+      if ((unit.mask.empty() || unit.mask[r]) && vb.contig[r] != contig) {
+        done = true;
+        break;
+      }
+      --from;
+    }
+    if (from == stop) continue;
+    const StoreUnit& su = store_->read(u);
+    for (std::int64_t x = stop - 1; x >= from && have < want; --x) {
+      const auto r = static_cast<std::size_t>(x - unit.begin);
+      if (!unit.mask.empty() && !unit.mask[r]) continue;
+      const int anc = su.ancestral.empty() ? 0 : su.ancestral[r];
+      if (auto info = extractor_.extract(su.view, x - unit.begin, su.variants, anc, row_.data())) {
+        infos.push_back(*info);
+        bits.insert(bits.end(), row_.begin(), row_.end());
+        ++have;
+      }
+    }
+  }
+  if (have < want) start_known_ = true;  // the contig (or the selection) starts before them
+  const auto added = static_cast<std::int64_t>(infos.size());
+  if (added == 0) return 0;
+  compact();
+  const std::int64_t w = extractor_.words();
+  std::vector<RowInfo> ni;
+  std::vector<std::int64_t> np;
+  std::vector<double> ng;
+  std::vector<std::uint64_t> nb;
+  for (std::int64_t k = added - 1; k >= 0; --k) {
+    const RowInfo& r = infos[static_cast<std::size_t>(k)];
+    ni.push_back(r);
+    np.push_back(r.pos);
+    ng.push_back(r.gpos);
+    nb.insert(nb.end(), bits.begin() + k * w, bits.begin() + (k + 1) * w);
+  }
+  ni.insert(ni.end(), info_.begin(), info_.end());
+  np.insert(np.end(), pos_.begin(), pos_.end());
+  ng.insert(ng.end(), gpos_.begin(), gpos_.end());
+  nb.insert(nb.end(), bits_.begin(), bits_.end());
+  info_ = std::move(ni);
+  pos_ = std::move(np);
+  gpos_ = std::move(ng);
+  bits_ = std::move(nb);
+  rebuild_runs();
+  fresh_ += added;
+  return added;
+}
+
+void RowSource::extend_front(std::int64_t i, std::int64_t want) {
+  if (size() == 0) return;
+  const std::int64_t end = contig_end(i);
+  if (end - 1 - i >= want || contig_last(end - 1)) return;
+  const std::int32_t contig = info(size() - 1).contig;
+  std::int64_t have = size() - 1 - i;
+  std::int64_t v = info(size() - 1).variant + 1;
+  std::int64_t u = store_->unit_at(v);
+  const auto nunits = static_cast<std::int64_t>(store_->plan().units.size());
+  bool done = false;
+  while (have < want && !done) {
+    if (u >= nunits) {
+      done = true;
+      break;
+    }
+    const vcz::WorkUnit& unit = store_->plan().units[static_cast<std::size_t>(u)];
+    const std::int64_t from = std::max(unit.begin, v);
+    const vcz::VariantBlock& vb = store_->variants(u);
+    bool any = false;
+    for (std::int64_t x = from; x < unit.end; ++x) {
+      const auto r = static_cast<std::size_t>(x - unit.begin);
+      if (!unit.mask.empty() && !unit.mask[r]) continue;
+      if (vb.contig[r] != contig) {
+        done = true;
+        break;
+      }
+      any = true;
+    }
+    if (any) {
+      const StoreUnit& su = store_->read(u);
+      for (std::int64_t x = from; x < unit.end; ++x) {
+        const auto r = static_cast<std::size_t>(x - unit.begin);
+        if (!unit.mask.empty() && !unit.mask[r]) continue;
+        if (su.variants.contig[r] != contig) break;
+        const int anc = su.ancestral.empty() ? 0 : su.ancestral[r];
+        if (auto info =
+                extractor_.extract(su.view, x - unit.begin, su.variants, anc, row_.data())) {
+          push(*info, row_.data());
+          ++have;
+        }
+      }
+    }
+    v = unit.end;
+    ++u;
+  }
+  end_known_ = done;
+}
+
+void RowSource::seek(std::int64_t v) {
+  info_.clear();
+  pos_.clear();
+  gpos_.clear();
+  bits_.clear();
+  runs_.clear();
+  head_ = fresh_ = 0;
+  start_known_ = end_known_ = false;
+  const std::int64_t u = store_->unit_at(v);
+  if (u >= static_cast<std::int64_t>(store_->plan().units.size())) return;
+  const StoreUnit& su = store_->read(u);
+  const vcz::WorkUnit& unit = *su.unit;
+  for (std::int64_t x = unit.begin; x < unit.end; ++x) {
+    const auto r = static_cast<std::size_t>(x - unit.begin);
+    if (!unit.mask.empty() && !unit.mask[r]) continue;
+    const int anc = su.ancestral.empty() ? 0 : su.ancestral[r];
+    if (auto info = extractor_.extract(su.view, x - unit.begin, su.variants, anc, row_.data()))
+      push(*info, row_.data());
+  }
+  fresh_ = size();
+}
+
+BatchView batch_over(const RowSource& rows, std::int64_t n, std::int64_t n_a) {
+  BatchView b;
+  b.bits = rows.bits(0);
+  b.words = rows.extractor().words();
+  b.pos = rows.positions();
+  b.gpos = rows.genetic();
+  b.rows = rows.size();
+  b.n = static_cast<std::int32_t>(n);
+  b.n_a = static_cast<std::int32_t>(n_a);
+  return b;
+}
+
+}  // namespace vczstats::stats::haplo

@@ -1,0 +1,301 @@
+// `ld`: pairs of nearby variants and their LD (vczstats/ld.hpp) from the variant-pair band.
+//
+// The band hands over each unit's rows and the pairs whose later variant is in the unit. Rows
+// are kept in a window; each row owns the output rows it leads (the pairs (a, b) with a = the
+// row, or with focal variants the pairs of the focal row), which are sorted by b and released
+// once no later variant can pair with the row. Partitions: a partition that does not start the
+// run keeps all its rows (their order depends on the pairs its predecessor adds) and the planes
+// of its first rows (its head); every partition keeps the planes of its last rows (its tail).
+// merge() evaluates the pairs between the earlier tail and the later head, which no band saw,
+// and appends the later partition's rows.
+
+#include <algorithm>
+#include <deque>
+#include <unordered_set>
+
+#include "stats/pair_boundary.hpp"
+#include "stats/statistic_support.hpp"
+#include "vczstats/ld.hpp"
+
+namespace vczstats {
+namespace {
+
+class LdStatistic final : public Statistic {
+ public:
+  LdStatistic(const Query& q, const LdOptions& o) : q_(q), options_(o) {
+    if (!q.store.has_genotypes()) throw FormatError(q.store.path() + ": ld needs call_genotype");
+    if (q.samples.size() < 2) throw UsageError("ld needs at least two samples");
+    if (o.measure == PairMeasure::PruneEdge) throw UsageError("ld: PruneEdge is prune's test");
+    if (o.window_variants < 1) throw UsageError("--ld-window must be at least 1");
+    if (o.window_bp < 0) throw UsageError("--ld-window-kb must not be negative");
+    if (!(o.min_r2 >= 0 && o.min_r2 <= 1)) throw UsageError("--ld-window-r2 must be in [0, 1]");
+    request_.measure = o.measure;
+    request_.max_variants = o.window_variants - 1;
+    request_.max_bp = o.window_bp;
+    request_.min_r2 = o.min_r2;
+    if (!o.focal.empty()) {
+      request_.focal = find_variants(q, o.focal);
+      request_.focal_only = true;
+    }
+    width_ = request_.haplotypes() ? q.samples.size() * q.store.ploidy() : q.samples.size();
+    contigs_ = stats::detail::contig_labels(q);
+  }
+
+  std::string name() const override { return "ld"; }
+  PassNeeds needs() const override { return {}; }
+  const PairRequest* pair_request() const override { return &request_; }
+
+  void begin(const stats::SiteCursor& cursor) override { resolved_ = cursor.selected == 0; }
+
+  void accumulate_pairs(PairBatch&& batch) override {
+    auto row_of = [&](std::int64_t v) {
+      const std::int64_t o = ordinal(v);
+      return std::pair<const PairRow&, std::int64_t>(at(o).meta, o);
+    };
+    if (batch.unit < 0) {
+      tail_ = {};
+      stats::pairs::add_planes(batch.planes, row_of, tail_);
+      return;
+    }
+    for (const PairRow& r : batch.rows) rows_.push_back({r, {}});
+    count_ += static_cast<std::int64_t>(batch.rows.size());
+    if (!resolved_) stats::pairs::add_planes(batch.planes, row_of, head_);
+    for (const PairValue& v : batch.pairs) add_pair(v);
+  }
+
+  Table take_rows() override {
+    Table t = empty_table();
+    if (!resolved_ || rows_.empty()) return t;
+    const stats::pairs::RowPlace last = place(count_ - 1);
+    std::int64_t end = released_;
+    while (end < count_ && !stats::pairs::in_tail(request_, last, place(end))) ++end;
+    release(end, t);
+    return t;
+  }
+
+  Table finish() override {
+    Table t = empty_table();
+    release(count_, t);
+    return t;
+  }
+
+  void merge(Statistic& later_base) override {
+    auto& later = stats::detail::same_statistic(*this, later_base);
+    if (later.front_ != 0 || later.released_ != 0)
+      throw Error("ld: merging a partition that already released rows");
+    const std::int64_t shift = count_;
+    const bool had_rows = count_ > 0;
+    const stats::pairs::RowPlace first = had_rows ? place(front_) : stats::pairs::RowPlace{};
+    for (auto& r : later.rows_) rows_.push_back(std::move(r));
+    count_ += later.count_;
+    later.head_.shift(shift);
+    later.tail_.shift(shift);
+    stats::pairs::cross_pairs(request_, width_, tail_, later.head_,
+                              [&](const PairValue& v) { add_pair(v); });
+    if (!resolved_) {  // the merged head: ours, and the later one's rows it still reaches
+      if (!had_rows) {
+        head_ = later.head_;
+      } else {
+        later.head_.filter([&](const stats::pairs::RowPlace& p) {
+          return stats::pairs::in_head(request_, first, p);
+        });
+        head_.append(later.head_);
+      }
+    }
+    if (later.count_ > 0) {  // the merged tail: ours still within reach, then the later one's
+      const stats::pairs::RowPlace last = place(count_ - 1);
+      tail_.filter([&](const stats::pairs::RowPlace& p) {
+        return stats::pairs::in_tail(request_, last, p);
+      });
+      tail_.append(later.tail_);
+    }
+    later.rows_.clear();
+    later.count_ = 0;
+  }
+
+  void save(ByteWriter& w) const override {
+    w.put_string(name());
+    w.put<std::uint8_t>(resolved_);
+    w.put(front_);
+    w.put(count_);
+    w.put(released_);
+    w.put<std::uint64_t>(rows_.size());
+    for (const auto& r : rows_) {
+      w.put(r.meta);
+      w.put_vector(r.out);
+    }
+    head_.save(w);
+    tail_.save(w);
+  }
+
+  void load(ByteReader& r) override {
+    r.expect(name());
+    resolved_ = r.get<std::uint8_t>() != 0;
+    front_ = r.get<std::int64_t>();
+    count_ = r.get<std::int64_t>();
+    released_ = r.get<std::int64_t>();
+    const auto n = r.get<std::uint64_t>();
+    if (n != static_cast<std::uint64_t>(count_ - front_))
+      throw FormatError("statistic state: ld rows do not add up");
+    rows_.clear();
+    for (std::uint64_t k = 0; k < n; ++k) {
+      Row row;
+      row.meta = r.get<PairRow>();
+      row.out = r.get_vector<Out>();
+      rows_.push_back(std::move(row));
+    }
+    head_.load(r);
+    tail_.load(r);
+  }
+
+ private:
+  /// One output row led by a row: the other variant and the values.
+  struct Out {
+    std::int64_t b = 0;
+    std::int64_t pos_b = 0;
+    std::int32_t contig_b = 0;
+    std::int32_t pad = 0;
+    std::int64_t n = 0;
+    double r2 = 0, d = 0, dprime = 0;
+  };
+  struct Row {
+    PairRow meta;
+    std::vector<Out> out;
+  };
+
+  /// Global indices of the store's variants whose ID is in @p ids. @throws UsageError when none.
+  static std::vector<std::int64_t> find_variants(const Query& q,
+                                                 const std::vector<std::string>& ids) {
+    if (!q.store.array("variant_id"))
+      throw UsageError(q.store.path() + ": --ld-snp needs variant_id, which the store lacks");
+    const std::unordered_set<std::string> wanted(ids.begin(), ids.end());
+    const vcz::VariantReader reader(q.store, false, true);
+    std::vector<std::int64_t> out;
+    const std::int64_t n = q.store.num_variants();
+    constexpr std::int64_t kBlock = 1 << 16;
+    for (std::int64_t b = 0; b < n; b += kBlock) {
+      const vcz::VariantBlock vb = reader.read(b, std::min(n, b + kBlock));
+      for (std::size_t i = 0; i < vb.id.size(); ++i)
+        if (wanted.contains(vb.id[i])) out.push_back(b + static_cast<std::int64_t>(i));
+    }
+    if (out.empty())
+      throw UsageError("--ld-snp: none of the " + std::to_string(wanted.size()) +
+                       " variant IDs is in " + q.store.path());
+    return out;
+  }
+
+  Row& at(std::int64_t o) { return rows_[static_cast<std::size_t>(o - front_)]; }
+  const Row& at(std::int64_t o) const { return rows_[static_cast<std::size_t>(o - front_)]; }
+  stats::pairs::RowPlace place(std::int64_t o) const {
+    const PairRow& m = at(o).meta;
+    return {o, m.contig, m.pos};
+  }
+  std::int64_t ordinal(std::int64_t variant) const {
+    const auto it =
+        std::lower_bound(rows_.begin(), rows_.end(), variant,
+                         [](const Row& r, std::int64_t v) { return r.meta.variant < v; });
+    if (it == rows_.end() || it->meta.variant != variant)
+      throw Error("ld: a pair names a variant the statistic has not seen");
+    return front_ + (it - rows_.begin());
+  }
+
+  static Out out_of(const PairValue& v, const PairRow& other) {
+    Out o;
+    o.b = other.variant;
+    o.pos_b = other.pos;
+    o.contig_b = other.contig;
+    o.n = v.n;
+    o.r2 = v.r2;
+    o.d = v.d;
+    o.dprime = v.dprime;
+    return o;
+  }
+
+  void add_pair(const PairValue& v) {
+    Row& a = at(ordinal(v.a));
+    if (request_.focal.empty()) {
+      a.out.push_back(out_of(v, at(ordinal(v.b)).meta));
+      return;
+    }
+    Row& b = at(ordinal(v.b));
+    if (stats::pairs::is_focal(request_, v.a)) a.out.push_back(out_of(v, b.meta));
+    if (v.a != v.b && stats::pairs::is_focal(request_, v.b)) b.out.push_back(out_of(v, a.meta));
+  }
+
+  Table empty_table() const {
+    Table t;
+    t.add("variant_a", Column::Kind::Int);
+    t.add("chrom_a", Column::Kind::Label, contigs_);
+    t.add("pos_a", Column::Kind::Int);
+    t.add("variant_b", Column::Kind::Int);
+    t.add("chrom_b", Column::Kind::Label, contigs_);
+    t.add("pos_b", Column::Kind::Int);
+    t.add("n", Column::Kind::Int);
+    t.add("r2", Column::Kind::Float);
+    if (options_.measure == PairMeasure::Haplotype) t.add("d", Column::Kind::Float);
+    if (options_.measure != PairMeasure::GenotypeR2) t.add("dprime", Column::Kind::Float);
+    t.note = note();
+    return t;
+  }
+
+  std::string note() const {
+    switch (options_.measure) {
+      case PairMeasure::GenotypeEm:
+        return "r2 and dprime of haplotype frequencies estimated from genotypes (plink 1.9 --r2 "
+               "dprime); n = samples called at both";
+      case PairMeasure::Haplotype:
+        return "phased haplotypes (vcftools --hap-r2); n = haplotypes called at both";
+      default:
+        return "r2 of non-REF allele counts (plink 1.9 --r2); n = samples called at both";
+    }
+  }
+
+  /// Emit the rows led by ordinals [released_, end) into @p t, then drop the rows no later
+  /// variant pairs with.
+  void release(std::int64_t end, Table& t) {
+    const bool hap = options_.measure == PairMeasure::Haplotype;
+    const bool em = options_.measure == PairMeasure::GenotypeEm;
+    for (; released_ < end; ++released_) {
+      Row& r = at(released_);
+      std::sort(r.out.begin(), r.out.end(), [](const Out& x, const Out& y) { return x.b < y.b; });
+      for (const Out& o : r.out) {
+        int c = 0;
+        t.push_int(c++, r.meta.variant);
+        t.push_int(c++, r.meta.contig);
+        t.push_int(c++, r.meta.pos);
+        t.push_int(c++, o.b);
+        t.push_int(c++, o.contig_b);
+        t.push_int(c++, o.pos_b);
+        t.push_int(c++, o.n);
+        t.push_float(c++, o.r2);
+        if (hap) t.push_float(c++, o.d);
+        if (hap || em) t.push_float(c++, o.dprime);
+      }
+      std::vector<Out>().swap(r.out);
+    }
+    if (rows_.empty()) return;
+    const stats::pairs::RowPlace last = place(count_ - 1);
+    while (front_ < released_ && !stats::pairs::in_tail(request_, last, place(front_))) {
+      rows_.pop_front();
+      ++front_;
+    }
+  }
+
+  const Query& q_;
+  LdOptions options_;
+  PairRequest request_;
+  std::int64_t width_ = 0;
+  std::shared_ptr<const std::vector<std::string>> contigs_;
+  bool resolved_ = true;  // starts the run: rows may be released
+  std::deque<Row> rows_;  // ordinals [front_, count_)
+  std::int64_t front_ = 0, count_ = 0, released_ = 0;
+  stats::pairs::BoundaryRows head_, tail_;
+};
+
+}  // namespace
+
+std::unique_ptr<Statistic> make_ld(const Query& q, const LdOptions& options) {
+  return std::make_unique<LdStatistic>(q, options);
+}
+
+}  // namespace vczstats

@@ -1,0 +1,345 @@
+// The sample-by-sample matrices (vczstats/matrix.hpp) from the sums of the matrix family's heavy
+// pass: GRM (plink2 --make-rel), KING-robust kinship and its table (plink2 --make-king,
+// --make-king-table) and distances (plink 1.9 --distance). Formulas: tests/tools/POPGEN.md.
+
+#include <cmath>
+#include <functional>
+#include <sstream>
+#include <unordered_set>
+
+#include "stats/matrix_math.hpp"
+#include "stats/statistic_support.hpp"
+#include "vcz/text_file.hpp"
+#include "vczstats/error.hpp"
+#include "vczstats/matrix.hpp"
+#include "vczstats/variants.hpp"
+
+namespace vczstats {
+namespace {
+
+SampleMatrixRequest request_of(const MatrixOptions& o, std::uint32_t counts, PairProduct product) {
+  SampleMatrixRequest r;
+  r.counts = counts;
+  r.product = product;
+  r.maf = o.maf;
+  r.row_begin = o.row_begin;
+  r.row_end = o.row_end;
+  return r;
+}
+
+/// What every matrix statistic shares: the request, the summed partitions, the matrix.
+template <class Base>
+class MatrixCommon : public Base {
+ public:
+  MatrixCommon(const Query& q, SampleMatrixRequest request, std::string name)
+      : q_(q), request_(request), name_(std::move(name)) {
+    if (request_.maf < 0 || request_.maf > 0.5)
+      throw UsageError(name_ + ": --maf must be between 0 and 0.5");
+    const std::int64_t n = q_.samples.size();
+    if (request_.row_end < 0) request_.row_end = n;
+    if (request_.row_begin < 0 || request_.row_begin > request_.row_end || request_.row_end > n)
+      throw UsageError(name_ + ": rows " + std::to_string(request_.row_begin) + ".." +
+                       std::to_string(request_.row_end) + " outside the " + std::to_string(n) +
+                       " samples");
+  }
+  std::string name() const override { return name_; }
+  PassNeeds needs() const override { return {}; }
+  const SampleMatrixRequest* sample_matrix() const override { return &request_; }
+  void accumulate_sample_matrix(SampleMatrixSums&& sums) override {
+    if (!have_) {
+      sums_ = std::move(sums);
+      have_ = true;
+    } else {
+      sums_.merge(sums);
+    }
+  }
+  void merge(Statistic& later) override {
+    auto& o = stats::detail::same_statistic(*this, later);
+    if (o.have_) accumulate_sample_matrix(std::move(o.sums_));
+  }
+  void save(ByteWriter& w) const override {
+    w.put_string(name_);
+    (have_ ? sums_ : SampleMatrixSums::zeros(request_, q_.samples.size())).save(w);
+  }
+  void load(ByteReader& r) override {
+    r.expect(name_);
+    SampleMatrixSums s;
+    s.load(r);
+    if (s.row_begin != request_.row_begin || s.row_end != request_.row_end)
+      throw FormatError("statistic state: " + name_ + " sums of other rows");
+    sums_ = std::move(s);
+    have_ = true;
+  }
+
+ protected:
+  const SampleMatrixSums& sums() {
+    if (!have_) {
+      sums_ = SampleMatrixSums::zeros(request_, q_.samples.size());
+      have_ = true;
+    }
+    return sums_;
+  }
+  std::int32_t count(PairCount c, std::int64_t i, std::int64_t j) const {
+    return sums_.counts[static_cast<std::size_t>(c)]
+                       [static_cast<std::size_t>((i - sums_.row_begin) * sums_.cols() + j)];
+  }
+  double product(std::int64_t i, std::int64_t j) const {
+    return sums_.product[static_cast<std::size_t>((i - sums_.row_begin) * sums_.cols() + j)];
+  }
+  std::vector<std::string> sample_names() const {
+    std::vector<std::string> names;
+    names.reserve(static_cast<std::size_t>(q_.samples.size()));
+    for (auto i : q_.samples.indices)
+      names.emplace_back(q_.store.sample_ids()[i]);
+    return names;
+  }
+
+  const Query& q_;
+  SampleMatrixRequest request_;
+  std::string name_;
+  SampleMatrixSums sums_;
+  bool have_ = false;
+};
+
+/// The symmetric matrix whose cells j <= i (i in the stripe of @p s) are value(i, j).
+SampleMatrix build_matrix(const SampleMatrixSums& s, std::vector<std::string> names,
+                          const std::function<double(std::int64_t, std::int64_t)>& value) {
+  SampleMatrix m;
+  m.samples = std::move(names);
+  m.row_begin = s.row_begin;
+  m.row_end = s.row_end;
+  m.variants = s.variants;
+  const std::int64_t cols = s.cols();
+  m.values.assign(static_cast<std::size_t>(s.rows() * cols), 0.0);
+  for (std::int64_t i = s.row_begin; i < s.row_end; ++i)
+    for (std::int64_t j = 0; j <= i; ++j) {
+      const double v = value(i, j);
+      m.values[static_cast<std::size_t>((i - s.row_begin) * cols + j)] = v;
+      if (j >= s.row_begin && j != i)  // its mirror is in the stripe too
+        m.values[static_cast<std::size_t>((j - s.row_begin) * cols + i)] = v;
+    }
+  return m;
+}
+
+/// A sample label column and one float column per matrix column.
+Table matrix_table(const SampleMatrix& m) {
+  auto names = std::make_shared<std::vector<std::string>>(m.samples);
+  Table t;
+  const int sample = t.add("sample", Column::Kind::Label, names);
+  for (std::int64_t j = 0; j < m.cols(); ++j)
+    t.add(m.samples[static_cast<std::size_t>(j)], Column::Kind::Float);
+  for (std::int64_t i = m.row_begin; i < m.row_end; ++i) {
+    t.push_int(sample, i);
+    for (std::int64_t j = 0; j < m.cols(); ++j) t.push_float(static_cast<int>(j) + 1, m.at(i, j));
+  }
+  return t;
+}
+
+/// A matrix statistic: value(i, j) for j <= i defines the symmetric matrix.
+template <class Base>
+class MatrixValues : public MatrixCommon<Base> {
+ public:
+  using MatrixCommon<Base>::MatrixCommon;
+  const SampleMatrix& matrix() const override { return matrix_; }
+  const SampleMatrix& finish_matrix() override {
+    matrix_ = build_matrix(this->sums(), this->sample_names(),
+                           [this](std::int64_t i, std::int64_t j) { return value(i, j); });
+    return matrix_;
+  }
+  Table finish() override { return matrix_table(finish_matrix()); }
+
+ protected:
+  /// The value of the pair j <= i (i in the stripe).
+  virtual double value(std::int64_t i, std::int64_t j) const = 0;
+
+  SampleMatrix matrix_;
+};
+
+// ---- GRM ------------------------------------------------------------------------------------
+
+class Grm final : public MatrixValues<MatrixStatistic> {
+ public:
+  Grm(const Query& q, const GrmOptions& o)
+      : MatrixValues(q,
+                     request_of(o.matrix, pair_bit(PairCount::NonMissing),
+                                o.cov ? PairProduct::Centered : PairProduct::Standardized),
+                     "grm") {}
+
+ private:
+  double value(std::int64_t i, std::int64_t j) const override {
+    return product(i, j) / static_cast<double>(count(PairCount::NonMissing, i, j));
+  }
+};
+
+// ---- KING -----------------------------------------------------------------------------------
+
+constexpr std::uint32_t kKingCounts = pair_bit(PairCount::HetHet) | pair_bit(PairCount::Ibs0) |
+                                      pair_bit(PairCount::HomHet) | pair_bit(PairCount::HetHom);
+
+class King final : public MatrixValues<KingStatistic> {
+ public:
+  King(const Query& q, const MatrixOptions& o, bool with_nsnp)
+      : MatrixValues(q,
+                     request_of(o, kKingCounts | (with_nsnp ? pair_bit(PairCount::NonMissing) : 0),
+                                PairProduct::None),
+                     "king") {}
+
+  KingPair pair(std::int64_t i, std::int64_t j) const override {
+    KingPair p;
+    if (request_.counts & pair_bit(PairCount::NonMissing))
+      p.nsnp = count(PairCount::NonMissing, i, j);
+    p.hethet = count(PairCount::HetHet, i, j);
+    p.ibs0 = count(PairCount::Ibs0, i, j);
+    p.het_i_hom_j = count(PairCount::HetHom, i, j);
+    p.hom_i_het_j = count(PairCount::HomHet, i, j);
+    p.kinship = stats::matrix::king_kinship(p.hethet, p.ibs0, p.het_i_hom_j, p.hom_i_het_j);
+    return p;
+  }
+
+ private:
+  double value(std::int64_t i, std::int64_t j) const override {
+    return i == j ? 0.5 : pair(i, j).kinship;
+  }
+};
+
+class KingTable final : public Statistic {
+ public:
+  KingTable(const Query& q, const KingTableOptions& o)
+      : king_(make_king(q, o.matrix, true)), min_(o.min_kinship) {}
+  std::string name() const override { return "king-table"; }
+  PassNeeds needs() const override { return {}; }
+  const SampleMatrixRequest* sample_matrix() const override { return king_->sample_matrix(); }
+  void accumulate_sample_matrix(SampleMatrixSums&& sums) override {
+    king_->accumulate_sample_matrix(std::move(sums));
+  }
+  void merge(Statistic& later) override {
+    king_->merge(*stats::detail::same_statistic(*this, later).king_);
+  }
+  void save(ByteWriter& w) const override { king_->save(w); }
+  void load(ByteReader& r) override { king_->load(r); }
+
+  Table finish() override {
+    const SampleMatrix& m = king_->finish_matrix();
+    auto names = std::make_shared<std::vector<std::string>>(m.samples);
+    Table t;
+    t.add("sample1", Column::Kind::Label, names);
+    t.add("sample2", Column::Kind::Label, names);
+    t.add("nsnp", Column::Kind::Int);
+    for (const char* c : {"hethet", "ibs0", "kinship"}) t.add(c, Column::Kind::Float);
+    for (std::int64_t i = std::max<std::int64_t>(m.row_begin, 1); i < m.row_end; ++i)
+      for (std::int64_t j = 0; j < i; ++j) {
+        const KingPair p = king_->pair(i, j);
+        if (p.kinship < min_) continue;
+        const double nsnp = static_cast<double>(p.nsnp);
+        t.push_int(0, i);
+        t.push_int(1, j);
+        t.push_int(2, p.nsnp);
+        t.push_float(3, static_cast<double>(p.hethet) / nsnp);
+        t.push_float(4, static_cast<double>(p.ibs0) / nsnp);
+        t.push_float(5, p.kinship);
+      }
+    return t;
+  }
+
+ private:
+  std::unique_ptr<KingStatistic> king_;
+  double min_;
+};
+
+// ---- distance -------------------------------------------------------------------------------
+
+constexpr std::uint32_t kDistanceCounts =
+    pair_bit(PairCount::Ibs0) | pair_bit(PairCount::HomHet) | pair_bit(PairCount::HetHom);
+
+class Distance final : public MatrixValues<MatrixStatistic> {
+ public:
+  Distance(const Query& q, const DistanceOptions& o)
+      : MatrixValues(
+            q,
+            request_of(o.matrix,
+                       kDistanceCounts | (o.flat_missing ? pair_bit(PairCount::NonMissing) : 0),
+                       o.flat_missing ? PairProduct::None : PairProduct::MissingWeight),
+            "distance"),
+        o_(o) {}
+
+ private:
+  double value(std::int64_t i, std::int64_t j) const override {
+    const double variants = static_cast<double>(sums_.variants);
+    double dist = 0;
+    if (i != j) {
+      const double d = count(PairCount::HomHet, i, j) + count(PairCount::HetHom, i, j) +
+                       2.0 * count(PairCount::Ibs0, i, j);
+      if (o_.flat_missing) {
+        dist = d * variants / count(PairCount::NonMissing, i, j);
+      } else {  // the weights of the variants either sample misses, out of all
+        const double total = sums_.weight_total;
+        const auto& diag = sums_.diagonal;
+        dist = d * total /
+               (total - diag[static_cast<std::size_t>(i)] - diag[static_cast<std::size_t>(j)] +
+                product(i, j));
+      }
+    }
+    switch (o_.metric) {
+      case DistanceMetric::AlleleCount:
+        return dist;
+      case DistanceMetric::Ibs:
+        return 1 - dist / (2 * variants);
+      case DistanceMetric::OneMinusIbs:
+        return dist / (2 * variants);
+    }
+    return dist;
+  }
+  DistanceOptions o_;
+};
+
+}  // namespace
+
+std::unique_ptr<MatrixStatistic> make_grm(const Query& q, const GrmOptions& o) {
+  return std::make_unique<Grm>(q, o);
+}
+
+std::unique_ptr<KingStatistic> make_king(const Query& q, const MatrixOptions& o, bool with_nsnp) {
+  return std::make_unique<King>(q, o, with_nsnp);
+}
+
+std::unique_ptr<Statistic> make_king_table(const Query& q, const KingTableOptions& o) {
+  return std::make_unique<KingTable>(q, o);
+}
+
+std::unique_ptr<MatrixStatistic> make_distance(const Query& q, const DistanceOptions& o) {
+  return std::make_unique<Distance>(q, o);
+}
+
+void extract_variants(Query& q, const std::string& path) {
+  std::unordered_set<std::string> wanted;
+  {
+    std::istringstream in(vcz::read_text_file(path));
+    std::string line, id;
+    while (std::getline(in, line)) {
+      std::istringstream words(line);
+      if (words >> id && id != ".") wanted.insert(id);
+    }
+  }
+  if (!q.store.array("variant_id"))
+    throw FormatError(q.store.path() + ": --extract needs variant_id, which the store lacks");
+  const vcz::VariantReader reader(q.store, false, true);
+  std::vector<vcz::WorkUnit> kept;
+  std::int64_t selected = 0;
+  for (auto& unit : q.plan.units) {
+    const vcz::VariantBlock b = reader.read(unit.begin, unit.end);
+    if (unit.mask.empty()) unit.mask.assign(static_cast<std::size_t>(unit.size()), 1);
+    std::int64_t any = 0;
+    for (std::size_t r = 0; r < unit.mask.size(); ++r) {
+      if (unit.mask[r] && !wanted.contains(b.id[r])) unit.mask[r] = 0;
+      any += unit.mask[r];
+    }
+    selected += any;
+    if (any) kept.push_back(std::move(unit));
+  }
+  if (selected == 0)
+    throw UsageError("--extract " + path + ": none of its " + std::to_string(wanted.size()) +
+                     " variant IDs is among the selected variants");
+  q.plan.units = std::move(kept);
+}
+
+}  // namespace vczstats

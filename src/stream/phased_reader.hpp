@@ -1,0 +1,34 @@
+#pragma once
+// PhasedReader: checks that the calls of a decoded genotype block are phased, from the
+// matching chunk of call_genotype_phased (the haplotype statistics need phased haplotypes).
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "stream/genotype_reader.hpp"
+#include "vczstats/genotypes.hpp"
+#include "vczstats/vcz.hpp"
+
+namespace vczstats::stream {
+
+class PhasedReader {
+ public:
+  /// @throws FormatError when the store has no call_genotype_phased, or chunks it unlike
+  /// call_genotype.
+  PhasedReader(const vcz::VczStore& store, const vcz::SampleSelection& samples,
+               const GenotypeReader& genotypes);
+  /// Throw FormatError naming the sample and the variant of the first call of @p view (block
+  /// @p block of @p unit) with two or more called alleles whose call_genotype_phased is false.
+  /// Rows outside the unit's mask are not checked. @p buffer holds one decoded chunk.
+  void check(const vcz::WorkUnit& unit, std::size_t block, const GenotypeChunkView& view,
+             std::vector<std::byte>& buffer) const;
+
+ private:
+  const vcz::VczStore& store_;
+  const vcz::SampleSelection& samples_;
+  const GenotypeReader& genotypes_;
+  zarr::Array phased_;
+};
+
+}  // namespace vczstats::stream

@@ -1,0 +1,493 @@
+// Remote stores: directory-style stores over HTTP(S), S3 and gs:// (one object per key), zip
+// archives read with range requests, and consolidated metadata in front of both.
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "vczstats/error.hpp"
+#include "zarr/remote/fetch.hpp"
+#include "zarr/remote/http_client.hpp"
+#include "zarr/remote/remote_util.hpp"
+#include "zarr/stores.hpp"
+
+namespace vczstats::zarr::detail {
+
+namespace {
+
+using namespace vczstats::zarr::remote;
+
+/// Keys that cannot name an object below the store's root.
+bool is_safe_key(std::string_view key) {
+  if (key.empty() || key.front() == '/') return false;
+  for (std::size_t start = 0; start <= key.size();) {
+    const std::size_t end = std::min(key.find('/', start), key.size());
+    const std::string_view part = key.substr(start, end - start);
+    if (part == ".." || part == ".") return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+bool is_metadata_key(std::string_view key) {
+  const std::string_view leaf =
+      key.substr(key.rfind('/') == std::string_view::npos ? 0 : key.rfind('/') + 1);
+  return leaf == ".zarray" || leaf == ".zattrs" || leaf == ".zgroup" || leaf == "zarr.json";
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+/// How a directory-style store is listed.
+enum class Listing {
+  Html,  ///< a server's HTML directory pages (nginx autoindex, Apache, python http.server)
+  S3,    ///< ListObjectsV2 (S3 and Google Cloud Storage's XML API)
+};
+
+struct ObjectStoreSpec {
+  std::string display;  ///< the URL as given
+  std::string base;     ///< URL of the store's root, ending in '/'
+  std::string query;    ///< "" or "?..." appended to object URLs (e.g. a signed URL's token)
+  Listing listing = Listing::Html;
+  std::string bucket_url;  ///< S3: the bucket's URL (ListObjectsV2 is sent there)
+  std::string prefix;      ///< S3: the root's key prefix in the bucket ("" or ending in '/')
+};
+
+/// A directory-style remote store: key K is the object at base + K.
+class ObjectStore final : public Store {
+ public:
+  ObjectStore(ObjectStoreSpec spec, std::shared_ptr<HttpClient> client,
+              std::shared_ptr<const ChunkCache> cache, const StoreOptions& options)
+      : spec_(std::move(spec)),
+        client_(std::move(client)),
+        cache_(std::move(cache)),
+        readahead_(*client_, options.readahead_bytes,
+                   std::max<std::size_t>(64, 8 * std::size_t{client_->options().max_requests})) {}
+
+  ~ObjectStore() override { readahead_.cancel(); }
+
+  std::optional<Bytes> get(std::string_view key) const override {
+    if (!is_safe_key(key)) return std::nullopt;
+    const std::string url = object_url(key);
+    ResponsePtr r;
+    if (auto claim = readahead_.take(std::string(key)))
+      r = claim->future.get();
+    else
+      r = client_->fetch(object_request(url));
+    return resolve(url, r);
+  }
+
+  bool contains(std::string_view key) const override {
+    if (!is_safe_key(key)) return false;
+    HttpRequest req;
+    req.url = object_url(key);
+    req.head = true;
+    const long status = client_->fetch(req)->status;
+    return status != 404 && status != 410;
+  }
+
+  std::vector<StoreEntry> list(std::string_view prefix) const override {
+    prefix = trim_prefix(prefix);
+    if (!prefix.empty() && !is_safe_key(prefix)) return {};
+    std::vector<StoreEntry> out =
+        spec_.listing == Listing::S3 ? list_s3(prefix, false, nullptr) : list_html(prefix);
+    std::sort(out.begin(), out.end(),
+              [](const StoreEntry& a, const StoreEntry& b) { return a.key < b.key; });
+    return out;
+  }
+
+  std::vector<std::string> children(std::string_view prefix) const override {
+    prefix = trim_prefix(prefix);
+    if (!prefix.empty() && !is_safe_key(prefix)) return {};
+    std::vector<std::string> names;
+    if (spec_.listing == Listing::S3) {
+      std::vector<std::string> folders;
+      for (const auto& e : list_s3(prefix, true, &folders)) names.push_back(leaf(e.key));
+      for (const auto& f : folders) names.push_back(leaf(f));
+    } else {
+      for (const auto& link : html_page(prefix))
+        names.push_back(link.back() == '/' ? link.substr(0, link.size() - 1) : link);
+      const std::string folder(prefix);
+      for (const auto& e : probe_hidden({folder})) names.push_back(leaf(e.key));
+    }
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    return names;
+  }
+
+  const std::string& path() const override { return spec_.display; }
+
+  void prefetch(std::span<const std::string> keys) const override {
+    std::vector<PlannedFetch> plans;
+    plans.reserve(keys.size());
+    for (const auto& k : keys) {
+      if (!is_safe_key(k)) continue;
+      PlannedFetch p;
+      p.request = object_request(object_url(k));
+      p.parts.push_back({k, 0, UINT64_MAX});
+      plans.push_back(std::move(p));
+    }
+    readahead_.add(std::move(plans));
+  }
+  void cancel_prefetch() const override { readahead_.cancel(); }
+  bool reads_ahead() const override { return true; }
+  IoStats io_stats() const override { return remote::io_stats(*client_, cache_.get()); }
+
+ private:
+  static std::string leaf(std::string_view key) {
+    key = trim_prefix(key);
+    const std::size_t slash = key.rfind('/');
+    return std::string(slash == std::string_view::npos ? key : key.substr(slash + 1));
+  }
+
+  std::string object_url(std::string_view key) const {
+    return spec_.base + uri_encode(key, true) + spec_.query;
+  }
+
+  /// A GET of @p url, conditional when the cache holds a copy.
+  HttpRequest object_request(const std::string& url) const {
+    HttpRequest req;
+    req.url = url;
+    if (cache_) {
+      if (auto v = cache_->validator(url); v && v->first.starts_with("etag "))
+        req.headers.push_back("If-None-Match: " + v->first.substr(5));
+    }
+    return req;
+  }
+
+  /// The bytes of a response: none for 404, the cached copy for 304 (refetched when the cache
+  /// lost it), the body otherwise (stored in the cache).
+  std::optional<Bytes> resolve(const std::string& url, ResponsePtr r) const {
+    if (r->status == 404 || r->status == 410) return std::nullopt;
+    if (r->status == 304) {
+      if (cache_) {
+        if (auto v = cache_->validator(url)) {
+          if (auto body = cache_->load(ChunkCache::key(url, v->first, v->second), v->second))
+            return Bytes(std::move(*body));
+        }
+      }
+      HttpRequest req;
+      req.url = url;
+      r = client_->fetch(req);
+      if (r->status == 404 || r->status == 410) return std::nullopt;
+    }
+    if (r->status != 200 && r->status != 206)
+      throw IoError(fmt::format("{}: unexpected HTTP {}", url, r->status));
+    if (cache_) {
+      const std::string v = validator_of(*r);
+      if (!v.empty()) {
+        cache_->store(ChunkCache::key(url, v, r->body.size()), r->body);
+        cache_->set_validator(url, v, r->body.size());
+      }
+    }
+    return Bytes(std::span<const std::byte>(r->body), r);
+  }
+
+  /// ListObjectsV2 below the root + @p prefix; with @p delimited, only direct children (folders
+  /// in @p folders, relative to the root).
+  std::vector<StoreEntry> list_s3(std::string_view prefix, bool delimited,
+                                  std::vector<std::string>* folders) const {
+    std::string full = spec_.prefix + std::string(prefix);
+    if (!prefix.empty()) full += '/';
+    std::vector<StoreEntry> out;
+    std::string token;
+    for (int page_no = 0;; ++page_no) {
+      // Parameters in canonical (sorted) order and encoding: the URL is what gets signed.
+      std::string q;
+      if (!token.empty()) q += "continuation-token=" + uri_encode(token, false) + "&";
+      if (delimited) q += "delimiter=%2F&";
+      q += "list-type=2&prefix=" + uri_encode(full, false);
+      HttpRequest req;
+      req.url = spec_.bucket_url + "?" + q;
+      const auto r = client_->fetch(req);
+      if (r->status == 404)
+        throw IoError(fmt::format("{}: the bucket does not exist (HTTP 404)", spec_.display));
+      ListPage page;
+      try {
+        page = parse_list_objects(
+            std::string_view(reinterpret_cast<const char*>(r->body.data()), r->body.size()));
+      } catch (const FormatError& e) {
+        throw IoError(fmt::format("{}: cannot list: {}", req.url, e.what()));
+      }
+      for (auto& e : page.objects) {
+        if (!e.key.starts_with(spec_.prefix) || e.key.size() == spec_.prefix.size()) continue;
+        e.key.erase(0, spec_.prefix.size());
+        if (!e.key.empty() && e.key.back() != '/') out.push_back(std::move(e));
+      }
+      if (folders) {
+        for (auto& p : page.prefixes) {
+          if (!p.starts_with(spec_.prefix)) continue;
+          folders->push_back(p.substr(spec_.prefix.size()));
+        }
+      }
+      if (!page.truncated || page.next_token.empty()) break;
+      token = page.next_token;
+    }
+    return out;
+  }
+
+  /// The links of the HTML listing of folder @p prefix ("" = root).
+  std::vector<std::string> html_page(std::string_view prefix) const {
+    HttpRequest req;
+    req.url = spec_.base + (prefix.empty() ? std::string() : uri_encode(prefix, true) + "/") +
+              spec_.query;
+    const auto r = client_->fetch(req);
+    if (r->status == 404) {
+      if (prefix.empty())
+        throw IoError(fmt::format(
+            "{}: cannot list the store: the server gives no directory listing (HTTP 404); a "
+            "store with consolidated metadata (.zmetadata) needs none",
+            spec_.display));
+      return {};
+    }
+    return html_links(
+        std::string_view(reinterpret_cast<const char*>(r->body.data()), r->body.size()));
+  }
+
+  /// The Zarr metadata documents in @p folders that listings leave out: web servers hide
+  /// dot-files (nginx's autoindex always, Apache by default), so they are asked for by name.
+  std::vector<StoreEntry> probe_hidden(const std::vector<std::string>& folders) const {
+    std::vector<std::pair<std::string, ResponseFuture>> heads;
+    for (const auto& folder : folders) {
+      for (const char* name : {".zgroup", ".zattrs", ".zarray", ".zmetadata"}) {
+        const std::string key = folder.empty() ? name : folder + "/" + name;
+        HttpRequest req;
+        req.url = object_url(key);
+        req.head = true;
+        heads.emplace_back(key, client_->submit(req, true));
+      }
+    }
+    std::vector<StoreEntry> out;
+    for (auto& [key, future] : heads) {
+      const auto r = future.get();
+      if (r->status == 200) out.push_back({key, r->object_size.value_or(0)});
+    }
+    return out;
+  }
+
+  /// Every file below folder @p prefix, through the HTML listings; sizes from HEAD requests,
+  /// sent together.
+  std::vector<StoreEntry> list_html(std::string_view prefix) const {
+    std::vector<StoreEntry> out;
+    std::vector<std::string> pending{std::string(prefix)}, folders;
+    while (!pending.empty()) {
+      const std::string folder = pending.back();
+      pending.pop_back();
+      folders.push_back(folder);
+      for (const auto& link : html_page(folder)) {
+        const std::string key = folder.empty() ? link : folder + "/" + link;
+        if (link.back() == '/')
+          pending.push_back(key.substr(0, key.size() - 1));
+        else if (!link.starts_with('.'))  // dot-files come from probe_hidden, listed or not
+          out.push_back({key, 0});
+      }
+    }
+    const auto hidden = probe_hidden(folders);
+    std::vector<ResponseFuture> heads;
+    heads.reserve(out.size());
+    for (const auto& e : out) {
+      HttpRequest req;
+      req.url = object_url(e.key);
+      req.head = true;
+      heads.push_back(client_->submit(req, true));
+    }
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const auto r = heads[i].get();
+      out[i].stored_size = r->object_size.value_or(0);
+    }
+    out.insert(out.end(), hidden.begin(), hidden.end());
+    return out;
+  }
+
+  ObjectStoreSpec spec_;
+  std::shared_ptr<HttpClient> client_;
+  std::shared_ptr<const ChunkCache> cache_;
+  mutable ReadAhead readahead_;
+};
+
+/// Consolidated metadata in front of a remote store: the metadata documents of every array and
+/// group come from one object (.zmetadata for v2, the root zarr.json's consolidated_metadata for
+/// v3), so opening a store costs one request instead of several per array.
+class ConsolidatedStore final : public Store {
+ public:
+  ConsolidatedStore(std::shared_ptr<const Store> inner, std::map<std::string, std::string> docs)
+      : inner_(std::move(inner)), docs_(std::move(docs)) {}
+
+  std::optional<Bytes> get(std::string_view key) const override {
+    if (!is_metadata_key(key)) return inner_->get(key);
+    auto it = docs_.find(std::string(key));
+    if (it == docs_.end()) return std::nullopt;
+    const auto* p = reinterpret_cast<const std::byte*>(it->second.data());
+    return Bytes(std::vector<std::byte>(p, p + it->second.size()));
+  }
+  bool contains(std::string_view key) const override {
+    if (!is_metadata_key(key)) return inner_->contains(key);
+    return docs_.count(std::string(key)) > 0;
+  }
+  std::vector<StoreEntry> list(std::string_view prefix) const override {
+    return inner_->list(prefix);
+  }
+  /// Folders holding metadata documents, and the documents: enough to find arrays and groups
+  /// without a listing (chunk keys are not named).
+  std::vector<std::string> children(std::string_view prefix) const override {
+    std::vector<StoreEntry> keys;
+    for (const auto& [k, v] : docs_) keys.push_back({k, v.size()});
+    return children_from_keys(keys, prefix);
+  }
+  const std::string& path() const override { return inner_->path(); }
+  void prefetch(std::span<const std::string> keys) const override { inner_->prefetch(keys); }
+  void cancel_prefetch() const override { inner_->cancel_prefetch(); }
+  bool reads_ahead() const override { return inner_->reads_ahead(); }
+  IoStats io_stats() const override { return inner_->io_stats(); }
+
+ private:
+  std::shared_ptr<const Store> inner_;
+  std::map<std::string, std::string> docs_;
+};
+
+std::optional<nlohmann::json> fetch_json(const Store& store, const std::string& key) {
+  const auto bytes = store.get(key);
+  if (!bytes) return std::nullopt;
+  try {
+    const auto* p = reinterpret_cast<const char*>(bytes->data());
+    return nlohmann::json::parse(p, p + bytes->size());
+  } catch (const nlohmann::json::exception& e) {
+    throw FormatError(fmt::format("{}: {}: invalid JSON: {}", store.path(), key, e.what()));
+  }
+}
+
+/// Wrap @p store in its consolidated metadata when it has any.
+std::shared_ptr<const Store> with_consolidated_metadata(std::shared_ptr<const Store> store,
+                                                        const StoreOptions& options) {
+  std::map<std::string, std::string> docs;
+  if (auto z = fetch_json(*store, ".zmetadata")) {
+    auto it = z->find("metadata");
+    if (it == z->end() || !it->is_object())
+      throw FormatError(store->path() + ": .zmetadata: no \"metadata\" object");
+    for (const auto& [k, v] : it->items()) docs.emplace(k, v.dump());
+    if (options.log)
+      options.log(fmt::format("{}: consolidated metadata (.zmetadata, {} documents)", store->path(),
+                              docs.size()));
+  } else if (auto root = fetch_json(*store, "zarr.json")) {
+    docs.emplace("zarr.json", root->dump());
+    auto cm = root->find("consolidated_metadata");
+    if (cm == root->end() || !cm->is_object() || cm->value("kind", "") != "inline") return store;
+    auto meta = cm->find("metadata");
+    if (meta == cm->end() || !meta->is_object()) return store;
+    for (const auto& [name, doc] : meta->items()) docs.emplace(name + "/zarr.json", doc.dump());
+    if (options.log)
+      options.log(fmt::format("{}: consolidated metadata (zarr.json, {} documents)", store->path(),
+                              docs.size()));
+  } else {
+    return store;
+  }
+  return std::make_shared<const ConsolidatedStore>(std::move(store), std::move(docs));
+}
+
+/// Bytes fetched from the end of a remote zip first: its end records (with the largest comment
+/// allowed) and, for small stores, the central directory; a larger directory takes one more.
+constexpr std::uint64_t kZipTail = 65 * 1024 + 512;
+
+HttpClientOptions client_options(const StoreOptions& o) {
+  HttpClientOptions c;
+  c.max_requests = o.max_requests ? o.max_requests : 32;
+  c.max_retries = std::max(0, o.max_retries);
+  c.stall_seconds = o.stall_seconds;
+  c.connect_seconds = o.connect_seconds;
+  c.backoff_seconds = o.retry_backoff_seconds;
+  c.log = o.log;
+  return c;
+}
+
+/// The region of an AWS bucket, from the x-amz-bucket-region header S3 sends with any answer
+/// about the bucket (even a 403).
+std::string discover_region(const std::string& bucket, const StoreOptions& o) {
+  HttpClientOptions c = client_options(o);
+  c.max_retries = std::min(c.max_retries, 2);
+  HttpClient client(c);
+  HttpRequest req;
+  req.url = "https://" + bucket + ".s3.amazonaws.com/";
+  req.head = true;
+  try {
+    return client.fetch(req)->bucket_region;
+  } catch (const IoError&) {
+    return {};  // unreachable or refused: sign for us-east-1 and let the reads tell
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<const Store> open_remote_store(const std::string& url, const StoreOptions& o) {
+  const Url u = parse_url(url);
+  std::shared_ptr<const ChunkCache> cache;
+  if (!o.cache_dir.empty()) cache = std::make_shared<const ChunkCache>(o.cache_dir);
+  std::string key_path = u.path.substr(1);  // without the leading '/'
+  while (!key_path.empty() && key_path.back() == '/') key_path.pop_back();
+  const bool zip = lower(key_path).ends_with(".zip");
+  HttpClientOptions copts = client_options(o);
+
+  std::shared_ptr<const Store> store;
+  if (u.scheme == "http" || u.scheme == "https") {
+    auto client = std::make_shared<HttpClient>(copts);
+    if (zip) {
+      store = open_zip_store(open_http_range_source(url, client, cache, o, kZipTail));
+    } else {
+      ObjectStoreSpec spec;
+      spec.display = url;
+      spec.base = u.scheme + "://" + u.authority + "/" + key_path + (key_path.empty() ? "" : "/");
+      if (!u.query.empty()) spec.query = "?" + u.query;
+      spec.listing = Listing::Html;
+      store = std::make_shared<const ObjectStore>(std::move(spec), client, cache, o);
+    }
+  } else if (u.scheme == "s3" || u.scheme == "gs") {
+    if (!u.query.empty())
+      throw UsageError(fmt::format("{}: {}:// URLs take no query string", url, u.scheme));
+    S3Settings s;
+    if (u.scheme == "s3") {
+      s = resolve_s3_settings(o, system_getenv, system_read_file);
+      if (s.endpoint.empty() && s.region.empty()) s.region = discover_region(u.authority, o);
+      if (s.region.empty()) s.region = "us-east-1";
+      if (!s.anonymous) {
+        SigV4 sign;
+        sign.region = s.region;
+        sign.access_key_id = s.access_key_id;
+        sign.secret_access_key = s.secret_access_key;
+        sign.session_token = s.session_token;
+        copts.sign = sign;
+      }
+      if (o.log)
+        o.log(fmt::format("{}: endpoint {}, region {}, credentials: {}", url,
+                          s.endpoint.empty() ? "AWS" : s.endpoint, s.region, s.credentials));
+    } else {
+      // Google Cloud Storage's XML API speaks S3's protocol; reads here are anonymous.
+      s.endpoint = gcs_endpoint(o, system_getenv);
+      s.anonymous = true;
+    }
+    auto client = std::make_shared<HttpClient>(copts);
+    const std::string& bucket = u.authority;
+    if (zip) {
+      store = open_zip_store(open_http_range_source(
+          s3_object_url(s, bucket, uri_encode(key_path, true)), client, cache, o, kZipTail));
+    } else {
+      ObjectStoreSpec spec;
+      spec.display = url;
+      spec.prefix = key_path.empty() ? std::string() : key_path + "/";
+      spec.base = s3_object_url(s, bucket, uri_encode(spec.prefix, true));
+      spec.bucket_url = s3_object_url(s, bucket, "");
+      spec.listing = Listing::S3;
+      store = std::make_shared<const ObjectStore>(std::move(spec), client, cache, o);
+    }
+  } else {
+    throw UsageError(
+        fmt::format("{}: unsupported URL scheme '{}' (http, https, s3, gs)", url, u.scheme));
+  }
+  return with_consolidated_metadata(std::move(store), o);
+}
+
+}  // namespace vczstats::zarr::detail
