@@ -14,12 +14,16 @@ packages=(
   # MPI driver (src/dist; tests run mpirun --allow-run-as-root --oversubscribe)
   openmpi-bin libopenmpi-dev
   libopenblas-dev  # BLAS + LAPACK of the matrix family (grm, pca)
-  # tests and benchmarks
+  # tests and benchmarks; every tool a test compares against (a missing one skips its test, and
+  # fails it under CI=true)
   libgtest-dev libbenchmark-dev
-  bcftools tabix
+  bcftools tabix plink2 plink1.9 vcftools scrm
   # remote-store tests: a web server on the loopback address (and node/npm for s3rver below)
   nginx nodejs npm
   python3 python3-numpy python3-zarr python3-numcodecs python3-numba python3-crc32c
+  # the sanitizer job and fuzzing (scripts/test.sh --sanitize, scripts/fuzz.sh): clang with
+  # libFuzzer and the sanitizer runtimes, llvm-symbolizer for readable reports
+  clang-14 libclang-rt-14-dev llvm-14
   # default data set (1000 Genomes EUR chr20:1-4 Mb)
   shapeit4-example
   # Python package (python/): build, results as pandas/xarray, plots, tests, offline pip install

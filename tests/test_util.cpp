@@ -66,6 +66,8 @@ std::string tool(const std::string& name) {
 }
 
 std::string binary() {
+  // VCZSTATS_BINARY runs the CLI tests against another build of the same tree.
+  if (const char* env = std::getenv("VCZSTATS_BINARY")) return env;
   return VCZ_BINARY;
 }
 
@@ -88,6 +90,11 @@ std::string shell_quote(const std::string& s) {
 
 bool have_program(const std::string& name) {
   return run("command -v " + shell_quote(name)).exit_code == 0;
+}
+
+bool reference_tools_required() {
+  const char* ci = std::getenv("CI");
+  return ci != nullptr && std::string(ci) == "true";
 }
 
 bool have_python_zarr() {

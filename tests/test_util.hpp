@@ -53,6 +53,10 @@ std::string shell_quote(const std::string& s);
 /// Whether a program is on PATH.
 bool have_program(const std::string& name);
 
+/// Whether a missing reference tool fails a test instead of skipping it: under CI=true, where
+/// scripts/setup.sh has installed every tool, a skip would hide a comparison that never ran.
+bool reference_tools_required();
+
 /// Whether python() can import zarr, numcodecs and numba (tests/tools/vcf2vcz.py and
 /// ref_afdist.py need them; the GPU machine has none of them).
 bool have_python_zarr();
@@ -75,17 +79,48 @@ std::string make_1kg_subset(const TempDir& dir, const std::string& name);
                       "own checkouts and CI)";                                              \
   } while (0)
 
-/// Skip unless a reference program is installed (scripts/setup.sh installs them all).
-#define VCZ_REQUIRE_PROGRAM(name)                                                        \
-  do {                                                                                   \
-    if (!vcztest::have_program(name))                                                    \
-      GTEST_SKIP() << "skipped: " << name << " is not installed (run scripts/setup.sh)"; \
+/// Skip a test of `vczstats convert` in a build without htslib.
+#ifndef VCZSTATS_HAVE_CONVERT
+#define VCZ_REQUIRE_CONVERT() GTEST_SKIP() << "skipped: built without htslib (VCZSTATS_CONVERT=OFF)"
+#else
+#define VCZ_REQUIRE_CONVERT() \
+  do {                        \
+  } while (0)
+#endif
+
+/// Skip unless a reference program is installed (scripts/setup.sh installs them all); under
+/// CI=true fail instead.
+#define VCZ_REQUIRE_PROGRAM(name)                                                         \
+  do {                                                                                    \
+    if (!vcztest::have_program(name)) {                                                   \
+      if (vcztest::reference_tools_required())                                            \
+        FAIL() << name << " is not installed, and CI=true requires every reference tool " \
+               << "(run scripts/setup.sh)";                                               \
+      GTEST_SKIP() << "skipped: " << name << " is not installed (run scripts/setup.sh)";  \
+    }                                                                                     \
   } while (0)
 
-/// Skip unless python() has zarr, numcodecs and numba (scripts/setup.sh installs them).
+/// Skip unless python() has zarr, numcodecs and numba (scripts/setup.sh installs them); under
+/// CI=true fail instead.
 #define VCZ_REQUIRE_PYTHON_ZARR()                                                        \
   do {                                                                                   \
-    if (!vcztest::have_python_zarr())                                                    \
+    if (!vcztest::have_python_zarr()) {                                                  \
+      if (vcztest::reference_tools_required())                                           \
+        FAIL() << vcztest::python() << " cannot import zarr, numcodecs and numba, and "  \
+               << "CI=true requires them (run scripts/setup.sh)";                        \
       GTEST_SKIP() << "skipped: " << vcztest::python()                                   \
                    << " cannot import zarr, numcodecs and numba (run scripts/setup.sh)"; \
+    }                                                                                    \
+  } while (0)
+
+/// Skip unless Debian's shapeit4-example (the 1000 Genomes reference panel the comparisons use)
+/// is installed; under CI=true fail instead.
+#define VCZ_REQUIRE_SHAPEIT4_EXAMPLE()                                                     \
+  do {                                                                                     \
+    if (vcztest::shapeit4_reference_vcf().empty()) {                                       \
+      if (vcztest::reference_tools_required())                                             \
+        FAIL() << "shapeit4-example is not installed, and CI=true requires it (run "       \
+                  "scripts/setup.sh)";                                                     \
+      GTEST_SKIP() << "skipped: shapeit4-example is not installed (run scripts/setup.sh)"; \
+    }                                                                                      \
   } while (0)

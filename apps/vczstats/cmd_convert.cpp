@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <memory>
 
 #include "commands.hpp"
@@ -26,7 +27,16 @@ struct ConvertCliOptions : StoreWriteOptions {
   bool first_replicate = false;
 };
 
+/// @throws UsageError when OUT is the input itself: with -f it would replace it.
+void refuse_output_over_input(const ConvertCliOptions& o) {
+  std::error_code ec;
+  if (o.input != "-" && std::filesystem::equivalent(o.input, o.output, ec) && !ec)
+    throw UsageError(
+        fmt::format("OUT {} is the input {}: give another output path", o.output, o.input));
+}
+
 void run_convert_ms(const ConvertCliOptions& o) {
+  refuse_output_over_input(o);
   OutputStore out(o.output, o.force);
   simulate::MsOptions m;
   m.ploidy = o.ploidy;
@@ -47,6 +57,7 @@ void run_convert_ms(const ConvertCliOptions& o) {
 
 #ifdef VCZSTATS_HAVE_CONVERT
 void run_convert(const ConvertCliOptions& o) {
+  refuse_output_over_input(o);
   OutputStore out(o.output, o.force);
   convert::ConvertOptions c;
   c.variants_chunk_size = o.variants_chunk_size;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -41,10 +42,16 @@ ArrayInfo describe(const vcz::VczStore& s, const std::string& name) {
   a.codecs = arr->metadata().codecs;
   a.shape = arr->shape();
   a.chunks = arr->chunks();
-  for (int d = 0; d < arr->ndim(); ++d) a.chunks_total *= arr->num_chunks(d);
+  // Products of declared sizes can exceed 64 bits: then they are shown as unknown (-1).
+  bool overflow = false;
+  for (int d = 0; d < arr->ndim(); ++d)
+    overflow =
+        overflow || __builtin_mul_overflow(a.chunks_total, arr->num_chunks(d), &a.chunks_total);
+  if (overflow) a.chunks_total = -1;
   if (arr->dtype().kind != zarr::DataKind::String) {
     a.decoded = arr->dtype().size;
-    for (auto n : a.shape) a.decoded *= n;
+    for (auto n : a.shape) overflow = overflow || __builtin_mul_overflow(a.decoded, n, &a.decoded);
+    if (overflow) a.decoded = -1;
   }
   for (const auto& e : s.store().list(name + "/")) {
     const auto leaf = e.key.substr(e.key.rfind('/') + 1);
@@ -151,7 +158,8 @@ void add_info_command(CLI::App& app) {
                          {"streams_per_unit", gpu.streams_per_unit},
                          {"layout", gpu.layout}};
       j["warnings"] = warnings;
-      text = j.dump(2) + "\n";
+      // The store's path is the one string here not checked for UTF-8 (ids are, when opened).
+      text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     } else {
       text += fmt::format("store\t{} ({} store, Zarr v{}, vcf_zarr_version {}{})\n", o->store,
                           is_zip ? "zip" : "directory", s.zarr_format(),
@@ -178,16 +186,17 @@ void add_info_command(CLI::App& app) {
       std::int64_t total_stored = 0, total_decoded = 0;
       for (const auto& a : arrays) {
         total_stored += a.stored;
-        if (a.decoded > 0) total_decoded += a.decoded;
+        if (a.decoded > 0 && __builtin_add_overflow(total_decoded, a.decoded, &total_decoded))
+          total_decoded = std::numeric_limits<std::int64_t>::max();
         const std::string ratio = a.decoded > 0 && a.stored > 0
                                       ? fmt::format("{:.1f}", static_cast<double>(a.decoded) /
                                                                   static_cast<double>(a.stored))
                                       : "-";
-        text +=
-            fmt::format("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}/{}\n", a.name, a.dtype, join(a.shape),
-                        join(a.chunks), a.codecs, human_bytes(static_cast<double>(a.stored)),
-                        a.decoded >= 0 ? human_bytes(static_cast<double>(a.decoded)) : "-", ratio,
-                        a.chunks_present, a.chunks_total);
+        text += fmt::format(
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}/{}\n", a.name, a.dtype, join(a.shape),
+            join(a.chunks), a.codecs, human_bytes(static_cast<double>(a.stored)),
+            a.decoded >= 0 ? human_bytes(static_cast<double>(a.decoded)) : "-", ratio,
+            a.chunks_present, a.chunks_total >= 0 ? std::to_string(a.chunks_total) : "?");
       }
       text += fmt::format("total\t\t\t\t\t{}\t{}\n", human_bytes(static_cast<double>(total_stored)),
                           human_bytes(static_cast<double>(total_decoded)));

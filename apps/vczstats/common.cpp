@@ -303,6 +303,9 @@ Output::Output(const std::string& path) {
     return;
   }
   path_ = path;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path_, ec))
+    throw IoError(fmt::format("{}: is a directory; -o names the output file", path));
   std::random_device rd;
   tmp_ = path_;
   tmp_ += fmt::format(".tmp{:08x}", rd());
@@ -335,7 +338,13 @@ void Output::commit() {
     untrack_tmp();
     throw IoError(path_.string() + ": write failed");
   }
-  std::filesystem::rename(tmp_, path_);
+  std::error_code ec;
+  std::filesystem::rename(tmp_, path_, ec);
+  if (ec) {  // e.g. the path became a directory meanwhile: leave nothing behind
+    std::filesystem::remove(tmp_);
+    untrack_tmp();
+    throw IoError(fmt::format("{}: cannot write the output: {}", path_.string(), ec.message()));
+  }
   untrack_tmp();
   committed_ = true;
 }
@@ -489,13 +498,16 @@ void TableWriter::row(const std::vector<std::string>& cells) {
     buffer_ += rows_ ? ",\n{" : "\n{";
     for (std::size_t i = 0; i < cells.size(); ++i) {
       if (i) buffer_ += ", ";
-      buffer_ += nlohmann::json(columns_[i].name).dump() + ": ";
+      // Text that is not UTF-8 (a name from a user's file) is written with U+FFFD in its place:
+      // the JSON stays valid. Ids from the store were checked when it was opened.
+      constexpr auto kReplace = nlohmann::json::error_handler_t::replace;
+      buffer_ += nlohmann::json(columns_[i].name).dump(-1, ' ', false, kReplace) + ": ";
       if (cells[i] == "NA")
         buffer_ += "null";
       else if (columns_[i].numeric)
         buffer_ += cells[i];
       else
-        buffer_ += nlohmann::json(cells[i]).dump();
+        buffer_ += nlohmann::json(cells[i]).dump(-1, ' ', false, kReplace);
     }
     buffer_ += "}";
   } else {

@@ -18,6 +18,30 @@
 
 namespace vczstats::vcz {
 
+/// @name Limits on what a store may declare
+/// Checked when a store is opened, before anything is allocated for what the metadata claims,
+/// so that a few bytes of hostile metadata give a clear error instead of exhausting memory or
+/// time. Each is far beyond real data sets.
+/// @{
+/// @brief Largest ploidy (call_genotype's third dimension): per-call rules cost up to
+/// O(ploidy^2) (bcftools' distinct alleles); real ploidies are below 100.
+inline constexpr std::int64_t kMaxPloidy = 1024;
+/// @brief Largest number of alleles (variant_allele's second dimension): htslib's own limit.
+inline constexpr std::int64_t kMaxAlleles = 65535;
+/// @brief Largest number of samples, and of contigs (their ids are read whole, 32+ bytes each).
+inline constexpr std::int64_t kMaxSamples = std::int64_t{1} << 26;
+/// @brief Largest number of variant chunks: a chunk plan holds one work unit per chunk (16.7
+/// million chunks are 16.7e9 variants in bio2zarr's default chunks of 1000).
+inline constexpr std::int64_t kMaxVariantChunks = std::int64_t{1} << 24;
+/// @}
+
+/// @brief What the elements of an array of the schema must be.
+enum class ElementKind {
+  Integer,  ///< signed or unsigned integers (bool too)
+  Number,   ///< any numbers
+  String,
+};
+
 /// @brief A genomic interval, 1-based and inclusive like bcftools' -r.
 struct Region {
   std::string contig;
@@ -83,7 +107,8 @@ class VczStore {
  public:
   /// @brief Open a directory or zip store, or a URL (http(s)://, s3://, gs://; see
   /// zarr::open_store), and check that it is VCF Zarr (sample_id, variant_position, contig_id;
-  /// call_genotype unless the store is sites-only). When @p times is given, its open_store and
+  /// call_genotype unless the store is sites-only): dimensions, element types, matching lengths,
+  /// valid UTF-8 ids, and the limits above. When @p times is given, its open_store and
   /// read_samples are set. @throws IoError, FormatError.
   static VczStore open(const std::string& path, const zarr::StoreOptions& options = {},
                        SetupTimes* times = nullptr);
@@ -120,6 +145,11 @@ class VczStore {
   const zarr::Array& genotypes() const;
   /// @brief Any array of the store by name, or nullopt when absent.
   std::optional<zarr::Array> array(const std::string& name) const;
+  /// @brief A per-variant array of the schema (variant_contig, variant_allele...), or nullopt
+  /// when absent. @throws FormatError naming the array unless it has @p ndim dimensions, one
+  /// entry per variant along the first, and elements of @p kind.
+  std::optional<zarr::Array> variant_array(const std::string& name, int ndim,
+                                           ElementKind kind) const;
   /// @brief Names of all arrays of the store.
   std::vector<std::string> array_names() const;
 

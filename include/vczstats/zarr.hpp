@@ -30,6 +30,12 @@ class Executor {
   virtual void parallel_for(std::int64_t n, const std::function<void(std::int64_t)>& fn) = 0;
 };
 
+/// @brief The most bytes one chunk may decode to (2 GiB, blosc's own limit). A larger chunk is
+/// refused when the array is opened, before anything is allocated for it: one decoded chunk per
+/// thread is what reading holds in memory. String chunks count 32 bytes per element (a
+/// std::string) plus the fixed width, if any.
+inline constexpr std::int64_t kMaxChunkBytes = std::int64_t{1} << 31;
+
 /// @brief Read-only bytes from a store: a view plus whatever keeps its memory alive (an owned
 /// buffer, or the memory map of a zip file). Cheap to copy.
 class Bytes {
@@ -126,7 +132,8 @@ bool is_remote_url(std::string_view path);
 
 /// @brief Open a store read-only: a directory, a zip file (detected from its content), or a URL
 /// (http:// or https:// of a directory-style store or of a .zip read with range requests;
-/// s3://bucket/prefix; gs://bucket/prefix).
+/// s3://bucket/prefix; gs://bucket/prefix). A directory store reads regular files only: a key
+/// that is a FIFO, socket or device is an IoError, never opened (it could block or never end).
 /// @throws IoError when the path cannot be opened or fetched, FormatError for a corrupt zip,
 /// UsageError for a URL when the library was built without remote support.
 std::shared_ptr<const Store> open_store(const std::string& path, const StoreOptions& options = {});

@@ -5,8 +5,14 @@
 
 #include <htslib/bgzf.h>
 #include <htslib/hfile.h>
+#include <htslib/hts_log.h>
 #include <htslib/kstring.h>
 #include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -43,14 +49,19 @@ std::string errcode_text(int code) {
 }  // namespace
 
 VcfInput::VcfInput(const std::string& path, int threads) : path_(path) {
+  // htslib's own messages would add lines to ours; every failure is reported by the caller.
+  hts_set_log_level(HTS_LOG_OFF);
   file_ = hts_open(path.c_str(), "r");
   if (!file_) throw IoError(fmt::format("{}: cannot open", path));
   const htsFormat* f = hts_get_format(file_);
   if (f->category != variant_data || (f->format != vcf && f->format != bcf)) {
+    // The description is owned by the caller and must be read before the file is closed.
+    char* description = hts_format_description(f);
+    const std::string seen = description ? description : "?";
+    std::free(description);
     hts_close(file_);
     file_ = nullptr;
-    throw FormatError(fmt::format("{}: not a VCF or BCF file (htslib sees {})", path,
-                                  hts_format_description(f) ? hts_format_description(f) : "?"));
+    throw FormatError(fmt::format("{}: not a VCF or BCF file (htslib sees {})", path, seen));
   }
   text_ = f->format == vcf;
   if (threads > 0 && f->compression == bgzf) hts_set_threads(file_, threads);
@@ -131,12 +142,30 @@ ReadStatus VcfInput::read(bcf1_t* rec, std::string& reason) {
   const int ret = bcf_read(file_, header_, rec);
   // -1 is the end of the input, or for VCF text also some parse errors: then a line was read.
   if (ret == -1 && !(text_ && file_->line.l > 0)) return ReadStatus::End;
+  // A BGZF/gzip block that does not inflate: every further read fails the same way, so it is
+  // not a bad record (--skip-bad skipped it forever).
+  if (text_ && ret < 0 && file_->format.compression != no_compression && file_->fp.bgzf &&
+      (file_->fp.bgzf->errcode & (BGZF_ERR_ZLIB | BGZF_ERR_HEADER | BGZF_ERR_IO | BGZF_ERR_CRC)))
+    throw FormatError(
+        fmt::format("{}: after {} records: corrupt or truncated input", path_, records_));
   ++records_;
   if (ret < 0) {
     if (!text_)
       throw FormatError(fmt::format("{}: record {}: corrupt or truncated BCF (htslib error {})",
                                     path_, records_, ret));
-    reason = "htslib could not parse the record";
+    reason = column_count_problem();
+    if (reason.empty()) reason = "htslib could not parse the record";
+    return ReadStatus::Bad;
+  }
+  // htslib reads a VCF line that ends early (after REF, ALT or INFO) as a site without calls;
+  // bcftools refuses to write it: "the number of columns ... does not match the number of
+  // samples". So do we.
+  const auto record_samples = static_cast<std::int64_t>(rec->n_sample);  // (a bit-field)
+  if (text_ && bcf_hdr_nsamples(header_) > 0 && record_samples != bcf_hdr_nsamples(header_)) {
+    reason = column_count_problem();
+    if (reason.empty())
+      reason = fmt::format("the record has {} sample columns but the header names {} samples",
+                           record_samples, bcf_hdr_nsamples(header_));
     return ReadStatus::Bad;
   }
   // Undeclared contigs and tags are added to the header by htslib: the record is usable.
@@ -153,9 +182,27 @@ ReadStatus VcfInput::read(bcf1_t* rec, std::string& reason) {
   return ReadStatus::Ok;
 }
 
+std::string VcfInput::column_count_problem() const {
+  if (!text_ || file_->line.s == nullptr) return "";
+  // htslib's parser overwrites the tabs of the fields it read with NULs.
+  const std::string_view line(file_->line.s, file_->line.l);
+  const auto columns =
+      static_cast<std::int64_t>(
+          std::count_if(line.begin(), line.end(), [](char c) { return c == '\t' || c == '\0'; })) +
+      1;
+  const std::int64_t samples = bcf_hdr_nsamples(header_);
+  const std::int64_t expected = samples > 0 ? 9 + samples : 8;
+  if (columns >= expected || (samples == 0 && columns >= 4)) return "";
+  return fmt::format(
+      "the record has {} columns but the header's {} sample{} need {} (CHROM to INFO{})", columns,
+      samples, samples == 1 ? "" : "s", expected, samples > 0 ? ", FORMAT and one per sample" : "");
+}
+
 std::string VcfInput::where(const bcf1_t* rec) const {
   std::string site;
-  if (rec && rec->rid >= 0 && rec->rid < header_->n[BCF_DT_CTG])
+  // POS is shown 1-based; a position htslib could not parse may be INT64_MAX (no + 1 then).
+  if (rec && rec->rid >= 0 && rec->rid < header_->n[BCF_DT_CTG] &&
+      rec->pos < std::numeric_limits<hts_pos_t>::max())
     site = fmt::format(" ({}:{})", bcf_hdr_id2name(header_, rec->rid), rec->pos + 1);
   if (text_) return fmt::format("{}: line {}{}", path_, file_->lineno, site);
   return fmt::format("{}: record {}{}", path_, records_, site);

@@ -75,6 +75,10 @@ class VcfInput {
   double fraction_read() const;
 
  private:
+  /// When the VCF line just read has fewer columns than the header's samples need, why;
+  /// else "".
+  std::string column_count_problem() const;
+
   std::string path_;
   htsFile* file_ = nullptr;
   bcf_hdr_t* header_ = nullptr;

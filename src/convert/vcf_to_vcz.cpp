@@ -23,6 +23,7 @@
 #include "vczstats/convert.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/thread_pool.hpp"
+#include "vczstats/vcz.hpp"
 #include "vczstats/zarr.hpp"
 
 namespace vczstats::convert {
@@ -327,8 +328,9 @@ class Converter {
           "{}: the input is not sorted: position {} comes after {}; sort it first (bcftools sort)",
           in_.where(rec), rec->pos + 1, last_pos_ + 1));
     }
-    if (rec->pos + 1 > std::numeric_limits<std::int32_t>::max())
-      return fmt::format("position {} does not fit variant_position (int32)", rec->pos + 1);
+    if (rec->pos >= std::numeric_limits<std::int32_t>::max())  // (no rec->pos + 1: it may overflow)
+      return fmt::format("position {} does not fit variant_position (int32)",
+                         static_cast<std::uint64_t>(rec->pos) + 1);
     if (rec->rlen > std::numeric_limits<std::int32_t>::max())
       return fmt::format("length {} does not fit variant_length (int32)", rec->rlen);
 
@@ -357,6 +359,8 @@ class Converter {
       const bcf_fmt_t& f = rec->d.fmt[i];
       if (!f.p) continue;
       if (f.id == ctx_.gt_header_id && genotype_col_ >= 0) {
+        if (f.n > vcz::kMaxPloidy)
+          return fmt::format("ploidy {} exceeds the {} a store may hold", f.n, vcz::kMaxPloidy);
         for (std::int64_t s = 0; s < samples_; ++s) {
           const std::uint8_t* p = f.p + s * f.size;
           for (int j = 0; j < f.n; ++j) {
@@ -605,7 +609,7 @@ class Converter {
   }
 
   void read_and_encode() {
-    hts_set_log_level(HTS_LOG_ERROR);
+    hts_set_log_level(HTS_LOG_OFF);  // each malformed record is reported once, by us
     if (genotype_col_ >= 0) {
       ctx_.phased = &columns_[static_cast<std::size_t>(phased_col_)];
       ctx_.mask = &columns_[static_cast<std::size_t>(mask_col_)];

@@ -28,8 +28,10 @@ VCZ_HD inline void bcftools_add_sample(AfdistSite& s, const T* g, int ploidy) {
     if (a == T(-2)) break;
     ++len;
     if (a < 0) continue;
+    // Stop at the first earlier copy: O(ploidy) for the usual calls of few distinct alleles
+    // (O(ploidy^2) at worst; stores are limited to vcz::kMaxPloidy).
     bool seen = false;
-    for (int k = 0; k < j; ++k) seen = seen || g[k] == a;
+    for (int k = 0; k < j && !seen; ++k) seen = g[k] == a;
     distinct += seen ? 0 : 1;
     ++called;
     if (a == T(1)) {

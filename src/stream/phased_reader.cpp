@@ -16,6 +16,10 @@ PhasedReader::PhasedReader(const vcz::VczStore& store, const vcz::SampleSelectio
                       "(VCF genotypes written a|b)");
   phased_ = *a;
   const auto& gt = store.genotypes();
+  if (phased_.dtype().kind == zarr::DataKind::String)
+    throw FormatError(store.path() +
+                      ": call_genotype_phased must hold booleans or integers, found " +
+                      phased_.dtype().name());
   if (phased_.ndim() != 2 || phased_.shape()[0] != gt.shape()[0] ||
       phased_.shape()[1] != gt.shape()[1] || phased_.chunks()[0] != gt.chunks()[0] ||
       phased_.chunks()[1] != gt.chunks()[1])

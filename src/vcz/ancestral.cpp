@@ -75,12 +75,10 @@ AncestralAlleles::AncestralAlleles(const VczStore& store, const std::string& spe
     kind_ = Kind::Ref;
   } else if (spec == "aa") {
     kind_ = Kind::Aa;
-    aa_ = store.array("variant_AA");
+    aa_ = store.variant_array("variant_AA", 1, ElementKind::String);
     if (!aa_)
       throw UsageError("--ancestral aa: " + store.path() +
                        " has no variant_AA array (INFO/AA); give an ancestral FASTA instead");
-    if (aa_->ndim() != 1 || aa_->dtype().kind != zarr::DataKind::String)
-      throw FormatError(store.path() + ": variant_AA must be a one-dimensional string array");
   } else {
     kind_ = Kind::Fasta;
     fasta_ = std::make_unique<Fasta>(spec);

@@ -56,10 +56,9 @@ class PopulationIndex {
 
 }  // namespace
 
-PopulationFile read_populations_file(const std::filesystem::path& path) {
-  std::string text = read_text_file(path);
+PopulationFile parse_populations_text(std::string text, const std::string& name) {
   PopulationFile f;
-  f.path = path.string();
+  f.path = name;
   const std::int64_t lines = count_lines(text);
   TokenPacker samples(text, lines);
   f.population.reserve(static_cast<std::size_t>(lines));
@@ -90,6 +89,10 @@ PopulationFile read_populations_file(const std::filesystem::path& path) {
   f.samples = samples.finish();
   if (f.samples.empty()) throw UsageError(f.path + ": no (sample, population) lines");
   return f;
+}
+
+PopulationFile read_populations_file(const std::filesystem::path& path) {
+  return parse_populations_text(read_text_file(path), path.string());
 }
 
 PopulationFile population_file(const std::vector<std::pair<std::string, std::string>>& entries) {

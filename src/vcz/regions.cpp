@@ -3,11 +3,12 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <fstream>
-#include <sstream>
+#include <limits>
 
 #include "vcz/text_file.hpp"
 #include "vczstats/error.hpp"
@@ -106,50 +107,58 @@ std::vector<Region> parse_regions(std::string_view spec) {
   return regions;
 }
 
-std::vector<Region> read_regions_file(const std::filesystem::path& path) {
-  const std::string name = path.filename().string();
-  const bool bed = name.ends_with(".bed") || name.ends_with(".bed.gz");
-  std::istringstream in(read_text_file(path));
+std::vector<Region> parse_regions_text(std::string_view text, const std::string& name, bool bed) {
   std::vector<Region> regions;
-  std::string line;
-  std::int64_t lineno = 0;
-  while (std::getline(in, line)) {
-    ++lineno;
+  for_each_line(text, [&](std::string_view line, std::int64_t lineno) {
     auto t = trim(line);
     if (t.empty() || t.front() == '#' || t.starts_with("track ") || t.starts_with("browser "))
-      continue;
-    std::vector<std::string> cols;
-    std::istringstream ls{std::string(t)};
-    std::string col;
-    while (ls >> col) cols.push_back(col);
+      return;
+    std::vector<std::string_view> cols;
+    for (auto col = next_token(t); !col.empty(); col = next_token(t)) cols.push_back(col);
     auto bad = [&](const std::string& why) {
-      return UsageError(path.string() + ":" + std::to_string(lineno) + ": " + why);
+      return UsageError(name + ":" + std::to_string(lineno) + ": " + why);
     };
     if (cols.size() < 2) throw bad("expected CHROM POS or CHROM BEG END");
+    // Whole decimal integers only: std::stoll read "1e5" as 1 and "14370abc" as 14370.
+    auto position = [&](std::string_view col) {
+      std::int64_t v = 0;
+      auto [ptr, ec] = std::from_chars(col.data(), col.data() + col.size(), v);
+      if (ec != std::errc() || ptr != col.data() + col.size())
+        throw bad("positions must be whole numbers, found '" + std::string(col) + "'");
+      return v;
+    };
     Region r;
-    r.contig = cols[0];
-    try {
-      r.start = std::stoll(cols[1]);
-      r.end = cols.size() >= 3 ? std::stoll(cols[2]) : r.start;
-    } catch (const std::exception&) {
-      throw bad("positions must be integers");
-    }
-    if (bed) r.start += 1;  // BED is 0-based, half-open
+    r.contig = std::string(cols[0]);
+    r.start = position(cols[1]);
+    r.end = cols.size() >= 3 ? position(cols[2]) : r.start;
+    // BED is 0-based, half-open; its start + 1 must not overflow.
+    if (bed && (r.start < 0 || r.start == std::numeric_limits<std::int64_t>::max()))
+      throw bad("invalid interval");
+    if (bed) r.start += 1;
     if (r.start < 1 || r.end < r.start) throw bad("invalid interval");
     regions.push_back(std::move(r));
-  }
-  if (regions.empty()) throw UsageError(path.string() + ": no regions in file");
+  });
+  if (regions.empty()) throw UsageError(name + ": no regions in file");
   return regions;
 }
 
-StringTable read_samples_file(const std::filesystem::path& path) {
-  std::string text = read_text_file(path);
+std::vector<Region> read_regions_file(const std::filesystem::path& path) {
+  const std::string name = path.filename().string();
+  const bool bed = name.ends_with(".bed") || name.ends_with(".bed.gz");
+  return parse_regions_text(read_text_file(path), path.string(), bed);
+}
+
+StringTable parse_samples_text(std::string text) {
   TokenPacker names(text, count_lines(text));
   for_each_line(text, [&](std::string_view line, std::int64_t) {
     const auto first = next_token(line);
     if (!first.empty() && first.front() != '#') names.add(first);
   });
   return names.finish();
+}
+
+StringTable read_samples_file(const std::filesystem::path& path) {
+  return parse_samples_text(read_text_file(path));
 }
 
 }  // namespace vczstats::vcz

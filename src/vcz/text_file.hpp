@@ -1,6 +1,7 @@
 #pragma once
-// Small text inputs of the query (regions, samples and populations files), and a tokenizer that
-// walks such a text once without copying it.
+// Small text inputs of the query (regions, samples and populations files), a tokenizer that
+// walks such a text once without copying it, and the parsers of those texts (separate from
+// reading the files, so that they can be fuzzed without files).
 
 #include <cstdint>
 #include <cstring>
@@ -9,7 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#include "vczstats/populations.hpp"
 #include "vczstats/string_table.hpp"
+#include "vczstats/vcz.hpp"
 
 namespace vczstats::vcz {
 
@@ -78,5 +81,17 @@ void for_each_line(std::string_view text, Fn&& fn) {
     text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
   }
 }
+
+/// Regions from the text of a regions file named @p name (BED when @p bed), as
+/// read_regions_file(). @throws UsageError naming the file and line.
+std::vector<Region> parse_regions_text(std::string_view text, const std::string& name, bool bed);
+
+/// Sample names from the text of a samples file, as read_samples_file() (the text is moved into
+/// the table).
+StringTable parse_samples_text(std::string text);
+
+/// Entries from the text of a populations file named @p name, as read_populations_file() (the
+/// text is moved into it). @throws UsageError naming the file and line.
+PopulationFile parse_populations_text(std::string text, const std::string& name);
 
 }  // namespace vczstats::vcz

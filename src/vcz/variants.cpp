@@ -16,23 +16,23 @@ int VariantBlock::num_alleles(std::int64_t r) const {
 int store_max_alleles(const VczStore& store) {
   auto a = store.array("variant_allele");
   if (!a || a->ndim() != 2) return 2;
+  if (a->shape()[1] > kMaxAlleles)
+    throw FormatError(store.path() + ": variant_allele has room for " +
+                      std::to_string(a->shape()[1]) + " alleles per variant; at most " +
+                      std::to_string(kMaxAlleles) + " are supported");
   return static_cast<int>(std::max<std::int64_t>(a->shape()[1], 1));
 }
 
 VariantReader::VariantReader(const VczStore& store, bool with_alleles, bool with_ids)
     : store_(store) {
-  auto contig = store.array("variant_contig");
+  auto contig = store.variant_array("variant_contig", 1, ElementKind::Integer);
   if (!contig) throw FormatError(store.path() + ": variant_contig is missing");
   contig_ = *contig;
   position_ = *store.array("variant_position");
   max_alleles_ = store_max_alleles(store);
-  if (with_alleles) {
-    alleles_ = store.array("variant_allele");
-    if (alleles_ && alleles_->ndim() != 2)
-      throw FormatError(store.path() + ": variant_allele must have 2 dimensions");
-  }
+  if (with_alleles) alleles_ = store.variant_array("variant_allele", 2, ElementKind::String);
   with_ids_ = with_ids;
-  if (with_ids) ids_ = store.array("variant_id");
+  if (with_ids) ids_ = store.variant_array("variant_id", 1, ElementKind::String);
 }
 
 VariantBlock VariantReader::read(std::int64_t begin, std::int64_t end) const {
@@ -40,14 +40,18 @@ VariantBlock VariantReader::read(std::int64_t begin, std::int64_t end) const {
   b.begin = begin;
   b.end = end;
   const std::vector<std::int64_t> s1{begin}, e1{end};
-  b.contig = contig_.read_region_as<std::int32_t>(s1, e1);
+  // Checked as read (64 bits), before narrowing: 2^32 must not pass for contig 0.
+  const auto contig = contig_.read_region_as<std::int64_t>(s1, e1);
   b.position = position_.read_region_as<std::int64_t>(s1, e1);
-  const auto ncontigs = static_cast<std::int32_t>(store_.contig_ids().size());
-  for (auto c : b.contig)
+  const auto ncontigs = static_cast<std::int64_t>(store_.contig_ids().size());
+  b.contig.reserve(contig.size());
+  for (auto c : contig) {
     if (c < 0 || c >= ncontigs)
       throw FormatError(store_.path() + ": variant_contig holds " + std::to_string(c) +
                         " in variants " + std::to_string(begin) + "-" + std::to_string(end) +
                         ", outside the " + std::to_string(ncontigs) + " contigs");
+    b.contig.push_back(static_cast<std::int32_t>(c));
+  }
   b.max_alleles = max_alleles_;
   if (alleles_) {  // else alleles stays empty: allele() reads "N" and every row has max_alleles
     const std::vector<std::int64_t> s2{begin, 0}, e2{end, max_alleles_};

@@ -2,9 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <numeric>
+#include <string_view>
+#include <unordered_map>
+
+#include <fmt/format.h>
 
 #include "vcz/sample_index.hpp"
 #include "vczstats/error.hpp"
@@ -27,6 +32,109 @@ namespace {
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
+
+std::string shape_text(const zarr::Array& a) {
+  std::string out;
+  for (auto n : a.shape()) out += (out.empty() ? "" : " x ") + std::to_string(n);
+  return "[" + out + "]";
+}
+
+bool is_kind(const zarr::Array& a, ElementKind kind) {
+  const auto k = a.dtype().kind;
+  switch (kind) {
+    case ElementKind::Integer:
+      return k == zarr::DataKind::Int || k == zarr::DataKind::UInt || k == zarr::DataKind::Bool;
+    case ElementKind::Number:
+      return k != zarr::DataKind::String;
+    case ElementKind::String:
+      return k == zarr::DataKind::String;
+  }
+  return false;
+}
+
+const char* kind_name(ElementKind kind) {
+  switch (kind) {
+    case ElementKind::Integer:
+      return "integers";
+    case ElementKind::Number:
+      return "numbers";
+    case ElementKind::String:
+      break;
+  }
+  return "strings";
+}
+
+/// @throws FormatError unless @p a has @p ndim dimensions and elements of @p kind.
+void require(const std::string& path, const std::string& name, const zarr::Array& a, int ndim,
+             ElementKind kind) {
+  if (a.ndim() != ndim)
+    throw FormatError(fmt::format("{}: {} must have {} dimension{}, found {}", path, name, ndim,
+                                  ndim == 1 ? "" : "s", shape_text(a)));
+  if (!is_kind(a, kind))
+    throw FormatError(fmt::format("{}: {} must hold {}, found {}", path, name, kind_name(kind),
+                                  a.dtype().name()));
+}
+
+/// The position of the first byte that is not part of valid UTF-8, or npos.
+std::size_t invalid_utf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n = 0;
+    std::uint32_t cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xE0) == 0xC0) {
+      n = 1, cp = c & 0x1Fu;
+    } else if ((c & 0xF0) == 0xE0) {
+      n = 2, cp = c & 0x0Fu;
+    } else if ((c & 0xF8) == 0xF0) {
+      n = 3, cp = c & 0x07u;
+    } else {
+      return i;
+    }
+    if (s.size() - i <= n) return i;
+    for (std::size_t k = 1; k <= n; ++k) {
+      const auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (d & 0x3Fu);
+    }
+    const std::uint32_t min = n == 1 ? 0x80 : n == 2 ? 0x800 : 0x10000;
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;  // overlong etc.
+    i += n + 1;
+  }
+  return std::string_view::npos;
+}
+
+/// Ids are written to JSON and TSV as they are: they must be UTF-8, as VCF Zarr's vlen-utf8
+/// strings are.
+template <class Ids>
+void require_utf8(const std::string& path, const std::string& name, const Ids& ids) {
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(ids.size()); ++i)
+    if (const auto at = invalid_utf8(ids[i]); at != std::string_view::npos)
+      throw FormatError(
+          fmt::format("{}: {} entry {} is not valid UTF-8 (byte {})", path, name, i, at));
+}
+
+/// @throws FormatError when the first dimension of @p a is longer than @p max entries.
+void require_at_most(const std::string& path, const std::string& name, const zarr::Array& a,
+                     std::int64_t max) {
+  if (a.ndim() > 0 && a.shape()[0] > max)
+    throw FormatError(fmt::format("{}: {} has {} entries; at most {} are supported", path, name,
+                                  a.shape()[0], max));
+}
+
+/// @throws FormatError when @p a has more variant chunks than a chunk plan may hold.
+void require_variant_chunks(const std::string& path, const std::string& name,
+                            const zarr::Array& a) {
+  if (a.num_chunks(0) > kMaxVariantChunks)
+    throw FormatError(fmt::format(
+        "{}: {} has {} variant chunks (shape {}, {} variants per chunk); at most {} are "
+        "supported: rechunk with larger variant chunks",
+        path, name, a.num_chunks(0), shape_text(a), a.chunks()[0], kMaxVariantChunks));
+}
+
 }  // namespace
 
 // sample_id, and the index of its names built on first use.
@@ -66,13 +174,15 @@ VczStore VczStore::open(const std::string& path, const zarr::StoreOptions& optio
       throw FormatError(s.path_ + ": not a VCF Zarr store: array '" + required + "' is missing");
   }
   s.positions_ = zarr::Array::open(s.store_, "variant_position");
-  if (s.positions_.ndim() != 1)
-    throw FormatError(s.path_ + ": variant_position must have one dimension");
+  require(s.path_, "variant_position", s.positions_, 1, ElementKind::Integer);
+  require_variant_chunks(s.path_, "variant_position", s.positions_);
   auto samples = zarr::Array::open(s.store_, "sample_id");
-  if (samples.ndim() != 1) throw FormatError(s.path_ + ": sample_id must have one dimension");
+  require(s.path_, "sample_id", samples, 1, ElementKind::String);
+  require_at_most(s.path_, "sample_id", samples, kMaxSamples);
   const auto t_samples = std::chrono::steady_clock::now();
   s.samples_ = std::make_shared<Samples>();
   s.samples_->ids = samples.read_string_table();
+  require_utf8(s.path_, "sample_id", s.samples_->ids);
   const double read_samples = seconds_since(t_samples);
   const std::int64_t num_samples = s.samples_->ids.size();
 
@@ -95,18 +205,36 @@ VczStore VczStore::open(const std::string& path, const zarr::StoreOptions& optio
       throw FormatError(
           s.path_ + ": variant_position has " + std::to_string(s.positions_.shape()[0]) +
           " entries but call_genotype has " + std::to_string(g->shape()[0]) + " variants");
+    if (g->shape()[2] > kMaxPloidy)
+      throw FormatError(fmt::format("{}: call_genotype has ploidy {}; at most {} is supported",
+                                    s.path_, g->shape()[2], kMaxPloidy));
+    require_variant_chunks(s.path_, "call_genotype", *g);
   }
   if (auto contigs = s.array("contig_id")) {
+    require(s.path_, "contig_id", *contigs, 1, ElementKind::String);
+    require_at_most(s.path_, "contig_id", *contigs, kMaxSamples);
     s.contig_ids_ = contigs->read_region_strings(std::vector<std::int64_t>{0}, contigs->shape());
   } else if (auto it = s.attributes_.find("contigs"); it != s.attributes_.end() && it->is_array()) {
     // Stores written by sgkit before the VCF Zarr spec list contigs in a group attribute.
-    for (const auto& c : *it) s.contig_ids_.push_back(c.get<std::string>());
+    for (const auto& c : *it) {
+      if (!c.is_string())
+        throw FormatError(fmt::format("{}: the 'contigs' attribute must list strings, found {}",
+                                      s.path_, c.dump()));
+      s.contig_ids_.push_back(c.get<std::string>());
+    }
   } else {
     throw FormatError(s.path_ +
                       ": not a VCF Zarr store: no contig_id array and no 'contigs' "
                       "attribute");
   }
-  if (auto len = s.array("contig_length")) s.contig_lengths_ = len->read_all_as<std::int64_t>();
+  require_utf8(s.path_, "contig_id", s.contig_ids_);
+  if (auto len = s.array("contig_length")) {
+    require(s.path_, "contig_length", *len, 1, ElementKind::Number);
+    if (len->shape()[0] != static_cast<std::int64_t>(s.contig_ids_.size()))
+      throw FormatError(fmt::format("{}: contig_length has {} entries but contig_id has {}",
+                                    s.path_, len->shape()[0], s.contig_ids_.size()));
+    s.contig_lengths_ = len->read_all_as<std::int64_t>();
+  }
   for (std::size_t i = 0; i < s.contig_ids_.size(); ++i)
     s.contig_index_.emplace(s.contig_ids_[i], static_cast<std::int32_t>(i));
   if (times) {
@@ -142,6 +270,17 @@ std::optional<zarr::Array> VczStore::array(const std::string& name) const {
                                          : store_->contains(name + "/.zarray");
   if (!present) return std::nullopt;
   return zarr::Array::open(store_, name);
+}
+
+std::optional<zarr::Array> VczStore::variant_array(const std::string& name, int ndim,
+                                                   ElementKind kind) const {
+  auto a = array(name);
+  if (!a) return a;
+  require(path_, name, *a, ndim, kind);
+  if (a->shape()[0] != num_variants())
+    throw FormatError(fmt::format("{}: {} has {} entries but variant_position has {}", path_, name,
+                                  a->shape()[0], num_variants()));
+  return a;
 }
 
 std::vector<std::string> VczStore::array_names() const {
@@ -272,7 +411,14 @@ ChunkPlan VczStore::plan(const std::vector<Region>& regions, RegionOverlap overl
   // Candidate chunks: from region_index when present (no genotype-sized reads), else all.
   std::vector<std::uint8_t> candidate(static_cast<std::size_t>(nchunks), 0);
   bool have_index = false;
-  if (auto ri = array("region_index"); ri && ri->ndim() == 2 && ri->shape()[1] >= 5) {
+  // region_index rows: one per (variant chunk, contig) that holds records. An index that is not
+  // integers or far longer than that is not used (it only saves reads): a few bytes of metadata
+  // must not make us read gigabytes.
+  const std::int64_t most_rows =
+      4 * (nchunks + static_cast<std::int64_t>(contig_ids_.size())) + 4096;
+  if (auto ri = array("region_index"); ri && ri->ndim() == 2 && ri->shape()[1] >= 5 &&
+                                       ri->shape()[1] <= 64 && ri->shape()[0] <= most_rows &&
+                                       is_kind(*ri, ElementKind::Integer)) {
     auto rows = ri->read_all_as<std::int64_t>();
     const std::int64_t ncol = ri->shape()[1];
     // region_index rows: chunk, contig, first POS, last POS, max END, records. It is written
@@ -293,10 +439,13 @@ ChunkPlan VczStore::plan(const std::vector<Region>& regions, RegionOverlap overl
   }
   if (!have_index) std::fill(candidate.begin(), candidate.end(), std::uint8_t{1});
 
-  auto contig_arr = array("variant_contig");
-  auto len_arr = overlap == RegionOverlap::Record ? array("variant_length") : std::nullopt;
+  auto contig_arr = variant_array("variant_contig", 1, ElementKind::Integer);
+  auto len_arr = overlap == RegionOverlap::Record
+                     ? variant_array("variant_length", 1, ElementKind::Integer)
+                     : std::nullopt;
   std::optional<zarr::Array> allele_arr;
-  if (overlap == RegionOverlap::Record && !len_arr) allele_arr = array("variant_allele");
+  if (overlap == RegionOverlap::Record && !len_arr)
+    allele_arr = variant_array("variant_allele", 2, ElementKind::String);
 
   for (std::int64_t c = 0; c < nchunks; ++c) {
     if (!candidate[static_cast<std::size_t>(c)]) continue;
@@ -318,8 +467,12 @@ ChunkPlan VczStore::plan(const std::vector<Region>& regions, RegionOverlap overl
       auto it = by_contig.find(contig[static_cast<std::size_t>(i)]);
       if (it == by_contig.end()) continue;
       const std::int64_t p = pos[static_cast<std::size_t>(i)];
-      const std::int64_t last =
-          len.empty() ? p : p + std::max<std::int64_t>(1, len[static_cast<std::size_t>(i)]) - 1;
+      // POS + rlen - 1, saturated: a record near INT64_MAX must not wrap around out of its region.
+      std::int64_t last = p;
+      if (!len.empty() &&
+          __builtin_add_overflow(p, std::max<std::int64_t>(1, len[static_cast<std::size_t>(i)]) - 1,
+                                 &last))
+        last = std::numeric_limits<std::int64_t>::max();
       mask[static_cast<std::size_t>(i)] = it->second.overlaps(p, last) ? 1 : 0;
     }
     auto first = std::find(mask.begin(), mask.end(), std::uint8_t{1});

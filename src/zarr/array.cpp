@@ -14,6 +14,15 @@
 
 namespace vczstats::zarr {
 
+namespace {
+
+/// ceil(extent / chunk), without the overflow of (extent + chunk - 1) near INT64_MAX.
+std::int64_t chunks_along(std::int64_t extent, std::int64_t chunk) {
+  return extent / chunk + (extent % chunk != 0 ? 1 : 0);
+}
+
+}  // namespace
+
 struct Array::Impl {
   std::shared_ptr<const Store> store;
   std::string path;
@@ -31,7 +40,7 @@ struct Array::Impl {
     const auto& chunks = metadata.chunks;
     bool ok = index.size() == shape.size();
     for (std::size_t d = 0; ok && d < index.size(); ++d) {
-      const std::int64_t n = (shape[d] + chunks[d] - 1) / chunks[d];
+      const std::int64_t n = chunks_along(shape[d], chunks[d]);
       ok = index[d] >= 0 && index[d] < std::max<std::int64_t>(n, 1);
     }
     if (!ok)
@@ -72,7 +81,7 @@ Overlap overlap(std::span<const std::int64_t> chunk_index, std::span<const std::
   for (std::size_t d = 0; d < chunks.size(); ++d) {
     const std::int64_t origin = chunk_index[d] * chunks[d];
     const std::int64_t lo = std::max(start[d], origin);
-    const std::int64_t hi = std::min(stop[d], origin + chunks[d]);
+    const std::int64_t hi = origin + std::min(chunks[d], stop[d] - origin);  // no overflow
     o.in_chunk.push_back(lo - origin);
     o.in_region.push_back(lo - start[d]);
     o.count.push_back(hi - lo);
@@ -88,9 +97,14 @@ std::vector<std::int64_t> region_shape(std::span<const std::int64_t> start,
   return shape;
 }
 
+/// Elements of a box of extents @p v. @throws UsageError when they cannot be counted in 64 bits
+/// (no buffer could hold them).
 std::int64_t product(const std::vector<std::int64_t>& v) {
   std::int64_t n = 1;
-  for (auto x : v) n *= x;
+  for (auto x : v)
+    if (__builtin_mul_overflow(n, x, &n))
+      throw UsageError(
+          fmt::format("a region of [{}] elements is too large to read", fmt::join(v, " x ")));
   return n;
 }
 
@@ -153,7 +167,7 @@ std::int64_t Array::num_chunks(int dim) const {
   const auto d = static_cast<std::size_t>(dim);
   if (dim < 0 || d >= shape().size())
     throw UsageError(fmt::format("array {}: no dimension {}", impl_->name(), dim));
-  return (shape()[d] + chunks()[d] - 1) / chunks()[d];
+  return chunks_along(shape()[d], chunks()[d]);
 }
 
 std::int64_t Array::chunk_elements() const {

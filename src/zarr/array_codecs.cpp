@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -433,9 +434,11 @@ class ByteSwapCodec final : public ArrayToArrayCodec {
   }
 };
 
-/// Read one stored number of encoding @p e as T.
+/// Read one stored number of encoding @p e as T. A floating-point value that does not fit an
+/// integer T (NaN, infinite, out of range) is a FormatError naming @p codec, not a conversion
+/// with undefined behaviour.
 template <class T>
-T load_number(const std::byte* p, const NumericEncoding& e) {
+T load_number(const std::byte* p, const NumericEncoding& e, std::string_view codec) {
   std::array<std::byte, 8> raw{};
   const auto size = static_cast<std::size_t>(e.type.size);
   std::memcpy(raw.data(), p, size);
@@ -443,6 +446,13 @@ T load_number(const std::byte* p, const NumericEncoding& e) {
   auto as = [&]<class S>(S) {
     S v;
     std::memcpy(&v, raw.data(), sizeof(S));
+    if constexpr (std::is_floating_point_v<S> && std::is_integral_v<T>) {
+      const double t = std::trunc(static_cast<double>(v));
+      const double upper = std::ldexp(1.0, std::numeric_limits<T>::digits);  // max + 1
+      if (!(t >= static_cast<double>(std::numeric_limits<T>::lowest()) && t < upper))
+        throw FormatError(fmt::format("{}: value {} does not fit the array's {}-bit integers",
+                                      codec, static_cast<double>(v), sizeof(T) * 8));
+    }
     return static_cast<T>(v);
   };
   switch (e.type.kind) {
@@ -527,7 +537,7 @@ class DeltaCodec final : public ArrayToArrayCodec {
     const auto in_size = static_cast<std::size_t>(astype_.type.size);
     T sum{};
     for (std::uint64_t i = 0; i < n; ++i) {
-      const T v = load_number<T>(in.data() + i * in_size, astype_);
+      const T v = load_number<T>(in.data() + i * in_size, astype_, "delta");
       if constexpr (std::is_integral_v<T>) {
         using U = std::make_unsigned_t<T>;
         sum = static_cast<T>(static_cast<U>(static_cast<U>(sum) + static_cast<U>(v)));

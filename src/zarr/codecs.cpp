@@ -12,8 +12,10 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -25,8 +27,20 @@ namespace {
 
 using nlohmann::json;
 
-/// Largest buffer a streaming decoder may grow to before the data is deemed corrupt.
-constexpr std::uint64_t kMaxClaimedSize = std::uint64_t{1} << 40;
+/// Largest buffer a streaming decoder may grow to before the data is deemed corrupt: what one
+/// chunk may decode to.
+constexpr std::uint64_t kMaxClaimedSize = static_cast<std::uint64_t>(kMaxChunkBytes);
+
+/// Compression ratios no real stream reaches (zstd's is about 32768:1, LZ4's 255:1, blosc's that
+/// of its inner codec): a header claiming more is corrupt, and is refused before the buffer it
+/// asks for is allocated.
+constexpr std::uint64_t kMaxZstdRatio = 32768;
+constexpr std::uint64_t kMaxLz4Ratio = 256;
+
+/// Whether @p claimed decoded bytes are plausible for @p compressed stored bytes.
+bool plausible(std::uint64_t claimed, std::size_t compressed, std::uint64_t ratio) {
+  return claimed / ratio <= compressed + 1024 && claimed <= kMaxClaimedSize;
+}
 
 [[noreturn]] void corrupt(std::string_view codec) {
   throw FormatError(fmt::format("{} decompression failed (corrupt or truncated data)", codec));
@@ -169,7 +183,11 @@ class BloscCodec final : public BytesToBytesCodec {
     run(in, out);
   }
   std::vector<std::byte> decode(ByteSpan in) const override {
-    std::vector<std::byte> out(decoded_size(in));
+    const std::size_t n = decoded_size(in);
+    if (!plausible(n, in.size(), kMaxZstdRatio))
+      throw FormatError(
+          fmt::format("blosc header claims {} bytes from {} stored bytes: corrupt", n, in.size()));
+    std::vector<std::byte> out(n);
     run(in, out);
     return out;
   }
@@ -225,8 +243,7 @@ class ZstdCodec final : public BytesToBytesCodec {
     if (claimed == ZSTD_CONTENTSIZE_ERROR) corrupt("zstd");
     // Trust the frame's size only when it is plausible (zstd expands at most ~32768:1);
     // otherwise the streaming path lets the data itself show how much there is.
-    const bool plausible = claimed / 32768 <= in.size() + 1024;
-    if (claimed != ZSTD_CONTENTSIZE_UNKNOWN && plausible &&
+    if (claimed != ZSTD_CONTENTSIZE_UNKNOWN && plausible(claimed, in.size(), kMaxZstdRatio) &&
         ZSTD_findFrameCompressedSize(in.data(), in.size()) == in.size()) {
       std::vector<std::byte> out(static_cast<std::size_t>(claimed));
       decode_into(in, out);
@@ -270,7 +287,11 @@ class Lz4Codec final : public BytesToBytesCodec {
     run(in, out);
   }
   std::vector<std::byte> decode(ByteSpan in) const override {
-    std::vector<std::byte> out(decoded_size(in));
+    const std::size_t n = decoded_size(in);
+    if (!plausible(n, in.size(), kMaxLz4Ratio))
+      throw FormatError(
+          fmt::format("lz4 header claims {} bytes from {} stored bytes: corrupt", n, in.size()));
+    std::vector<std::byte> out(n);
     run(in, out);
     return out;
   }
@@ -418,20 +439,45 @@ std::string shuffle_name(int shuffle) {
   }
 }
 
+/// An integer parameter: a JSON integer, or a float with an integral value, that fits a @p T.
+/// (nlohmann's get<int>() converts 1e308 or 2^64 with undefined behaviour.)
+template <class T = int>
+T int_parameter(const json& value, const char* key) {
+  constexpr auto lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+  if (value.is_number_integer()) {
+    if (value.is_number_unsigned()
+            ? value.get<std::uint64_t>() <= static_cast<std::uint64_t>(hi)
+            : (value.get<std::int64_t>() >= lo && value.get<std::int64_t>() <= hi))
+      return static_cast<T>(value.get<std::int64_t>());
+  } else if (value.is_number_float()) {
+    // hi + 1 is a power of two, exact as a double (hi itself may not be, for int64_t).
+    const double d = value.get<double>();
+    if (d >= static_cast<double>(lo) && d < static_cast<double>(hi) + 1.0 && d == std::trunc(d))
+      return static_cast<T>(d);
+  } else {
+    throw FormatError(
+        fmt::format("codec parameter '{}' must be an integer, not {}", key, value.dump()));
+  }
+  throw FormatError(fmt::format("codec parameter '{}' = {} is out of range", key, value.dump()));
+}
+
 template <class T>
 T config_value(const json& config, const char* key, T fallback) {
   auto it = config.find(key);
   if (it == config.end() || it->is_null()) return fallback;
-  try {
+  if constexpr (std::is_integral_v<T>) {
+    return int_parameter<T>(*it, key);
+  } else {
+    if (!it->is_string())
+      throw FormatError(
+          fmt::format("codec parameter '{}' must be a string, not {}", key, it->dump()));
     return it->get<T>();
-  } catch (const json::exception&) {
-    throw FormatError(fmt::format("codec parameter '{}' has an unexpected type", key));
   }
 }
 
 /// The shuffle of a blosc configuration: a number (numcodecs) or a name (v3).
 int shuffle_code(const json& shuffle) {
-  if (!shuffle.is_string()) return shuffle.get<int>();
+  if (!shuffle.is_string()) return int_parameter(shuffle, "shuffle");
   const auto name = shuffle.get<std::string>();
   if (name == "noshuffle") return 0;
   if (name == "shuffle") return 1;
@@ -456,8 +502,9 @@ std::unique_ptr<const BytesToBytesCodec> make_numcodecs_codec(const json& config
   const auto id = config["id"].get<std::string>();
   if (id == "blosc") {
     const json shuffle = config.value("shuffle", json(1));
-    const std::string shuffle_text =
-        shuffle.is_string() ? shuffle.get<std::string>() : shuffle_name(shuffle.get<int>());
+    const std::string shuffle_text = shuffle.is_string()
+                                         ? shuffle.get<std::string>()
+                                         : shuffle_name(int_parameter(shuffle, "shuffle"));
     BytesCodecSpec spec = codec_spec(Kind::Blosc, id, config_value<int>(config, "clevel", 5));
     spec.cname = config_value<std::string>(config, "cname", "lz4");
     spec.shuffle = shuffle_code(shuffle);

@@ -53,7 +53,9 @@ class DirectoryStore final : public Store {
   std::optional<Bytes> get(std::string_view key) const override {
     if (!is_safe_key(key)) return std::nullopt;
     const fs::path file = root_ / fs::path(std::string(key));
-    FileDescriptor fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever. It
+    // changes nothing for regular files, the only kind read.
+    FileDescriptor fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
     if (fd.get() < 0) {
       if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;
       throw IoError(fmt::format("{}: cannot open: {}", file.string(), std::strerror(errno)));
@@ -61,7 +63,11 @@ class DirectoryStore final : public Store {
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0)
       throw IoError(fmt::format("{}: cannot stat: {}", file.string(), std::strerror(errno)));
-    if (!S_ISREG(st.st_mode)) return std::nullopt;
+    if (S_ISDIR(st.st_mode)) return std::nullopt;  // a folder of keys, not a key
+    if (!S_ISREG(st.st_mode))
+      throw IoError(fmt::format(
+          "{}: not a regular file (a FIFO, socket or device): a store's keys must be files",
+          file.string()));
     std::vector<std::byte> data(static_cast<std::size_t>(st.st_size));
     std::size_t done = 0;
     while (done < data.size()) {
@@ -82,7 +88,8 @@ class DirectoryStore final : public Store {
     if (!is_safe_key(key)) return false;
     struct stat st {};
     const fs::path file = root_ / fs::path(std::string(key));
-    return ::stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+    // Anything but a folder is a key; get() refuses what is not a regular file.
+    return ::stat(file.c_str(), &st) == 0 && !S_ISDIR(st.st_mode);
   }
 
   std::vector<StoreEntry> list(std::string_view prefix) const override {

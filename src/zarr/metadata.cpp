@@ -46,6 +46,21 @@ struct StoredType {
   Storage storage = Storage::Numeric;
   std::int64_t chars = 0;  // fixed-width strings
   const DataType& type() const { return encoding.type; }
+  /// Bytes one decoded element costs in memory: the number, or a std::string plus the fixed
+  /// width of its characters.
+  std::int64_t decoded_cost() const {
+    switch (storage) {
+      case Storage::Numeric:
+        return type().size;
+      case Storage::FixedBytes:
+        return std::int64_t{sizeof(std::string)} + chars;
+      case Storage::FixedUcs4:
+        return std::int64_t{sizeof(std::string)} + 4 * chars;
+      case Storage::VariableLength:
+        break;
+    }
+    return std::int64_t{sizeof(std::string)};
+  }
 };
 
 json parse_json(const Store& store, const std::string& key, const Bytes& bytes) {
@@ -138,7 +153,8 @@ StoredType parse_v2_dtype(const json& dtype) {
       break;
     case 'S':
     case 'U':
-      if (digits.empty()) throw bad();
+      // A width beyond any chunk's size would only make width x elements wrap around.
+      if (digits.empty() || size < 1 || size > kMaxChunkBytes) throw bad();
       t.storage = kind == 'S' ? Storage::FixedBytes : Storage::FixedUcs4;
       t.chars = size;
       t.encoding.type = DataType{DataKind::String, 0};
@@ -454,9 +470,16 @@ std::unique_ptr<const ArrayToBytesCodec> make_v3_array_to_bytes(
     const ElementLayout inner_layout{inner_shape, layout.itemsize};
     auto inner = build_v3_pipeline(member(config, "codecs"), t, inner_layout, fill, fill_string);
     ElementLayout index_layout{{}, 8};
-    for (std::size_t d = 0; d < inner_shape.size(); ++d)
+    std::int64_t cells = 1;
+    for (std::size_t d = 0; d < inner_shape.size(); ++d) {
       index_layout.shape.push_back(layout.shape[d] / inner_shape[d]);
+      cells *= index_layout.shape.back();  // at most the shard's elements: no overflow
+    }
     index_layout.shape.push_back(2);
+    if (cells > kMaxChunkBytes / 16)
+      throw FormatError(fmt::format(
+          "sharding_indexed: {} inner chunks per shard; their index would exceed {} bytes", cells,
+          kMaxChunkBytes));
     json index_codecs =
         config.contains("index_codecs")
             ? config["index_codecs"]
@@ -520,20 +543,25 @@ std::shared_ptr<const CodecPipeline> build_v3_pipeline(const json& codecs, const
 // ---- documents ----------------------------------------------------------------------------------
 
 void check_grid(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& chunks,
-                int itemsize) {
+                const StoredType& t) {
   if (shape.size() != chunks.size())
     throw FormatError(fmt::format("shape [{}] and chunks [{}] differ in dimensions",
                                   fmt::join(shape, ", "), fmt::join(chunks, ", ")));
   std::int64_t elements = 1;
+  bool overflow = false;
   for (std::size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] < 0) throw FormatError("negative shape");
     if (chunks[d] <= 0) throw FormatError("chunk sizes must be positive");
-    if (__builtin_mul_overflow(elements, chunks[d], &elements))
-      throw FormatError("chunk too large");
+    overflow = overflow || __builtin_mul_overflow(elements, chunks[d], &elements);
   }
+  // Checked here, before any buffer is allocated for a chunk: a few bytes of metadata must not
+  // make a reader allocate gigabytes.
   std::int64_t bytes = 0;
-  if (__builtin_mul_overflow(elements, std::int64_t{std::max(itemsize, 1)}, &bytes))
-    throw FormatError("chunk too large");
+  overflow = overflow || __builtin_mul_overflow(elements, t.decoded_cost(), &bytes);
+  if (overflow || bytes > kMaxChunkBytes)
+    throw FormatError(fmt::format(
+        "chunks [{}] of {} decode to more than {} bytes each, the most a chunk may hold",
+        fmt::join(chunks, ", "), t.type().name(), kMaxChunkBytes));
 }
 
 ArraySpec read_v2(const Store& store, const std::string& prefix, const json& zarray) {
@@ -548,7 +576,7 @@ ArraySpec read_v2(const Store& store, const std::string& prefix, const json& zar
   const StoredType t = parse_v2_dtype(member(zarray, "dtype"));
   m.dtype = t.type();
   m.dtype_spec = zarray["dtype"].get<std::string>();
-  check_grid(m.shape, m.chunks, m.dtype.size);
+  check_grid(m.shape, m.chunks, t);
   const std::string order = string_or(zarray, "order", "C");
   if (order == "F")
     throw FormatError("order \"F\" (Fortran, column-major) is not supported; only \"C\" is");
@@ -591,7 +619,7 @@ ArraySpec read_v3(const json& doc) {
   if (string_or(grid, "name", "") != "regular")
     throw FormatError(fmt::format("unsupported chunk_grid {}", grid.dump()));
   m.chunks = int_list(member(member(grid, "configuration"), "chunk_shape"), "chunk_shape");
-  check_grid(m.shape, m.chunks, m.dtype.size);
+  check_grid(m.shape, m.chunks, t);
 
   const json encoding = doc.value("chunk_key_encoding", json{{"name", "default"}});
   const std::string encoding_name = string_or(encoding, "name", "default");

@@ -64,6 +64,11 @@ std::shared_ptr<const Store> open_directory_store(const std::filesystem::path& r
 /// @brief Open a zip store (read-only memory map of the file).
 std::shared_ptr<const Store> open_zip_store(const std::filesystem::path& file);
 
+/// @brief Open a zip store held in memory: @p bytes, kept alive by @p owner (may be null when
+/// the caller keeps them alive longer than the store); @p name names it in messages.
+std::shared_ptr<const Store> open_zip_store_bytes(std::span<const std::byte> bytes,
+                                                  std::shared_ptr<const void> owner,
+                                                  std::string name);
 /// @brief Open an http(s)://, s3:// or gs:// store (src/zarr/remote/; a stub throws UsageError
 /// when the library is built without libcurl).
 std::shared_ptr<const Store> open_remote_store(const std::string& url, const StoreOptions& options);

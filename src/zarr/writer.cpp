@@ -41,6 +41,12 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+/// The text of a metadata document. Text from users' files (VCF header lines, contig and field
+/// names) need not be UTF-8, which JSON requires: an invalid byte is written as U+FFFD.
+std::string json_text(const json& doc) {
+  return doc.dump(4, ' ', false, json::error_handler_t::replace);
+}
+
 /// mkdir -p that tolerates other threads creating the same folders.
 void make_directories(const fs::path& dir) {
   std::error_code ec;
@@ -197,9 +203,9 @@ std::vector<std::byte> compress(const Compression& c, int typesize, std::span<co
     case Compression::Kind::None:
       return {in.begin(), in.end()};
     case Compression::Kind::Blosc: {
-      if (in.size() > static_cast<std::size_t>(BLOSC_MAX_BUFFERSIZE))
-        throw UsageError(fmt::format("{}: chunk of {} bytes exceeds blosc's limit of {} bytes",
-                                     where, in.size(), BLOSC_MAX_BUFFERSIZE));
+      if (in.size() > static_cast<std::size_t>(BLOSC_MAX_BUFFERSIZE))  // (vlen strings)
+        throw IoError(fmt::format("{}: chunk of {} bytes exceeds blosc's limit of {} bytes", where,
+                                  in.size(), BLOSC_MAX_BUFFERSIZE));
       std::byte* out = output_scratch(in.size() + BLOSC_MAX_OVERHEAD);
       const int n = blosc_compress_ctx(
           c.level, static_cast<int>(c.shuffle), static_cast<std::size_t>(typesize), in.size(),
@@ -295,11 +301,11 @@ void DirectoryStoreWriter::erase(std::string_view key) const {
 void write_group(const DirectoryStoreWriter& store, int zarr_format, const json& attributes) {
   if (zarr_format == 3) {
     const json doc = {{"zarr_format", 3}, {"node_type", "group"}, {"attributes", attributes}};
-    store.set_text("zarr.json", doc.dump(4));
+    store.set_text("zarr.json", json_text(doc));
     return;
   }
-  store.set_text(".zgroup", json{{"zarr_format", 2}}.dump(4));
-  store.set_text(".zattrs", attributes.dump(4));
+  store.set_text(".zgroup", json_text(json{{"zarr_format", 2}}));
+  store.set_text(".zattrs", json_text(attributes));
 }
 
 // ---- arrays
@@ -324,6 +330,19 @@ ArrayWriter::ArrayWriter(std::shared_ptr<const DirectoryStoreWriter> store, std:
     throw UsageError(fmt::format("array {}: {} dimension names for {} dimensions", path_,
                                  def_.dimension_names.size(), def_.shape.size()));
   if (def_.dtype.kind != DataKind::String) {
+    // A chunk larger than a reader may decode (ours: kMaxChunkBytes) or than blosc can hold is
+    // refused now, before any work: a data error (the chunks may be the input's), not usage.
+    std::int64_t bytes = def_.dtype.size;
+    bool overflow = false;
+    for (auto c : def_.chunks) overflow = overflow || __builtin_mul_overflow(bytes, c, &bytes);
+    const std::int64_t limit = def_.compression.kind == Compression::Kind::Blosc
+                                   ? std::min<std::int64_t>(kMaxChunkBytes, BLOSC_MAX_BUFFERSIZE)
+                                   : kMaxChunkBytes;
+    if (overflow || bytes > limit)
+      throw IoError(
+          fmt::format("array {}: chunks [{}] of {} exceed the {} bytes a chunk may hold{}", path_,
+                      fmt::join(def_.chunks, ", "), def_.dtype.name(), limit,
+                      limit < kMaxChunkBytes ? " (blosc's limit)" : ""));
     if (def_.fill_value.empty())
       def_.fill_value.assign(static_cast<std::size_t>(def_.dtype.size), std::byte{0});
     if (def_.fill_value.size() != static_cast<std::size_t>(def_.dtype.size))
@@ -361,7 +380,7 @@ void ArrayWriter::write_metadata() const {
         {"codecs", codecs_v3(def_)},
         {"attributes", attrs}};
     if (!def_.dimension_names.empty()) doc["dimension_names"] = def_.dimension_names;
-    store_->set_text(prefix + "zarr.json", doc.dump(4));
+    store_->set_text(prefix + "zarr.json", json_text(doc));
     return;
   }
   json zarray = {{"zarr_format", 2},
@@ -374,9 +393,9 @@ void ArrayWriter::write_metadata() const {
                  {"filters", nullptr},
                  {"dimension_separator", "."}};
   if (def_.dtype.kind == DataKind::String) zarray["filters"] = json::array({{{"id", "vlen-utf8"}}});
-  store_->set_text(prefix + ".zarray", zarray.dump(4));
+  store_->set_text(prefix + ".zarray", json_text(zarray));
   if (!def_.dimension_names.empty()) attrs["_ARRAY_DIMENSIONS"] = def_.dimension_names;
-  store_->set_text(prefix + ".zattrs", attrs.dump(4));
+  store_->set_text(prefix + ".zattrs", json_text(attrs));
 }
 
 std::string ArrayWriter::chunk_key(std::span<const std::int64_t> chunk_index) const {

@@ -427,6 +427,28 @@ class MappedSource final : public ByteSource {
   std::shared_ptr<const MappedFile> map_;
 };
 
+/// Bytes in memory as a byte source (the fuzz target's archives): reads are views of them.
+class MemorySource final : public ByteSource {
+ public:
+  MemorySource(std::span<const std::byte> bytes, std::shared_ptr<const void> owner,
+               std::string name)
+      : name_(std::move(name)), bytes_(bytes), owner_(std::move(owner)) {}
+  const std::string& name() const override { return name_; }
+  std::uint64_t size() const override { return bytes_.size(); }
+  Bytes read(std::uint64_t offset, std::uint64_t length) const override {
+    if (offset > size() || length > size() - offset)
+      throw FormatError(fmt::format("{}: corrupt zip file: bytes {}+{} pass the end of the file",
+                                    name_, offset, length));
+    return Bytes(bytes_.subspan(static_cast<std::size_t>(offset), static_cast<std::size_t>(length)),
+                 owner_);
+  }
+
+ private:
+  std::string name_;
+  std::span<const std::byte> bytes_;
+  std::shared_ptr<const void> owner_;
+};
+
 }  // namespace
 
 std::shared_ptr<const ByteSource> map_file_source(const std::filesystem::path& path) {
@@ -439,6 +461,13 @@ std::shared_ptr<const Store> open_zip_store(std::shared_ptr<const ByteSource> so
 
 std::shared_ptr<const Store> open_zip_store(const std::filesystem::path& file) {
   return open_zip_store(map_file_source(file));
+}
+
+std::shared_ptr<const Store> open_zip_store_bytes(std::span<const std::byte> bytes,
+                                                  std::shared_ptr<const void> owner,
+                                                  std::string name) {
+  return open_zip_store(
+      std::make_shared<const MemorySource>(bytes, std::move(owner), std::move(name)));
 }
 
 }  // namespace vczstats::zarr::detail

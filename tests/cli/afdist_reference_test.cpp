@@ -133,7 +133,7 @@ class SharedStores : public ::testing::Test {
  protected:
   void SetUp() override {
     if (shared_data().empty()) GTEST_SKIP() << "skipped: ../shared/data is absent";
-    if (!have_program("bcftools")) GTEST_SKIP() << "skipped: bcftools is not installed";
+    VCZ_REQUIRE_PROGRAM("bcftools");
   }
   std::string data(const std::string& rel) { return (shared_data() / rel).string(); }
 };

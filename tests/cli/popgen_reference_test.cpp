@@ -250,8 +250,7 @@ TEST(CliPopgen, MatchBruteForceAndVcftoolsOn1000GenomesData) {
   VCZ_REQUIRE_PROGRAM("bcftools");
   VCZ_REQUIRE_PROGRAM("vcftools");
   VCZ_REQUIRE_PYTHON_ZARR();
-  if (shapeit4_reference_vcf().empty())
-    GTEST_SKIP() << "skipped: shapeit4-example is not installed";
+  VCZ_REQUIRE_SHAPEIT4_EXAMPLE();
   TempDir dir;
   Data d;
   d.vcf = make_1kg_subset(dir, "k.vcf.gz");
@@ -339,6 +338,8 @@ TEST(CliPopgen, MatchBruteForceAndVcftoolsOn1000GenomesData) {
   }
 
   // plink2 --fst (Hudson; Weir & Cockerham): on biallelic data its summary is our ratio of sums.
+  if (!have_program("plink2") && reference_tools_required())
+    ADD_FAILURE() << "plink2 is not installed, and CI=true requires every reference tool";
   if (have_program("plink2")) {
     const std::string pheno = (dir / "pheno.tsv").string();
     {

@@ -230,8 +230,7 @@ TEST(CliSiteTables, MatchPlink2On1000GenomesData) {
   VCZ_REQUIRE_PROGRAM("plink2");
   VCZ_REQUIRE_PROGRAM("bcftools");
   VCZ_REQUIRE_PYTHON_ZARR();
-  if (shapeit4_reference_vcf().empty())
-    GTEST_SKIP() << "skipped: shapeit4-example is not installed";
+  VCZ_REQUIRE_SHAPEIT4_EXAMPLE();
   TempDir dir;
   Fixture f;
   // 300 samples of 1000 Genomes EUR, chr20:1.0-1.4 Mb; populations by sample-name series

@@ -23,14 +23,6 @@ namespace vz = vczstats::zarr;
 
 namespace {
 
-#ifndef VCZSTATS_HAVE_CONVERT
-#define VCZ_REQUIRE_CONVERT() GTEST_SKIP() << "skipped: built without htslib (VCZSTATS_CONVERT=OFF)"
-#else
-#define VCZ_REQUIRE_CONVERT() \
-  do {                        \
-  } while (0)
-#endif
-
 #define VCZ_REQUIRE_REFERENCES()     \
   do {                               \
     VCZ_REQUIRE_CONVERT();           \
@@ -197,9 +189,8 @@ TEST(Convert, Ag1000gMatchesBio2zarrStoreAndAfdist) {
 
 TEST(Convert, Shapeit4ExampleVcfs) {
   VCZ_REQUIRE_REFERENCES();
+  VCZ_REQUIRE_SHAPEIT4_EXAMPLE();
   const fs::path dir = "/usr/share/doc/shapeit4/examples/test";
-  if (!fs::exists(dir / "scaffold.vcf.gz"))
-    GTEST_SKIP() << "skipped: shapeit4-example is not installed (run scripts/setup.sh)";
   TempDir tmp;
   const auto scaffold = (dir / "scaffold.vcf.gz").string();
   check_against_vcf(scaffold, convert(scaffold, (tmp / "scaffold.vcz").string(), "-t 2"));

@@ -1,0 +1,42 @@
+// Fuzz target: the small text inputs of a query (VCZ_FUZZ_TEXT names which): regions on the
+// command line and in files (CHROM POS, CHROM BEG END, BED), sample lists and files, and
+// populations files. Input: the text (for regions, a first byte chooses the form).
+
+#include <string>
+#include <string_view>
+
+#include "fuzz_support.hpp"
+#include "vcz/text_file.hpp"
+#include "vczstats/populations.hpp"
+#include "vczstats/vcz.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace vczstats;
+  const std::string_view what = VCZ_FUZZ_TEXT;
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  try {
+    if (what == "regions") {
+      if (text.empty()) return 0;
+      const char form = text[0];
+      text.remove_prefix(1);
+      std::vector<vcz::Region> regions;
+      if (form % 3 == 0)
+        regions = vcz::parse_regions(text);
+      else
+        regions = vcz::parse_regions_text(text, "regions.txt", form % 3 == 2);
+      for (const auto& r : regions)
+        if (r.start < 1 || r.end < r.start) __builtin_trap();  // the parsers promise this
+    } else if (what == "samples") {
+      (void)vcz::split_list(text);
+      (void)vcz::parse_samples_text(std::string(text));
+    } else if (what == "populations") {
+      const auto entries = vcz::parse_populations_text(std::string(text), "pops.txt");
+      if (entries.samples.empty())
+        __builtin_trap();  // an empty file is an error, not an empty list
+    } else {
+      __builtin_trap();
+    }
+  } catch (const Error&) {
+  }
+  return 0;
+}
