@@ -290,8 +290,9 @@ TEST(MpiCli, TwoRanksSharingOneGpuGiveTheSameOutput) {
         ASSERT_EQ(got.exit_code, 0) << c << "\n" << got.err;
         EXPECT_EQ(want, got.out) << "mpirun -n 2 " << c << " --device " << device;
         EXPECT_NE(got.err.find("rank 1 ("), std::string::npos) << got.err;
-        if (got.err.find("nothing to read") == std::string::npos)  // an empty selection: no device
+        if (got.err.find("nothing to read") == std::string::npos) {  // empty: no device line
           EXPECT_NE(got.err.find("gpu 0"), std::string::npos) << got.err;
+        }
       }
     }
   }
