@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "stats/hd.hpp"
+#include "stats/sample_math.hpp"
 #include "vczstats/variant_pairs.hpp"
 
 // The pair loops are inlined into the backends' kernels, so that a CPU kernel compiled for
@@ -32,25 +33,14 @@ VCZ_LD_INLINE int popcount64(std::uint64_t x) {
 #endif
 }
 
-VCZ_HD inline double mul(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
+// Rounded products and sums, identical on host and device (stats/sample_math.hpp).
+using sample::add;
+using sample::mul;
 VCZ_HD inline double sub(double a, double b) {
 #if defined(__CUDA_ARCH__)
   return __dsub_rn(a, b);
 #else
   return a - b;
-#endif
-}
-VCZ_HD inline double add(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
 #endif
 }
 
