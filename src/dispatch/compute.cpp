@@ -161,19 +161,6 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
     gpu = false;
     rs.note = "ld and prune have no GPU implementation yet; using the CPU";
   }
-  // The matrix family's GPU pass (cuBLAS GEMMs) has not passed its GPU test yet (it did not
-  // finish within the test's time on the H100): it runs only when asked for explicitly with
-  // VCZSTATS_EXPERIMENTAL_GPU_MATRIX=1; otherwise the CPU computes it.
-  const bool any_matrix = std::any_of(statistics.begin(), statistics.end(),
-                                      [](const Statistic* s) { return s->sample_matrix(); });
-  if (gpu && any_matrix && !std::getenv("VCZSTATS_EXPERIMENTAL_GPU_MATRIX")) {
-    if (run.device.kind == DeviceKind::Gpu)
-      throw UsageError("--device " + run.device.to_string() +
-                       ": grm, king, distance and pca on the GPU are not validated yet; use "
-                       "--device cpu or auto (set VCZSTATS_EXPERIMENTAL_GPU_MATRIX=1 to try it)");
-    gpu = false;
-    rs.note = "grm, king, distance and pca on the GPU are not validated yet; using the CPU";
-  }
   pairs = std::make_unique<dispatch::PairPasses>(q, statistics, run, gpu);
   if (pairs->packed()) spec.packed = pairs->packed();
   if (pairs->haplotypes()) spec.haplotypes = pairs->haplotypes();

@@ -35,6 +35,18 @@ void put_bits(std::uint64_t* dst, std::int64_t bit, std::uint64_t v, int len) {
 /// OR the bits of @p set's runs in @p plane into @p dst (set order), and return their count.
 std::int64_t gather(const std::uint64_t* plane, const HapSet& set, std::uint64_t* dst,
                     std::int64_t words) {
+  if (set.runs.size() == 1 && set.runs[0].first % 64 == 0) {
+    // One run starting on a word (every sample, or a leading block of them): whole words.
+    const std::int64_t b = set.runs[0].first / 64, n = set.runs[0].second - set.runs[0].first;
+    std::int64_t ones = 0;
+    for (std::int64_t w = 0; w < n / 64; ++w) ones += std::popcount(dst[w] = plane[b + w]);
+    if (n % 64) {
+      const std::uint64_t v = plane[b + n / 64] & ((std::uint64_t{1} << (n % 64)) - 1);
+      ones += std::popcount(dst[n / 64] = v);
+    }
+    std::fill(dst + (n + 63) / 64, dst + words, 0);
+    return ones;
+  }
   std::fill(dst, dst + words, 0);
   std::int64_t at = 0, ones = 0;
   for (const auto& [b, e] : set.runs)
@@ -150,13 +162,19 @@ RowExtractor::RowExtractor(HapSet set, RowFilter filter, std::shared_ptr<const G
 std::optional<RowInfo> RowExtractor::extract(const PhasedHaplotypeView& view, std::int64_t r,
                                              const vcz::VariantBlock& vb, int ancestral,
                                              std::uint64_t* bits) const {
+  return extract(view, r, vb, ancestral, bits, scratch_.data());
+}
+
+std::optional<RowInfo> RowExtractor::extract(const PhasedHaplotypeView& view, std::int64_t r,
+                                             const vcz::VariantBlock& vb, int ancestral,
+                                             std::uint64_t* bits, std::uint64_t* scratch) const {
   const std::int64_t n = set_.n;
-  if (gather(view.plane(r, 0), set_, scratch_.data(), words_) > 0) return std::nullopt;
+  if (gather(view.plane(r, 0), set_, scratch, words_) > 0) return std::nullopt;
   // The alleles present: allele 0 unless every haplotype carries another.
   int lo = -1, hi = -1, present = 0;
   std::int64_t others = 0;
   for (int p = 1; p < view.planes; ++p) {
-    const std::int64_t c = gather(view.plane(r, p), set_, scratch_.data(), words_);
+    const std::int64_t c = gather(view.plane(r, p), set_, scratch, words_);
     if (c == 0) continue;
     others += c;
     if (++present > 2) return std::nullopt;
@@ -295,12 +313,23 @@ void RowSource::push(const RowInfo& info, const std::uint64_t* bits) {
 
 void RowSource::append(const UnitData& u) {
   if (!u.haplotypes) return;
-  for (std::int64_t r = 0; r < u.rows(); ++r) {
-    if (!u.selected(r)) continue;
-    const int anc = u.ancestral.empty() ? 0 : u.ancestral[static_cast<std::size_t>(r)];
-    if (auto info = extractor_.extract(*u.haplotypes, r, *u.variants, anc, row_.data()))
-      push(*info, row_.data());
-  }
+  // The unit's rows are extracted in blocks on the shared pool, then kept in order.
+  const std::int64_t rows = u.rows(), words = extractor_.words();
+  constexpr std::int64_t kRowsPerTask = 128;
+  std::vector<std::optional<RowInfo>> infos(static_cast<std::size_t>(rows));
+  unit_bits_.resize(static_cast<std::size_t>(rows * words));
+  ThreadPool::shared().parallel_for((rows + kRowsPerTask - 1) / kRowsPerTask, [&](std::int64_t t) {
+    std::vector<std::uint64_t> scratch(static_cast<std::size_t>(words));
+    for (std::int64_t r = t * kRowsPerTask; r < std::min(rows, (t + 1) * kRowsPerTask); ++r) {
+      if (!u.selected(r)) continue;
+      const int anc = u.ancestral.empty() ? 0 : u.ancestral[static_cast<std::size_t>(r)];
+      infos[static_cast<std::size_t>(r)] = extractor_.extract(
+          *u.haplotypes, r, *u.variants, anc, unit_bits_.data() + r * words, scratch.data());
+    }
+  });
+  for (std::int64_t r = 0; r < rows; ++r)
+    if (const auto& info = infos[static_cast<std::size_t>(r)])
+      push(*info, unit_bits_.data() + r * words);
 }
 
 bool RowSource::contig_first(std::int64_t i) const {

@@ -81,6 +81,10 @@ class RowExtractor {
   std::optional<RowInfo> extract(const PhasedHaplotypeView& view, std::int64_t r,
                                  const vcz::VariantBlock& vb, int ancestral,
                                  std::uint64_t* bits) const;
+  /// As above with the caller's scratch (words()): safe from several threads at once.
+  std::optional<RowInfo> extract(const PhasedHaplotypeView& view, std::int64_t r,
+                                 const vcz::VariantBlock& vb, int ancestral, std::uint64_t* bits,
+                                 std::uint64_t* scratch) const;
 
  private:
   HapSet set_;
@@ -189,6 +193,7 @@ class RowSource {
   bool start_known_ = false;  ///< the first row starts its contig
   bool end_known_ = false;    ///< the last row ends its contig
   std::vector<std::uint64_t> row_;
+  std::vector<std::uint64_t> unit_bits_;  ///< append()'s rows before they are kept
 };
 
 /// @p v as a vector of the statistic's contig labels.

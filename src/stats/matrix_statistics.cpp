@@ -2,6 +2,7 @@
 // pass: GRM (plink2 --make-rel), KING-robust kinship and its table (plink2 --make-king,
 // --make-king-table) and distances (plink 1.9 --distance). Formulas: tests/tools/POPGEN.md.
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include "vcz/text_file.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/matrix.hpp"
+#include "vczstats/thread_pool.hpp"
 #include "vczstats/variants.hpp"
 
 namespace vczstats {
@@ -89,8 +91,7 @@ class MatrixCommon : public Base {
   std::vector<std::string> sample_names() const {
     std::vector<std::string> names;
     names.reserve(static_cast<std::size_t>(q_.samples.size()));
-    for (auto i : q_.samples.indices)
-      names.emplace_back(q_.store.sample_ids()[i]);
+    for (auto i : q_.samples.indices) names.emplace_back(q_.store.sample_ids()[i]);
     return names;
   }
 
@@ -110,14 +111,25 @@ SampleMatrix build_matrix(const SampleMatrixSums& s, std::vector<std::string> na
   m.row_end = s.row_end;
   m.variants = s.variants;
   const std::int64_t cols = s.cols();
-  m.values.assign(static_cast<std::size_t>(s.rows() * cols), 0.0);
-  for (std::int64_t i = s.row_begin; i < s.row_end; ++i)
-    for (std::int64_t j = 0; j <= i; ++j) {
-      const double v = value(i, j);
-      m.values[static_cast<std::size_t>((i - s.row_begin) * cols + j)] = v;
-      if (j >= s.row_begin && j != i)  // its mirror is in the stripe too
-        m.values[static_cast<std::size_t>((j - s.row_begin) * cols + i)] = v;
+  m.values.resize(static_cast<std::size_t>(s.rows() * cols));
+  // Blocks of rows on the shared pool. Row i's task writes cells (i, j <= i) and the mirrors
+  // (j, i) of the row's cells inside the stripe (every cell above the diagonal is one, as the
+  // stripe's columns end at its last row): no cell has two writers.
+  constexpr std::int64_t kRowsPerTask = 16;
+  const std::int64_t tasks = (s.rows() + kRowsPerTask - 1) / kRowsPerTask;
+  ThreadPool::shared().parallel_for(tasks, [&](std::int64_t t) {
+    const std::int64_t i0 = s.row_begin + t * kRowsPerTask,
+                       i1 = std::min(s.row_end, i0 + kRowsPerTask);
+    for (std::int64_t i = i0; i < i1; ++i) {
+      double* row = m.values.data() + (i - s.row_begin) * cols;
+      for (std::int64_t j = 0; j <= i; ++j) {
+        const double v = value(i, j);
+        row[j] = v;
+        if (j >= s.row_begin && j != i)  // its mirror is in the stripe too
+          m.values[static_cast<std::size_t>((j - s.row_begin) * cols + i)] = v;
+      }
     }
+  });
   return m;
 }
 

@@ -61,8 +61,8 @@ inline std::uint32_t operands_for(std::uint32_t products) {
 
 /// A pair count from the products of one cell (@p v: kProducts values, those not computed
 /// unused).
-inline std::int32_t count_from_products(PairCount c, const std::int32_t* v,
-                                        std::uint32_t products) {
+VCZ_HD inline std::int32_t count_from_products(PairCount c, const std::int32_t* v,
+                                               std::uint32_t products) {
   switch (c) {
     case PairCount::HetHet:
       return v[kHH];

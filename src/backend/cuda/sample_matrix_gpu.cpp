@@ -248,26 +248,22 @@ class GpuSampleMatrix final : public SampleMatrixAccumulator {
     out.weight_total = weight_total_;
     const std::int64_t rows = shape_.rows(), cols = shape_.cols();
     if (rows == 0) return out;
-    std::array<std::vector<std::int32_t>, op::kProducts> host;
+    // Each count from the product sums on the device, then straight into the output.
+    cuda::ProductSums ps;
     for (int p = 0; p < op::kProducts; ++p)
-      if (products_ & (1u << p)) {
-        host[p].resize(static_cast<std::size_t>(rows * cols));
-        VCZ_CUDA_CHECK(cudaMemcpy2D(host[p].data(), static_cast<std::size_t>(cols * 4),
-                                    sums_[p].data(), static_cast<std::size_t>(ld_ * 4),
-                                    static_cast<std::size_t>(cols * 4),
-                                    static_cast<std::size_t>(rows), cudaMemcpyDeviceToHost));
-      }
-    std::int32_t v[op::kProducts] = {};
-    for (std::int64_t i = shape_.row_begin; i < shape_.row_end; ++i)
-      for (std::int64_t j = 0; j <= i; ++j) {
-        const auto at = static_cast<std::size_t>((i - shape_.row_begin) * cols + j);
-        for (int p = 0; p < op::kProducts; ++p)
-          if (products_ & (1u << p)) v[p] = host[p][at];
-        for (int c = 0; c < kPairCounts; ++c)
-          if (!out.counts[static_cast<std::size_t>(c)].empty())
-            out.counts[static_cast<std::size_t>(c)][at] =
-                op::count_from_products(static_cast<PairCount>(c), v, products_);
-      }
+      if (products_ & (1u << p)) ps.product[p] = sums_[p].as<std::int32_t>();
+    DeviceBuffer counts;
+    for (int c = 0; c < kPairCounts; ++c) {
+      auto& dst = out.counts[static_cast<std::size_t>(c)];
+      if (dst.empty()) continue;
+      if (!counts.data()) counts = DeviceBuffer(ctx_.pool(), rows * cols * 4, matrix_.get());
+      cuda::launch_counts_from_products(ps, products_, static_cast<PairCount>(c), shape_.row_begin,
+                                        rows, cols, ld_, counts.as<std::int32_t>(), matrix_.get());
+      VCZ_CUDA_CHECK(cudaMemcpyAsync(dst.data(), counts.data(),
+                                     static_cast<std::size_t>(rows * cols * 4),
+                                     cudaMemcpyDeviceToHost, matrix_.get()));
+    }
+    matrix_.synchronize();
     if (with_product_) {
       VCZ_CUDA_CHECK(cudaMemcpy2D(out.product.data(), static_cast<std::size_t>(cols * 8),
                                   product_.data(), static_cast<std::size_t>(ld_ * 8),

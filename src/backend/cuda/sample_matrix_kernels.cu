@@ -158,6 +158,23 @@ __global__ void add_squares_kernel(const double* x, std::int64_t kp, std::int64_
   diagonal[i] += d;
 }
 
+__global__ void counts_from_products_kernel(ProductSums sums, std::uint32_t products,
+                                            PairCount count, std::int64_t row_begin,
+                                            std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                                            std::int32_t* out) {
+  const std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (k >= rows * cols) return;
+  const std::int64_t r = k / cols, j = k % cols;
+  if (j > row_begin + r) {
+    out[k] = 0;
+    return;
+  }
+  std::int32_t v[stats::pairs::kProducts] = {};
+  for (int p = 0; p < stats::pairs::kProducts; ++p)
+    if (sums.product[p]) v[p] = sums.product[p][r * ld + j];
+  out[k] = stats::pairs::count_from_products(count, v, products);
+}
+
 unsigned grid_of(std::int64_t threads, int block) {
   return static_cast<unsigned>((threads + block - 1) / block);
 }
@@ -190,6 +207,15 @@ void launch_product_values(const SlotInfo* info, const std::uint64_t* batch_rows
   product_values_kernel<<<grid_of(kp * samples, 256), 256, 0, stream>>>(
       info, batch_rows, words_per_row, slots, p0, kp, samples, x);
   VCZ_CUDA_CHECK_LAUNCH("product_values_kernel");
+}
+
+void launch_counts_from_products(const ProductSums& sums, std::uint32_t products, PairCount count,
+                                 std::int64_t row_begin, std::int64_t rows, std::int64_t cols,
+                                 std::int64_t ld, std::int32_t* out, cudaStream_t stream) {
+  if (rows <= 0 || cols <= 0) return;
+  counts_from_products_kernel<<<grid_of(rows * cols, 256), 256, 0, stream>>>(
+      sums, products, count, row_begin, rows, cols, ld, out);
+  VCZ_CUDA_CHECK_LAUNCH("counts_from_products_kernel");
 }
 
 void launch_add_squares(const double* x, std::int64_t kp, std::int64_t samples, double* diagonal,

@@ -60,4 +60,17 @@ void launch_product_values(const SlotInfo* info, const std::uint64_t* batch_rows
 void launch_add_squares(const double* x, std::int64_t kp, std::int64_t samples, double* diagonal,
                         cudaStream_t stream);
 
+/// The int32 product sums of stats/pair_operands.hpp (kProducts pointers, null when not
+/// computed), each rows x ld.
+struct ProductSums {
+  const std::int32_t* product[6] = {};
+};
+
+/// out (rows x cols, row-major) = pair count @p count of every cell (i, j) with j <= i, i =
+/// row_begin + its row, from the product sums (pitch @p ld); cells above the diagonal are 0.
+/// @throws CudaError.
+void launch_counts_from_products(const ProductSums& sums, std::uint32_t products, PairCount count,
+                                 std::int64_t row_begin, std::int64_t rows, std::int64_t cols,
+                                 std::int64_t ld, std::int32_t* out, cudaStream_t stream);
+
 }  // namespace vczstats::cuda
