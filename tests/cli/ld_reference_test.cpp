@@ -8,7 +8,9 @@
 // --geno-r2) on Ag1000G, on 1000 Genomes (Debian's shapeit4-example, phased) and on random data
 // with missing calls (half-calls too) and multi-allelic sites. The store keeps the multi-allelic
 // sites (biallelic_vcf.py --ids-only renames IDs only); the tools read the REF-against-the-rest
-// rewrite. Values are compared to the tools' printed digits (six significant).
+// rewrite (vcftools leaves out sites with more than two alleles). Values are compared to the
+// tools' printed digits (six significant). prune --indep-pairwise is compared with plink 1.9's
+// on the 1000 Genomes and random data too (missing calls change plink's r2 test).
 // Definitions agree (tests/tools/POPGEN.md, "Linkage"): vcftools --geno-r2 is plink's r2 of
 // allele counts over the samples called at both; vcftools --hap-r2's D and D' are signed, of the
 // REF alleles. Two differences of reporting, not of definition: vcftools --ld-window N allows N
@@ -149,6 +151,21 @@ void expect_dprime_matches_plink(const TempDir& dir, const LdData& d, const std:
                    "--r2 dprime " + window, at_least);
 }
 
+/// prune --indep-pairwise @p args against plink 1.9's: the same .prune.in and .prune.out.
+void expect_prune_matches_plink(const TempDir& dir, const LdData& d, const std::string& args) {
+  SCOPED_TRACE("--indep-pairwise " + args);
+  const std::string out = (dir / "pl").string(), ours = (dir / "ours").string();
+  run_ok("plink1.9 --vcf " + shell_quote(d.unphased) +
+         " --allow-extra-chr --double-id --vcf-half-call missing --threads 1 --out " +
+         shell_quote(out) + " --indep-pairwise " + args + " > /dev/null");
+  run_ok(binary() + " prune " + shell_quote(d.store) + " --indep-pairwise " + args +
+         " --max-unit-variants 37 --out " + shell_quote(ours));
+  const auto in = read_lines(out + ".prune.in");
+  EXPECT_GT(in.size(), 100u);
+  EXPECT_EQ(read_lines(ours + ".prune.in"), in);
+  EXPECT_EQ(read_lines(ours + ".prune.out"), read_lines(out + ".prune.out"));
+}
+
 /// ld --hap (and, with @p hap false, the default r2) against vcftools --hap-r2 (--geno-r2), with
 /// vcftools' window options @p vt_window and ours @p window: pairs, N, r2 (and D, D').
 void expect_matches_vcftools(const TempDir& dir, const LdData& d, bool hap,
@@ -234,7 +251,7 @@ TEST(LdReference, DprimeHapAndGenoR2MatchPlink19AndVcftoolsOnAg1000g) {
                           "--ld-window 100000 --ld-window-bp 300 --ld-window-r2 0.1", 1000);
 }
 
-TEST(LdReference, DprimeHapAndGenoR2MatchPlink19AndVcftoolsOn1000Genomes) {
+TEST(LdReference, DprimeHapGenoR2AndPruneMatchPlink19AndVcftoolsOn1000Genomes) {
   VCZ_REQUIRE_SHAPEIT4_EXAMPLE();
   VCZ_REQUIRE_PROGRAM("bcftools");
   VCZ_REQUIRE_PROGRAM("plink1.9");
@@ -251,9 +268,11 @@ TEST(LdReference, DprimeHapAndGenoR2MatchPlink19AndVcftoolsOn1000Genomes) {
   expect_matches_vcftools(dir, d, true, "--ld-window-bp 5000 --min-r2 0.2",
                           "--ld-window 100000 --ld-window-bp 5000 --ld-window-r2 0.2", 5000);
   expect_matches_vcftools(dir, d, false, "--ld-window 9", "--ld-window 10 --ld-window-r2 0", 15000);
+  expect_prune_matches_plink(dir, d, "20 3 0.1");
+  expect_prune_matches_plink(dir, d, "10kb 1 0.5");
 }
 
-TEST(LdReference, DprimeHapAndGenoR2MatchPlink19AndVcftoolsOnRandomDataWithMissingCalls) {
+TEST(LdReference, DprimeHapGenoR2AndPruneMatchPlink19AndVcftoolsOnRandomDataWithMissingCalls) {
   VCZ_REQUIRE_PROGRAM("plink1.9");
   VCZ_REQUIRE_PROGRAM("vcftools");
   VCZ_REQUIRE_PYTHON_ZARR();
@@ -280,5 +299,7 @@ TEST(LdReference, DprimeHapAndGenoR2MatchPlink19AndVcftoolsOnRandomDataWithMissi
                                 2000);
     expect_matches_vcftools(sub, d, false, "--ld-window 9", "--ld-window 10 --ld-window-r2 0",
                             10000);
+    expect_prune_matches_plink(sub, d, "50 5 0.2");
+    expect_prune_matches_plink(sub, d, "10kb 1 0.5");
   }
 }
