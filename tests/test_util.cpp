@@ -103,6 +103,23 @@ bool have_python_zarr() {
   return have;
 }
 
+std::string info_field(const std::string& text, const std::string& key) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(key + "\t", 0) == 0) return line.substr(key.size() + 1);
+  return "";
+}
+
+std::string make_random_store(const TempDir& dir, const std::string& name,
+                              const std::string& vcf_args, const std::string& convert_args) {
+  const auto vcf = (dir / (name + ".vcf.gz")).string();
+  const auto store = (dir / (name + ".vcz")).string();
+  run_ok(python() + " " + tool("random_vcf.py") + " " + vcf_args + " -o " + vcf);
+  run_ok(python() + " " + tool("vcf2vcz.py") + " " + vcf + " " + store + " " + convert_args);
+  return store;
+}
+
 std::string shapeit4_reference_vcf() {
   const std::string path = "/usr/share/doc/shapeit4/examples/test/reference.vcf.gz";
   return std::filesystem::exists(path) ? path : "";

@@ -61,6 +61,14 @@ bool reference_tools_required();
 /// ref_afdist.py need them; the GPU machine has none of them).
 bool have_python_zarr();
 
+/// The value of line "KEY<tab>value" of @p text (`vczstats info`'s TSV), or "".
+std::string info_field(const std::string& text, const std::string& key);
+
+/// A store @p name.vcz in @p dir from tests/tools/random_vcf.py @p vcf_args (the VCF kept as
+/// @p name.vcf.gz), converted by tests/tools/vcf2vcz.py with @p convert_args; returns its path.
+std::string make_random_store(const TempDir& dir, const std::string& name,
+                              const std::string& vcf_args, const std::string& convert_args);
+
 /// Debian's shapeit4-example 1000 Genomes reference panel VCF (300 EUR samples, chr20), or ""
 /// when the package is not installed.
 std::string shapeit4_reference_vcf();

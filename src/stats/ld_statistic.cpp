@@ -10,21 +10,31 @@
 // and appends the later partition's rows.
 
 #include <algorithm>
-#include <deque>
 #include <unordered_set>
 
-#include "stats/pair_boundary.hpp"
-#include "stats/statistic_support.hpp"
+#include "stats/pair_statistic.hpp"
 #include "vczstats/ld.hpp"
 
 namespace vczstats {
 namespace {
 
-class LdStatistic final : public Statistic {
+/// One output row led by a row: the other variant and the values.
+struct LdOut {
+  std::int64_t b = 0;
+  std::int64_t pos_b = 0;
+  std::int32_t contig_b = 0;
+  std::int32_t pad = 0;
+  std::int64_t n = 0;
+  double r2 = 0, d = 0, dprime = 0;
+};
+struct LdRow {
+  PairRow meta;
+  std::vector<LdOut> out;
+};
+
+class LdStatistic final : public stats::pairs::PairStatistic<LdRow> {
  public:
-  LdStatistic(const Query& q, const LdOptions& o) : q_(q), options_(o) {
-    if (!q.store.has_genotypes()) throw FormatError(q.store.path() + ": ld needs call_genotype");
-    if (q.samples.size() < 2) throw UsageError("ld needs at least two samples");
+  LdStatistic(const Query& q, const LdOptions& o) : PairStatistic(q, "ld"), options_(o) {
     if (o.measure == PairMeasure::PruneEdge) throw UsageError("ld: PruneEdge is prune's test");
     if (o.window_variants < 1) throw UsageError("--ld-window must be at least 1");
     if (o.window_bp < 0) throw UsageError("--ld-window-kb must not be negative");
@@ -38,28 +48,12 @@ class LdStatistic final : public Statistic {
       request_.focal_only = true;
     }
     width_ = request_.haplotypes() ? q.samples.size() * q.store.ploidy() : q.samples.size();
-    contigs_ = stats::detail::contig_labels(q);
   }
 
   std::string name() const override { return "ld"; }
-  PassNeeds needs() const override { return {}; }
-  const PairRequest* pair_request() const override { return &request_; }
-
-  void begin(const stats::SiteCursor& cursor) override { resolved_ = cursor.selected == 0; }
 
   void accumulate_pairs(PairBatch&& batch) override {
-    auto row_of = [&](std::int64_t v) {
-      const std::int64_t o = ordinal(v);
-      return std::pair<const PairRow&, std::int64_t>(at(o).meta, o);
-    };
-    if (batch.unit < 0) {
-      tail_ = {};
-      stats::pairs::add_planes(batch.planes, row_of, tail_);
-      return;
-    }
-    for (const PairRow& r : batch.rows) rows_.push_back({r, {}});
-    count_ += static_cast<std::int64_t>(batch.rows.size());
-    if (!resolved_) stats::pairs::add_planes(batch.planes, row_of, head_);
+    if (!take_batch(batch, [](const PairRow& r) { return Row{r, {}}; })) return;
     for (const PairValue& v : batch.pairs) add_pair(v);
   }
 
@@ -83,85 +77,31 @@ class LdStatistic final : public Statistic {
     auto& later = stats::detail::same_statistic(*this, later_base);
     if (later.front_ != 0 || later.released_ != 0)
       throw Error("ld: merging a partition that already released rows");
-    const std::int64_t shift = count_;
-    const bool had_rows = count_ > 0;
-    const stats::pairs::RowPlace first = had_rows ? place(front_) : stats::pairs::RowPlace{};
-    for (auto& r : later.rows_) rows_.push_back(std::move(r));
-    count_ += later.count_;
-    later.head_.shift(shift);
-    later.tail_.shift(shift);
-    stats::pairs::cross_pairs(request_, width_, tail_, later.head_,
-                              [&](const PairValue& v) { add_pair(v); });
-    if (!resolved_) {  // the merged head: ours, and the later one's rows it still reaches
-      if (!had_rows) {
-        head_ = later.head_;
-      } else {
-        later.head_.filter([&](const stats::pairs::RowPlace& p) {
-          return stats::pairs::in_head(request_, first, p);
-        });
-        head_.append(later.head_);
-      }
-    }
-    if (later.count_ > 0) {  // the merged tail: ours still within reach, then the later one's
-      const stats::pairs::RowPlace last = place(count_ - 1);
-      tail_.filter([&](const stats::pairs::RowPlace& p) {
-        return stats::pairs::in_tail(request_, last, p);
-      });
-      tail_.append(later.tail_);
-    }
-    later.rows_.clear();
-    later.count_ = 0;
+    merge_partition(
+        later, [](Row&, std::int64_t) {}, [&](const PairValue& v) { add_pair(v); });
   }
 
   void save(ByteWriter& w) const override {
-    w.put_string(name());
-    w.put<std::uint8_t>(resolved_);
-    w.put(front_);
-    w.put(count_);
+    save_rows(w, [](ByteWriter& to, const Row& r) {
+      to.put(r.meta);
+      to.put_vector(r.out);
+    });
     w.put(released_);
-    w.put<std::uint64_t>(rows_.size());
-    for (const auto& r : rows_) {
-      w.put(r.meta);
-      w.put_vector(r.out);
-    }
-    head_.save(w);
-    tail_.save(w);
   }
 
   void load(ByteReader& r) override {
-    r.expect(name());
-    resolved_ = r.get<std::uint8_t>() != 0;
-    front_ = r.get<std::int64_t>();
-    count_ = r.get<std::int64_t>();
-    released_ = r.get<std::int64_t>();
-    const auto n = r.get<std::uint64_t>();
-    if (n != static_cast<std::uint64_t>(count_ - front_))
-      throw FormatError("statistic state: ld rows do not add up");
-    rows_.clear();
-    for (std::uint64_t k = 0; k < n; ++k) {
+    load_rows(r, [](ByteReader& from) {
       Row row;
-      row.meta = r.get<PairRow>();
-      row.out = r.get_vector<Out>();
-      rows_.push_back(std::move(row));
-    }
-    head_.load(r);
-    tail_.load(r);
+      row.meta = from.get<PairRow>();
+      row.out = from.get_vector<Out>();
+      return row;
+    });
+    released_ = r.get<std::int64_t>();
   }
 
  private:
-  /// One output row led by a row: the other variant and the values.
-  struct Out {
-    std::int64_t b = 0;
-    std::int64_t pos_b = 0;
-    std::int32_t contig_b = 0;
-    std::int32_t pad = 0;
-    std::int64_t n = 0;
-    double r2 = 0, d = 0, dprime = 0;
-  };
-  struct Row {
-    PairRow meta;
-    std::vector<Out> out;
-  };
+  using Out = LdOut;
+  using Row = LdRow;
 
   /// Global indices of the store's variants whose ID is in @p ids. @throws UsageError when none.
   static std::vector<std::int64_t> find_variants(const Query& q,
@@ -182,21 +122,6 @@ class LdStatistic final : public Statistic {
       throw UsageError("--ld-snp: none of the " + std::to_string(wanted.size()) +
                        " variant IDs is in " + q.store.path());
     return out;
-  }
-
-  Row& at(std::int64_t o) { return rows_[static_cast<std::size_t>(o - front_)]; }
-  const Row& at(std::int64_t o) const { return rows_[static_cast<std::size_t>(o - front_)]; }
-  stats::pairs::RowPlace place(std::int64_t o) const {
-    const PairRow& m = at(o).meta;
-    return {o, m.contig, m.pos};
-  }
-  std::int64_t ordinal(std::int64_t variant) const {
-    const auto it =
-        std::lower_bound(rows_.begin(), rows_.end(), variant,
-                         [](const Row& r, std::int64_t v) { return r.meta.variant < v; });
-    if (it == rows_.end() || it->meta.variant != variant)
-      throw Error("ld: a pair names a variant the statistic has not seen");
-    return front_ + (it - rows_.begin());
   }
 
   static Out out_of(const PairValue& v, const PairRow& other) {
@@ -281,15 +206,8 @@ class LdStatistic final : public Statistic {
     }
   }
 
-  const Query& q_;
   LdOptions options_;
-  PairRequest request_;
-  std::int64_t width_ = 0;
-  std::shared_ptr<const std::vector<std::string>> contigs_;
-  bool resolved_ = true;  // starts the run: rows may be released
-  std::deque<Row> rows_;  // ordinals [front_, count_)
-  std::int64_t front_ = 0, count_ = 0, released_ = 0;
-  stats::pairs::BoundaryRows head_, tail_;
+  std::int64_t released_ = 0;  // rows whose output rows are handed out
 };
 
 }  // namespace

@@ -15,11 +15,9 @@
 // partition's greedy run on.
 
 #include <algorithm>
-#include <deque>
 #include <optional>
 
-#include "stats/pair_boundary.hpp"
-#include "stats/statistic_support.hpp"
+#include "stats/pair_statistic.hpp"
 #include "vczstats/ld.hpp"
 
 namespace vczstats {
@@ -27,11 +25,16 @@ namespace {
 
 constexpr double kMafTie = 1 - 0.00000000000005684341886080801486968994140625;  // 1 - 2^-44
 
-class PruneStatistic final : public Statistic {
+struct PruneRow {
+  PairRow meta;
+  bool pruned = false;
+  bool zero_variance = false;       // no variance among its called samples: pruned on loading
+  std::vector<std::int64_t> edges;  // ordinals of later rows joined by an edge, sorted
+};
+
+class PruneStatistic final : public stats::pairs::PairStatistic<PruneRow> {
  public:
-  PruneStatistic(const Query& q, const PruneOptions& o) : options_(o) {
-    if (!q.store.has_genotypes()) throw FormatError(q.store.path() + ": prune needs call_genotype");
-    if (q.samples.size() < 2) throw UsageError("prune needs at least two samples");
+  PruneStatistic(const Query& q, const PruneOptions& o) : PairStatistic(q, "prune"), options_(o) {
     if (o.window_kb ? o.window < 1 : o.window < 2)
       throw UsageError("--indep-pairwise: the window must be at least 2 variants or 1 kb");
     if (o.step < 1) throw UsageError("--indep-pairwise: the step must be at least 1");
@@ -43,37 +46,23 @@ class PruneStatistic final : public Statistic {
     else
       request_.max_variants = o.window - 1;
     width_ = q.samples.size();
-    contigs_ = stats::detail::contig_labels(q);
   }
 
   std::string name() const override { return "prune"; }
-  PassNeeds needs() const override { return {}; }
-  const PairRequest* pair_request() const override { return &request_; }
-  void begin(const stats::SiteCursor& cursor) override { resolved_ = cursor.selected == 0; }
 
   void accumulate_pairs(PairBatch&& batch) override {
-    auto row_of = [&](std::int64_t v) {
-      const std::int64_t o = ordinal(v);
-      return std::pair<const PairRow&, std::int64_t>(at(o).meta, o);
-    };
-    if (batch.unit < 0) {
-      tail_ = {};
-      stats::pairs::add_planes(batch.planes, row_of, tail_);
-      return;
-    }
-    for (const PairRow& r : batch.rows) {
+    const bool rows = take_batch(batch, [](const PairRow& r) {
       Row row;
       row.meta = r;
       row.zero_variance = r.n * r.ssq - r.sum * r.sum == 0;
-      rows_.push_back(std::move(row));
-    }
-    count_ += static_cast<std::int64_t>(batch.rows.size());
-    if (!resolved_) stats::pairs::add_planes(batch.planes, row_of, head_);
+      return row;
+    });
+    if (!rows) return;
     std::vector<std::int64_t> touched;
     for (const PairValue& v : batch.pairs) {
-      const std::int64_t a = ordinal(v.a);
+      const std::int64_t a = ordinal_or_gone(v.a);
       if (a < 0) continue;
-      at(a).edges.push_back(ordinal(v.b));
+      at(a).edges.push_back(ordinal_or_gone(v.b));
       touched.push_back(a);
     }
     for (const std::int64_t a : touched) {  // GPU bands hand pairs over in any order
@@ -100,54 +89,25 @@ class PruneStatistic final : public Statistic {
     auto& later = stats::detail::same_statistic(*this, later_base);
     if (later.resolved_ && later.count_ > 0 && count_ > 0)
       throw Error("prune: merging a partition that began as the first");
-    const std::int64_t shift = count_;
-    const bool had_rows = count_ > 0;
-    const stats::pairs::RowPlace first = had_rows ? place(front_) : stats::pairs::RowPlace{};
-    for (auto& r : later.rows_) {
-      for (auto& e : r.edges) e += shift;
-      rows_.push_back(std::move(r));
-    }
-    count_ += later.count_;
-    later.head_.shift(shift);
-    later.tail_.shift(shift);
-    stats::pairs::cross_pairs(request_, width_, tail_, later.head_, [&](const PairValue& v) {
-      const std::int64_t a = ordinal(v.a);
-      if (a >= 0) at(a).edges.push_back(ordinal(v.b));  // a before the window: never asked
-    });
-    if (!resolved_) {
-      if (!had_rows) {
-        head_ = later.head_;
-      } else {
-        later.head_.filter([&](const stats::pairs::RowPlace& p) {
-          return stats::pairs::in_head(request_, first, p);
+    merge_partition(
+        later,
+        [](Row& r, std::int64_t shift) {
+          for (auto& e : r.edges) e += shift;
+        },
+        [&](const PairValue& v) {
+          const std::int64_t a = ordinal_or_gone(v.a);
+          if (a >= 0) at(a).edges.push_back(ordinal_or_gone(v.b));  // a before the window
         });
-        head_.append(later.head_);
-      }
-    }
-    if (later.count_ > 0) {
-      const stats::pairs::RowPlace last = place(count_ - 1);
-      tail_.filter([&](const stats::pairs::RowPlace& p) {
-        return stats::pairs::in_tail(request_, last, p);
-      });
-      tail_.append(later.tail_);
-    }
-    later.rows_.clear();
-    later.count_ = 0;
     if (resolved_) run(false);
   }
 
   void save(ByteWriter& w) const override {
-    w.put_string(name());
-    w.put<std::uint8_t>(resolved_);
-    w.put(front_);
-    w.put(count_);
-    w.put<std::uint64_t>(rows_.size());
-    for (const Row& r : rows_) {
-      w.put(r.meta);
-      w.put<std::uint8_t>(r.pruned);
-      w.put<std::uint8_t>(r.zero_variance);
-      w.put_vector(r.edges);
-    }
+    save_rows(w, [](ByteWriter& to, const Row& r) {
+      to.put(r.meta);
+      to.put<std::uint8_t>(r.pruned);
+      to.put<std::uint8_t>(r.zero_variance);
+      to.put_vector(r.edges);
+    });
     w.put<std::uint8_t>(in_contig_);
     w.put(s_);
     w.put(e_);
@@ -155,27 +115,17 @@ class PruneStatistic final : public Statistic {
     w.put(final_);
     w.put(emitted_);
     w.put_vector(live_);
-    head_.save(w);
-    tail_.save(w);
   }
 
   void load(ByteReader& r) override {
-    r.expect(name());
-    resolved_ = r.get<std::uint8_t>() != 0;
-    front_ = r.get<std::int64_t>();
-    count_ = r.get<std::int64_t>();
-    const auto n = r.get<std::uint64_t>();
-    if (n != static_cast<std::uint64_t>(count_ - front_))
-      throw FormatError("statistic state: prune rows do not add up");
-    rows_.clear();
-    for (std::uint64_t k = 0; k < n; ++k) {
+    load_rows(r, [](ByteReader& from) {
       Row row;
-      row.meta = r.get<PairRow>();
-      row.pruned = r.get<std::uint8_t>() != 0;
-      row.zero_variance = r.get<std::uint8_t>() != 0;
-      row.edges = r.get_vector<std::int64_t>();
-      rows_.push_back(std::move(row));
-    }
+      row.meta = from.get<PairRow>();
+      row.pruned = from.get<std::uint8_t>() != 0;
+      row.zero_variance = from.get<std::uint8_t>() != 0;
+      row.edges = from.get_vector<std::int64_t>();
+      return row;
+    });
     in_contig_ = r.get<std::uint8_t>() != 0;
     s_ = r.get<std::int64_t>();
     e_ = r.get<std::int64_t>();
@@ -183,39 +133,15 @@ class PruneStatistic final : public Statistic {
     final_ = r.get<std::int64_t>();
     emitted_ = r.get<std::int64_t>();
     live_ = r.get_vector<Live>();
-    head_.load(r);
-    tail_.load(r);
   }
 
  private:
-  struct Row {
-    PairRow meta;
-    bool pruned = false;
-    bool zero_variance = false;       // no variance among its called samples: pruned on loading
-    std::vector<std::int64_t> edges;  // ordinals of later rows joined by an edge, sorted
-  };
+  using Row = PruneRow;
   /// An entry of the window: a row and the first partner it has not been compared with yet
   /// (plink's live_indices and start_arr).
   struct Live {
     std::int64_t ord = 0, start = 0;
   };
-
-  Row& at(std::int64_t o) { return rows_[static_cast<std::size_t>(o - front_)]; }
-  const Row& at(std::int64_t o) const { return rows_[static_cast<std::size_t>(o - front_)]; }
-  stats::pairs::RowPlace place(std::int64_t o) const {
-    return {o, at(o).meta.contig, at(o).meta.pos};
-  }
-  /// The ordinal of variant @p v, or -1 when its row is gone (before the window).
-  std::int64_t ordinal(std::int64_t v) const {
-    const auto it =
-        std::lower_bound(rows_.begin(), rows_.end(), v,
-                         [](const Row& r, std::int64_t x) { return r.meta.variant < x; });
-    if (it == rows_.end() || it->meta.variant != v) {
-      if (!rows_.empty() && v < rows_.front().meta.variant) return -1;
-      throw Error("prune: a pair names a variant the statistic has not seen");
-    }
-    return front_ + (it - rows_.begin());
-  }
 
   double maf(std::int64_t o) const {
     const PairRow& m = at(o).meta;
@@ -379,18 +305,11 @@ class PruneStatistic final : public Statistic {
   }
 
   PruneOptions options_;
-  PairRequest request_;
-  std::int64_t width_ = 0;
-  std::shared_ptr<const std::vector<std::string>> contigs_;
-  bool resolved_ = true;
-  std::deque<Row> rows_;  // ordinals [front_, count_)
-  std::int64_t front_ = 0, count_ = 0;
   // The greedy: the window [s_, e_) of the contig being pruned and its entries; rows before
   // final_ are decided, before emitted_ handed out; next_ starts the next contig.
   bool in_contig_ = false;
   std::int64_t s_ = 0, e_ = 0, next_ = 0, final_ = 0, emitted_ = 0;
   std::vector<Live> live_;
-  stats::pairs::BoundaryRows head_, tail_;
 };
 
 }  // namespace

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <fstream>
-#include <sstream>
 
 #include "test_util.hpp"
 
@@ -13,27 +12,11 @@ using namespace vcztest;
 namespace fs = std::filesystem;
 
 namespace {
-std::string field(const std::string& text, const std::string& key) {
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind(key + "\t", 0) == 0) return line.substr(key.size() + 1);
-  return "";
-}
-
 std::string count_lines(const std::string& cmd) {
   auto out = run_ok(cmd + " | wc -l");
   return out.substr(0, out.find_first_of(" \n"));
 }
 
-std::string make_store(const TempDir& dir, const std::string& name, const std::string& vcf_args,
-                       const std::string& convert_args) {
-  const auto vcf = (dir / (name + ".vcf.gz")).string();
-  const auto store = (dir / (name + ".vcz")).string();
-  run_ok(python() + " " + tool("random_vcf.py") + " " + vcf_args + " -o " + vcf);
-  run_ok(python() + " " + tool("vcf2vcz.py") + " " + vcf + " " + store + " " + convert_args);
-  return store;
-}
 }  // namespace
 
 TEST(CliInfo, CountsMatchBcftoolsOnSharedStores) {
@@ -48,9 +31,9 @@ TEST(CliInfo, CountsMatchBcftoolsOnSharedStores) {
            {"ag1000g/gamb.X.8-12Mb.n100.derived.vcz.zip",
             "ag1000g/gamb.X.8-12Mb.n100.derived.vcf.gz"}}) {
     const auto info = run_ok(binary() + " info " + (d / store).string());
-    EXPECT_EQ(field(info, "variants"), count_lines("bcftools view -H " + (d / vcf).string()))
+    EXPECT_EQ(info_field(info, "variants"), count_lines("bcftools view -H " + (d / vcf).string()))
         << store;
-    EXPECT_EQ(field(info, "samples"), count_lines("bcftools query -l " + (d / vcf).string()))
+    EXPECT_EQ(info_field(info, "samples"), count_lines("bcftools query -l " + (d / vcf).string()))
         << store;
     EXPECT_NE(info.find("call_genotype\tint8"), std::string::npos) << info;
   }
@@ -87,8 +70,8 @@ TEST(CliErrors, NotAVczStore) {
 
 TEST(CliErrors, CorruptGenotypeChunkNamesTheChunk) {
   TempDir dir;
-  const auto store =
-      make_store(dir, "c", "--seed 3 --samples 10 --variants 100", "--variants-chunk-size 20");
+  const auto store = make_random_store(dir, "c", "--seed 3 --samples 10 --variants 100",
+                                       "--variants-chunk-size 20");
   // Overwrite one chunk with garbage, and truncate another.
   { std::ofstream(fs::path(store) / "call_genotype" / "2.0.0", std::ios::binary) << "garbage!"; }
   auto r = run(binary() + " afdist " + store);
@@ -104,7 +87,7 @@ TEST(CliErrors, CorruptGenotypeChunkNamesTheChunk) {
 
 TEST(CliErrors, UsageErrorsExitWith2) {
   TempDir dir;
-  const auto store = make_store(dir, "u", "--seed 4 --samples 4 --variants 10", "");
+  const auto store = make_random_store(dir, "u", "--seed 4 --samples 4 --variants 10", "");
   for (const std::string& args : std::vector<std::string>{
            "afdist", "afdist " + store + " --bins 0", "afdist " + store + " --method plink",
            "afdist " + store + " -r chr1:x-y", "afdist " + store + " -s nobody",
@@ -121,7 +104,7 @@ TEST(CliErrors, UsageErrorsExitWith2) {
 
 TEST(CliErrors, GpuRequestWithoutGpuIsAClearError) {
   TempDir dir;
-  const auto store = make_store(dir, "g", "--seed 5 --samples 4 --variants 10", "");
+  const auto store = make_random_store(dir, "g", "--seed 5 --samples 4 --variants 10", "");
   auto r = run(binary() + " afdist --device gpu " + store);
   if (r.exit_code == 0) GTEST_SKIP() << "skipped: this machine has a usable GPU";
   EXPECT_EQ(r.exit_code, 2);

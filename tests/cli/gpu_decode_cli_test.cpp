@@ -4,66 +4,44 @@
 
 #include <gtest/gtest.h>
 
-#include <sstream>
-
 #include "test_util.hpp"
 
 using namespace vcztest;
-
-namespace {
-
-std::string field(const std::string& text, const std::string& key) {
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind(key + "\t", 0) == 0) return line.substr(key.size() + 1);
-  return "";
-}
-
-std::string make_store(const TempDir& dir, const std::string& name, const std::string& vcf_args,
-                       const std::string& convert_args) {
-  const auto vcf = (dir / (name + ".vcf.gz")).string();
-  const auto store = (dir / (name + ".vcz")).string();
-  run_ok(python() + " " + tool("random_vcf.py") + " " + vcf_args + " -o " + vcf);
-  run_ok(python() + " " + tool("vcf2vcz.py") + " " + vcf + " " + store + " " + convert_args);
-  return store;
-}
-
-}  // namespace
 
 TEST(GpuDecodeChoice, InfoSaysWhichPathAndWhyNot) {
   VCZ_REQUIRE_PYTHON_ZARR();
   VCZ_REQUIRE_PROGRAM("bcftools");
   TempDir dir;
   // zlib has no device decoder: host decode, naming the codec.
-  const auto zlib = make_store(dir, "zlib", "--seed 11 --samples 40 --variants 60",
-                               "--compressor zlib --samples-chunk-size 1");
+  const auto zlib = make_random_store(dir, "zlib", "--seed 11 --samples 40 --variants 60",
+                                      "--compressor zlib --samples-chunk-size 1");
   auto info = run_ok(binary() + " info " + zlib);
-  EXPECT_EQ(field(info, "gpu_decode").rfind("host: ", 0), 0u) << info;
-  EXPECT_NE(field(info, "gpu_decode").find("zlib"), std::string::npos) << info;
+  EXPECT_EQ(info_field(info, "gpu_decode").rfind("host: ", 0), 0u) << info;
+  EXPECT_NE(info_field(info, "gpu_decode").find("zlib"), std::string::npos) << info;
   // Blosc zstd with one sample per chunk: 40 sample chunks of one blosc block each (60 x 2 bytes),
   // enough
   // independent streams per work unit to decode on the device.
-  const auto wide =
-      make_store(dir, "wide", "--seed 12 --samples 40 --variants 60", "--samples-chunk-size 1");
+  const auto wide = make_random_store(dir, "wide", "--seed 12 --samples 40 --variants 60",
+                                      "--samples-chunk-size 1");
   info = run_ok(binary() + " info " + wide);
-  EXPECT_EQ(field(info, "gpu_decode").rfind("device (40 sample chunks x 1 blosc block of", 0), 0u)
+  EXPECT_EQ(info_field(info, "gpu_decode").rfind("device (40 sample chunks x 1 blosc block of", 0),
+            0u)
       << info;
   EXPECT_NE(info.find("GPU decode: 40 independent compressed streams per work unit"),
             std::string::npos)
       << info;
   // One sample chunk (the whole 10000-variant chunk of 800 KB, a few blosc blocks): too few
   // independent streams to decode in parallel.
-  const auto narrow = make_store(dir, "narrow", "--seed 13 --samples 40 --variants 60", "");
+  const auto narrow = make_random_store(dir, "narrow", "--seed 13 --samples 40 --variants 60", "");
   info = run_ok(binary() + " info " + narrow);
-  EXPECT_EQ(field(info, "gpu_decode").rfind("host: only ", 0), 0u) << info;
-  EXPECT_NE(field(info, "gpu_decode").find("(1 sample chunk x "), std::string::npos) << info;
-  EXPECT_NE(field(info, "gpu_decode").find("too few chunks"), std::string::npos) << info;
+  EXPECT_EQ(info_field(info, "gpu_decode").rfind("host: only ", 0), 0u) << info;
+  EXPECT_NE(info_field(info, "gpu_decode").find("(1 sample chunk x "), std::string::npos) << info;
+  EXPECT_NE(info_field(info, "gpu_decode").find("too few chunks"), std::string::npos) << info;
   // Plain zstd: one stream per chunk.
-  const auto zstd = make_store(dir, "zstd", "--seed 14 --samples 40 --variants 60",
-                               "--compressor zstd --samples-chunk-size 1");
+  const auto zstd = make_random_store(dir, "zstd", "--seed 14 --samples 40 --variants 60",
+                                      "--compressor zstd --samples-chunk-size 1");
   info = run_ok(binary() + " info " + zstd);
-  EXPECT_EQ(field(info, "gpu_decode"), "device (40 sample chunks x 1 zstd stream)") << info;
+  EXPECT_EQ(info_field(info, "gpu_decode"), "device (40 sample chunks x 1 zstd stream)") << info;
   // JSON says the same.
   const auto json = run_ok(binary() + " info --format json " + zlib);
   EXPECT_NE(json.find("\"path\": \"host\""), std::string::npos) << json;
@@ -75,7 +53,7 @@ TEST(GpuDecodeChoice, OnWithANonDecodableStoreIsAUsageError) {
   VCZ_REQUIRE_PROGRAM("bcftools");
   TempDir dir;
   const auto gzip =
-      make_store(dir, "gzip", "--seed 15 --samples 6 --variants 30", "--compressor gzip");
+      make_random_store(dir, "gzip", "--seed 15 --samples 6 --variants 30", "--compressor gzip");
   for (const std::string cmd : {"afdist", "stats --stats pi --window-size 1000", "freq"}) {
     const auto r = run(binary() + " " + cmd + " " + gzip + " --gpu-decode on");
     EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.err;
@@ -99,7 +77,7 @@ TEST(GpuDecodeChoice, RecompressPresetGpuWritesBloscLz4BitShuffle) {
   VCZ_REQUIRE_PYTHON_ZARR();
   VCZ_REQUIRE_PROGRAM("bcftools");
   TempDir dir;
-  const auto in = make_store(dir, "in", "--seed 16 --samples 40 --variants 80", "");
+  const auto in = make_random_store(dir, "in", "--seed 16 --samples 40 --variants 80", "");
   const auto out = (dir / "gpu.vcz").string();
   run_ok(binary() + " recompress " + in + " " + out + " --preset gpu --samples-chunk-size 1");
   // Python's zarr reads what was written: blosc lz4, bit shuffle, the same genotypes.
@@ -111,7 +89,7 @@ TEST(GpuDecodeChoice, RecompressPresetGpuWritesBloscLz4BitShuffle) {
              "numpy.array_equal(a[:], b[:]))\" " +
              in + " " + out);
   EXPECT_EQ(check, "blosc lz4 2 1 True\n");
-  EXPECT_EQ(field(run_ok(binary() + " info " + out), "gpu_decode")
+  EXPECT_EQ(info_field(run_ok(binary() + " info " + out), "gpu_decode")
                 .rfind("device (40 sample chunks x 1 blosc block of", 0),
             0u);
   EXPECT_EQ(run_ok(binary() + " afdist --device cpu " + out),

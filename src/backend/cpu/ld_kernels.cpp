@@ -1,11 +1,15 @@
 // CPU pair-count kernels of the variant-pair family (ld_kernels.hpp). The portable and POPCNT
 // kernels are stats/ld_math.hpp's loops compiled for each target; the AVX-512 one counts eight
 // words per instruction (VPOPCNTQ) into vector accumulators and, for the last words of a row,
-// loads under a mask.
+// loads under a mask; its four measures are one loop (count_avx512) over lists of plane pairs.
 
 #include "backend/cpu/ld_kernels.hpp"
 
 #include <immintrin.h>
+
+#include <algorithm>
+#include <array>
+#include <utility>
 
 namespace vczstats::backend::ldk {
 namespace {
@@ -59,76 +63,77 @@ VCZ_AVX512 inline __m512i pc_and(__m512i a, __m512i b, __m512i acc) {
   return _mm512_add_epi64(acc, _mm512_popcnt_epi64(_mm512_and_si512(a, b)));
 }
 
+/// Which planes of rows i and j a count ANDs (plane 0 first); the counts of a measure in order.
+struct PlanePair {
+  int i, j;
+};
+template <std::size_t K>
+using PlanePairs = std::array<PlanePair, K>;
+
+/// One loop for every measure: counts out[k] += popcount(plane kP[k].i of i AND plane kP[k].j
+/// of j) over the rows' words, eight words per step, K vector accumulators; the planes 0..P-1
+/// are loaded once per step. (The packs unroll the loops over counts and planes.)
+template <std::size_t K, PlanePairs<K> kP, std::size_t... k, int... p>
+VCZ_AVX512 void count_avx512(const std::uint64_t* i, const std::uint64_t* j, std::int64_t words,
+                             std::int64_t (&out)[K], std::index_sequence<k...>,
+                             std::integer_sequence<int, p...>) {
+  const __m512i zero = _mm512_setzero_si512();
+  __m512i acc[K] = {(static_cast<void>(k), zero)...};
+  for (std::int64_t w = 0; w < words; w += 8) {
+    const __m512i xi[] = {load8(i, words, p, w)...};
+    const __m512i xj[] = {load8(j, words, p, w)...};
+    ((acc[k] = pc_and(xi[kP[k].i], xj[kP[k].j], acc[k])), ...);
+  }
+  ((out[k] += hsum(acc[k])), ...);
+}
+template <std::size_t K, PlanePairs<K> kP>
+VCZ_AVX512 void count_avx512(const std::uint64_t* i, const std::uint64_t* j, std::int64_t words,
+                             std::int64_t (&out)[K]) {
+  constexpr int planes = [] {
+    int m = 0;
+    for (const PlanePair& x : kP) m = std::max({m, x.i + 1, x.j + 1});
+    return m;
+  }();
+  count_avx512<K, kP>(i, j, words, out, std::make_index_sequence<K>{},
+                      std::make_integer_sequence<int, planes>{});
+}
+
+// Genotype planes: 0 het, 1 two non-REF, 2 called. Haplotype planes: 0 non-REF, 1 called.
+constexpr PlanePairs<9> kGenotypePairs{
+    {{2, 2}, {0, 2}, {1, 2}, {2, 0}, {2, 1}, {0, 0}, {0, 1}, {1, 0}, {1, 1}}};
+constexpr PlanePairs<4> kCellPairs{{{0, 0}, {0, 1}, {1, 0}, {1, 1}}};
+constexpr PlanePairs<4> kHaplotypePairs{{{1, 1}, {0, 1}, {1, 0}, {0, 0}}};
+constexpr PlanePairs<1> kBothNonRef{{{0, 0}}};
+
 VCZ_AVX512 void genotype_avx512(const std::uint64_t* i, const std::uint64_t* j, std::int64_t words,
                                 GenotypeCounts& c) {
-  __m512i n = _mm512_setzero_si512(), r1 = n, r2 = n, c1 = n, c2 = n, t11 = n, t12 = n, t21 = n,
-          t22 = n;
-  for (std::int64_t w = 0; w < words; w += 8) {
-    const __m512i hi = load8(i, words, 0, w), ai = load8(i, words, 1, w),
-                  ci = load8(i, words, 2, w);
-    const __m512i hj = load8(j, words, 0, w), aj = load8(j, words, 1, w),
-                  cj = load8(j, words, 2, w);
-    n = pc_and(ci, cj, n);
-    r1 = pc_and(hi, cj, r1);
-    r2 = pc_and(ai, cj, r2);
-    c1 = pc_and(ci, hj, c1);
-    c2 = pc_and(ci, aj, c2);
-    t11 = pc_and(hi, hj, t11);
-    t12 = pc_and(hi, aj, t12);
-    t21 = pc_and(ai, hj, t21);
-    t22 = pc_and(ai, aj, t22);
-  }
-  c.n += hsum(n);
-  c.r1 += hsum(r1);
-  c.r2 += hsum(r2);
-  c.c1 += hsum(c1);
-  c.c2 += hsum(c2);
-  c.t11 += hsum(t11);
-  c.t12 += hsum(t12);
-  c.t21 += hsum(t21);
-  c.t22 += hsum(t22);
+  std::int64_t x[9] = {c.n, c.r1, c.r2, c.c1, c.c2, c.t11, c.t12, c.t21, c.t22};
+  count_avx512<9, kGenotypePairs>(i, j, words, x);
+  c = {x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8]};
 }
 
 VCZ_AVX512 void genotype_complete_avx512(const std::uint64_t* i, const std::uint64_t* j,
                                          std::int64_t words, GenotypeCounts& c) {
-  __m512i t11 = _mm512_setzero_si512(), t12 = t11, t21 = t11, t22 = t11;
-  for (std::int64_t w = 0; w < words; w += 8) {
-    const __m512i hi = load8(i, words, 0, w), ai = load8(i, words, 1, w);
-    const __m512i hj = load8(j, words, 0, w), aj = load8(j, words, 1, w);
-    t11 = pc_and(hi, hj, t11);
-    t12 = pc_and(hi, aj, t12);
-    t21 = pc_and(ai, hj, t21);
-    t22 = pc_and(ai, aj, t22);
-  }
-  c.t11 += hsum(t11);
-  c.t12 += hsum(t12);
-  c.t21 += hsum(t21);
-  c.t22 += hsum(t22);
+  std::int64_t x[4] = {c.t11, c.t12, c.t21, c.t22};
+  count_avx512<4, kCellPairs>(i, j, words, x);
+  c.t11 = x[0];
+  c.t12 = x[1];
+  c.t21 = x[2];
+  c.t22 = x[3];
 }
 
 VCZ_AVX512 void haplotype_avx512(const std::uint64_t* i, const std::uint64_t* j, std::int64_t words,
                                  HaplotypeCounts& c) {
-  __m512i n = _mm512_setzero_si512(), a = n, b = n, ab = n;
-  for (std::int64_t w = 0; w < words; w += 8) {
-    const __m512i ai = load8(i, words, 0, w), ci = load8(i, words, 1, w);
-    const __m512i aj = load8(j, words, 0, w), cj = load8(j, words, 1, w);
-    n = pc_and(ci, cj, n);
-    a = pc_and(ai, cj, a);
-    b = pc_and(ci, aj, b);
-    ab = pc_and(ai, aj, ab);
-  }
-  c.n += hsum(n);
-  c.a += hsum(a);
-  c.b += hsum(b);
-  c.ab += hsum(ab);
+  std::int64_t x[4] = {c.n, c.a, c.b, c.ab};
+  count_avx512<4, kHaplotypePairs>(i, j, words, x);
+  c = {x[0], x[1], x[2], x[3]};
 }
 
 VCZ_AVX512 void haplotype_complete_avx512(const std::uint64_t* i, const std::uint64_t* j,
                                           std::int64_t words, HaplotypeCounts& c) {
-  __m512i ab = _mm512_setzero_si512();
-  for (std::int64_t w = 0; w < words; w += 8)
-    ab = pc_and(load8(i, words, 0, w), load8(j, words, 0, w), ab);
-  c.ab += hsum(ab);
+  std::int64_t x[1] = {c.ab};
+  count_avx512<1, kBothNonRef>(i, j, words, x);
+  c.ab = x[0];
 }
 
 const Kernels kPortable{"portable", genotype_portable, genotype_complete_portable,

@@ -1,0 +1,151 @@
+#pragma once
+// The part the variant-pair statistics (ld, prune) share: their checks of the query, the
+// request, the window of rows they keep (ordinals [front_, count_), each a Row whose `meta` is
+// the band's PairRow), and the planes of a partition's first rows (its head) and last rows (its
+// tail), with which merge() evaluates the pairs across a partition boundary that no band saw
+// (stats/pair_boundary.hpp). A partition that does not start the run is unresolved: it keeps
+// its head, and its rows until a merge resolves it.
+
+#include <algorithm>
+#include <deque>
+#include <string>
+#include <utility>
+
+#include "stats/pair_boundary.hpp"
+#include "stats/statistic_support.hpp"
+
+namespace vczstats::stats::pairs {
+
+template <class Row>
+class PairStatistic : public Statistic {
+ public:
+  PassNeeds needs() const override { return {}; }
+  const PairRequest* pair_request() const override { return &request_; }
+  void begin(const stats::SiteCursor& cursor) override { resolved_ = cursor.selected == 0; }
+
+ protected:
+  /// @throws FormatError without call_genotype, UsageError with fewer than two samples
+  /// (@p command names the command in the messages).
+  PairStatistic(const Query& q, const std::string& command)
+      : contigs_(stats::detail::contig_labels(q)) {
+    if (!q.store.has_genotypes())
+      throw FormatError(q.store.path() + ": " + command + " needs call_genotype");
+    if (q.samples.size() < 2) throw UsageError(command + " needs at least two samples");
+  }
+
+  /// Take a batch's rows (each made a Row by @p make_row(const PairRow&)) and the planes of the
+  /// unresolved partition's head; or, from the batch of the partition's last rows (unit < 0),
+  /// its tail. Returns whether the batch brought rows (and pairs).
+  template <class MakeRow>
+  bool take_batch(const PairBatch& batch, MakeRow&& make_row) {
+    auto row_of = [&](std::int64_t v) {
+      const std::int64_t o = ordinal(v);
+      return std::pair<const PairRow&, std::int64_t>(at(o).meta, o);
+    };
+    if (batch.unit < 0) {
+      tail_ = {};
+      add_planes(batch.planes, row_of, tail_);
+      return false;
+    }
+    for (const PairRow& r : batch.rows) rows_.push_back(make_row(r));
+    count_ += static_cast<std::int64_t>(batch.rows.size());
+    if (!resolved_) add_planes(batch.planes, row_of, head_);
+    return true;
+  }
+
+  /// Append the rows of the partition @p later, which comes right after this one (each row first
+  /// given to @p moved(Row&, shift), shift being the number of our rows), hand the pairs between
+  /// our tail and its head to @p on_pair(const PairValue&), and keep the merged head and tail.
+  template <class Moved, class OnPair>
+  void merge_partition(PairStatistic& later, Moved&& moved, OnPair&& on_pair) {
+    const std::int64_t shift = count_;
+    const bool had_rows = count_ > 0;
+    const RowPlace first = had_rows ? place(front_) : RowPlace{};
+    for (auto& r : later.rows_) {
+      moved(r, shift);
+      rows_.push_back(std::move(r));
+    }
+    count_ += later.count_;
+    later.head_.shift(shift);
+    later.tail_.shift(shift);
+    cross_pairs(request_, width_, tail_, later.head_, on_pair);
+    if (!resolved_) {  // the merged head: ours, and the later one's rows it still reaches
+      if (!had_rows) {
+        head_ = later.head_;
+      } else {
+        later.head_.filter([&](const RowPlace& p) { return in_head(request_, first, p); });
+        head_.append(later.head_);
+      }
+    }
+    if (later.count_ > 0) {  // the merged tail: ours still within reach, then the later one's
+      const RowPlace last = place(count_ - 1);
+      tail_.filter([&](const RowPlace& p) { return in_tail(request_, last, p); });
+      tail_.append(later.tail_);
+    }
+    later.rows_.clear();
+    later.count_ = 0;
+  }
+
+  /// The shared state, rows written by @p save_row(ByteWriter&, const Row&).
+  template <class SaveRow>
+  void save_rows(ByteWriter& w, SaveRow&& save_row) const {
+    w.put_string(name());
+    w.put<std::uint8_t>(resolved_);
+    w.put(front_);
+    w.put(count_);
+    w.put<std::uint64_t>(rows_.size());
+    for (const Row& r : rows_) save_row(w, r);
+    head_.save(w);
+    tail_.save(w);
+  }
+  /// The shared state saved by save_rows(), rows read by @p load_row(ByteReader&) -> Row.
+  template <class LoadRow>
+  void load_rows(ByteReader& r, LoadRow&& load_row) {
+    r.expect(name());
+    resolved_ = r.get<std::uint8_t>() != 0;
+    front_ = r.get<std::int64_t>();
+    count_ = r.get<std::int64_t>();
+    const auto n = r.get<std::uint64_t>();
+    if (n != static_cast<std::uint64_t>(count_ - front_))
+      throw FormatError("statistic state: " + name() + " rows do not add up");
+    rows_.clear();
+    for (std::uint64_t k = 0; k < n; ++k) rows_.push_back(load_row(r));
+    head_.load(r);
+    tail_.load(r);
+  }
+
+  Row& at(std::int64_t o) { return rows_[static_cast<std::size_t>(o - front_)]; }
+  const Row& at(std::int64_t o) const { return rows_[static_cast<std::size_t>(o - front_)]; }
+  RowPlace place(std::int64_t o) const {
+    const PairRow& m = at(o).meta;
+    return {o, m.contig, m.pos};
+  }
+  /// The ordinal of variant @p v, or -1 when its row is gone (before the kept rows).
+  /// @throws Error when the statistic has not seen it.
+  std::int64_t ordinal_or_gone(std::int64_t v) const {
+    const auto it =
+        std::lower_bound(rows_.begin(), rows_.end(), v,
+                         [](const Row& r, std::int64_t x) { return r.meta.variant < x; });
+    if (it == rows_.end() || it->meta.variant != v) {
+      if (!rows_.empty() && v < rows_.front().meta.variant) return -1;
+      throw Error(name() + ": a pair names a variant the statistic has not seen");
+    }
+    return front_ + (it - rows_.begin());
+  }
+  /// The ordinal of variant @p v, a kept row. @throws Error otherwise.
+  std::int64_t ordinal(std::int64_t v) const {
+    const std::int64_t o = ordinal_or_gone(v);
+    if (o < 0) throw Error(name() + ": a pair names a variant the statistic has dropped");
+    return o;
+  }
+
+  PairRequest request_;
+  std::int64_t width_ = 0;  // samples, or haplotypes of a haplotype request
+  std::shared_ptr<const std::vector<std::string>> contigs_;
+  bool resolved_ = true;  // starts the run: rows may be decided and released
+  std::deque<Row> rows_;  // ordinals [front_, count_)
+  std::int64_t front_ = 0, count_ = 0;
+  BoundaryRows head_, tail_;
+};
+
+}  // namespace vczstats::stats::pairs

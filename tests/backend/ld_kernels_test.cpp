@@ -1,0 +1,138 @@
+// The variant-pair family's CPU kernel sets (portable, POPCNT, AVX-512 VPOPCNTDQ, whichever this
+// CPU runs) against pair counts written from the definitions: planes built bit by bit from
+// random genotype classes and haplotype alleles with missing calls, for widths off and on word
+// boundaries and long enough for several AVX-512 steps and a masked last one.
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "backend/cpu/ld_kernels.hpp"
+
+using namespace vczstats;
+namespace ld = vczstats::stats::ld;
+namespace ldk = vczstats::backend::ldk;
+
+namespace {
+
+/// One row of values (genotype class 0, 1, 2 or -1 missing; or allele 0, 1, -1) and its planes.
+struct RowOf {
+  std::vector<int> v;
+  std::vector<std::uint64_t> planes;
+};
+
+void set_bit(std::vector<std::uint64_t>& p, std::int64_t plane, std::int64_t words,
+             std::int64_t k) {
+  p[static_cast<std::size_t>(plane * words + k / 64)] |= 1ull << (k % 64);
+}
+
+RowOf random_row(std::mt19937_64& rng, std::int64_t width, bool haplotypes, bool complete) {
+  std::uniform_real_distribution<double> u(0, 1);
+  const double f = u(rng), missing = complete ? 0 : 0.1;
+  const std::int64_t words = ld::plane_words(width);
+  RowOf r;
+  r.planes.assign(static_cast<std::size_t>((haplotypes ? 2 : 3) * words), 0);
+  for (std::int64_t k = 0; k < width; ++k) {
+    int x = haplotypes ? (u(rng) < f) : (u(rng) < f) + (u(rng) < f);
+    if (u(rng) < missing) x = -1;
+    r.v.push_back(x);
+    if (haplotypes) {  // planes: non-REF, called
+      if (x == 1) set_bit(r.planes, 0, words, k);
+      if (x >= 0) set_bit(r.planes, 1, words, k);
+    } else {  // planes: het, two non-REF, called
+      if (x == 1) set_bit(r.planes, 0, words, k);
+      if (x == 2) set_bit(r.planes, 1, words, k);
+      if (x >= 0) set_bit(r.planes, 2, words, k);
+    }
+  }
+  return r;
+}
+
+ld::GenotypeCounts genotype_definition(const RowOf& i, const RowOf& j) {
+  ld::GenotypeCounts c;
+  for (std::size_t k = 0; k < i.v.size(); ++k) {
+    const int x = i.v[k], y = j.v[k];
+    if (x < 0 || y < 0) continue;  // cells over the samples called at both
+    ++c.n;
+    c.r1 += x == 1;
+    c.r2 += x == 2;
+    c.c1 += y == 1;
+    c.c2 += y == 2;
+    c.t11 += x == 1 && y == 1;
+    c.t12 += x == 1 && y == 2;
+    c.t21 += x == 2 && y == 1;
+    c.t22 += x == 2 && y == 2;
+  }
+  return c;
+}
+
+ld::HaplotypeCounts haplotype_definition(const RowOf& i, const RowOf& j) {
+  ld::HaplotypeCounts c;
+  for (std::size_t k = 0; k < i.v.size(); ++k) {
+    const int x = i.v[k], y = j.v[k];
+    if (x < 0 || y < 0) continue;
+    ++c.n;
+    c.a += x;
+    c.b += y;
+    c.ab += x & y;
+  }
+  return c;
+}
+
+}  // namespace
+
+TEST(LdKernels, EveryKernelSetCountsAsTheDefinitions) {
+  const ldk::Kernels* sets[4];
+  const int n_sets = ldk::available_kernels(sets, 4);
+  ASSERT_GE(n_sets, 1);
+  std::mt19937_64 rng(11);
+  for (const std::int64_t width : {1, 5, 63, 64, 65, 300, 511, 512, 513, 1100}) {
+    for (const bool haplotypes : {false, true}) {
+      for (const bool complete : {false, true}) {
+        for (int trial = 0; trial < 4; ++trial) {
+          const RowOf i = random_row(rng, width, haplotypes, complete);
+          const RowOf j = random_row(rng, width, haplotypes, complete);
+          const std::int64_t words = ld::plane_words(width);
+          for (int s = 0; s < n_sets; ++s) {
+            const ldk::Kernels& k = *sets[s];
+            SCOPED_TRACE(::testing::Message()
+                         << k.name << ", width " << width << (haplotypes ? " hap" : " geno")
+                         << (complete ? " complete" : " missing"));
+            if (haplotypes) {
+              const ld::HaplotypeCounts want = haplotype_definition(i, j);
+              ld::HaplotypeCounts got;
+              if (complete) {
+                k.haplotype_complete(i.planes.data(), j.planes.data(), words, got);
+                EXPECT_EQ(got.ab, want.ab);
+                continue;
+              }
+              k.haplotype(i.planes.data(), j.planes.data(), words, got);
+              EXPECT_EQ(got.n, want.n);
+              EXPECT_EQ(got.a, want.a);
+              EXPECT_EQ(got.b, want.b);
+              EXPECT_EQ(got.ab, want.ab);
+              continue;
+            }
+            const ld::GenotypeCounts want = genotype_definition(i, j);
+            ld::GenotypeCounts got;
+            if (!complete) {
+              k.genotype(i.planes.data(), j.planes.data(), words, got);
+              EXPECT_EQ(got.n, want.n);
+              EXPECT_EQ(got.r1, want.r1);
+              EXPECT_EQ(got.r2, want.r2);
+              EXPECT_EQ(got.c1, want.c1);
+              EXPECT_EQ(got.c2, want.c2);
+            } else {
+              k.genotype_complete(i.planes.data(), j.planes.data(), words, got);
+            }
+            EXPECT_EQ(got.t11, want.t11);
+            EXPECT_EQ(got.t12, want.t12);
+            EXPECT_EQ(got.t21, want.t21);
+            EXPECT_EQ(got.t22, want.t22);
+          }
+        }
+      }
+    }
+  }
+}
