@@ -3,13 +3,15 @@
 // numpy (the GPU machine). Uses only the public library API: the genotype block stream decodes
 // ahead on the thread pool, and each block's rows are packed in parallel.
 //
-//   build/bench/vcz_to_bed STORE OUT [-t THREADS]
+//   build/bench/vcz_to_bed STORE OUT [-t THREADS] [--contig NAME]
 //
 // The genotype of a diploid call is the number of non-REF alleles (multi-allelic sites: REF
 // against all the other alleles, as the matrix commands count them); a call with a missing
 // allele, or one that is not diploid (a haploid call's fill), is missing. The .bim names the
 // first ALT allele as A1 (the allele counted, as plink2 --make-bed writes it: '.' for none) and
-// REF as A2; the .fam has FID = IID = sample_id, no parents, sex 0 and phenotype -9.
+// REF as A2; the .fam has FID = IID = sample_id, no parents, sex 0 and phenotype -9. --contig
+// names every variant's contig NAME in the .bim (e.g. 1, so that plink's rules for X, Y and MT,
+// haploid calls and no KING, do not apply to a store of chromosome X).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -98,16 +100,21 @@ struct File {
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   unsigned threads = 0;
+  std::string contig;
   std::vector<std::string> pos;
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "-t" && i + 1 < args.size())
       threads = static_cast<unsigned>(std::stoul(args[++i]));
+    else if (args[i] == "--contig" && i + 1 < args.size())
+      contig = args[++i];
     else
       pos.push_back(args[i]);
   }
   if (pos.size() != 2) {
-    std::fprintf(stderr, "usage: %s STORE OUT [-t THREADS]  (writes OUT.bed, OUT.bim, OUT.fam)\n",
-                 argv[0]);
+    std::fprintf(
+        stderr,
+        "usage: %s STORE OUT [-t THREADS] [--contig NAME]  (writes OUT.bed, OUT.bim, OUT.fam)\n",
+        argv[0]);
     return 2;
   }
   try {
@@ -166,7 +173,9 @@ int main(int argc, char** argv) {
         const std::string& id =
             vb.id.empty() ? std::string(".") : vb.id[static_cast<std::size_t>(v)];
         const std::string& alt = vb.num_alleles(v) > 1 ? vb.allele(v, 1) : std::string(".");
-        text += contigs[static_cast<std::size_t>(vb.contig[static_cast<std::size_t>(v)])];
+        text += contig.empty()
+                    ? contigs[static_cast<std::size_t>(vb.contig[static_cast<std::size_t>(v)])]
+                    : contig;
         text += '\t';
         text += id;
         text += "\t0\t";
