@@ -6,6 +6,10 @@
 //   while the crew works on batch 1 - b         (I, J >= I) of the stripe: popcount pair counts
 //                                               and a BLAS product per tile
 //
+// A sparse product (few nonzero values: distance's missing-call weights, where only missing
+// calls have one) skips BLAS: each row's nonzero (sample, value) list, and each tile adds
+// x_i x_j over the pairs of every row's list in order (also lock-free and thread-independent).
+//
 // Tiles are disjoint, so the sums need no locks and do not depend on the number of threads
 // (the product's doubles neither: each tile adds its batches in order).
 
@@ -76,6 +80,12 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
       Slot& s = slots_[current_];
       std::memcpy(s.rows.data() + s.fill * words_, row, static_cast<std::size_t>(words_) * 8);
       if (values.product) {
+        const std::int64_t hom_ref = n_ - counts.het - counts.hom_alt - counts.missing;
+        const std::int64_t nonzero = (values.value[kPackedHomRef] != 0 ? hom_ref : 0) +
+                                     (values.value[kPackedHet] != 0 ? counts.het : 0) +
+                                     (values.value[kPackedHomAlt] != 0 ? counts.hom_alt : 0) +
+                                     (values.value[kPackedMissing] != 0 ? counts.missing : 0);
+        s.nonzero_pairs += static_cast<double>(nonzero) * static_cast<double>(nonzero);
         s.product_rows.push_back(s.fill);
         std::copy(values.value, values.value + 4,
                   s.values[static_cast<std::size_t>(s.fill)].begin());
@@ -107,6 +117,10 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
     std::vector<std::uint64_t> planes;          // samples x stride
     std::vector<double> x;                      // samples x product rows
     std::int64_t fill = 0;
+    double nonzero_pairs = 0;  // sum over product rows of (nonzero values)^2
+    // Sparse product: per product row, its nonzero samples (ascending) and their values.
+    std::vector<std::vector<std::int32_t>> nz_sample;
+    std::vector<std::vector<double>> nz_value;
   };
   struct Tile {
     std::int64_t i0, i1, j0, j1;
@@ -130,7 +144,16 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
     s.planes.resize(static_cast<std::size_t>(n_ * pb.stride()));
     pb.planes = s.planes.data();
     const std::int64_t kp = static_cast<std::int64_t>(s.product_rows.size());
-    if (kp > 0) s.x.resize(static_cast<std::size_t>(n_ * kp));
+    // Sparse when the pairs of nonzero values are few against the dense product's n^2 kp
+    // multiply-adds (a scattered add costs about as much as 32 of BLAS's).
+    const bool sparse =
+        kp > 0 && s.nonzero_pairs * 32 <
+                      static_cast<double>(n_) * static_cast<double>(n_) * static_cast<double>(kp);
+    if (kp > 0 && !sparse) s.x.resize(static_cast<std::size_t>(n_ * kp));
+    if (sparse && static_cast<std::int64_t>(s.nz_sample.size()) < kp) {
+      s.nz_sample.resize(static_cast<std::size_t>(kp));
+      s.nz_value.resize(static_cast<std::size_t>(kp));
+    }
 
     std::vector<WorkerCrew::Phase> phases;
     const std::uint32_t mask = spec_.request.counts;
@@ -143,17 +166,33 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
                           pairs::make_planes(pb, item * kWordsPerItem,
                                              std::min(used_words, (item + 1) * kWordsPerItem));
                         }});
-    if (kp > 0)
+    if (kp > 0 && !sparse)
       phases.push_back({items, [&s, kp, used_words, this](std::int64_t item, unsigned) {
                           expand(s, kp, item * kWordsPerItem,
                                  std::min(used_words, (item + 1) * kWordsPerItem));
                         }});
+    constexpr std::int64_t kRowsPerItem = 16;
+    if (sparse) {
+      phases.push_back({(kp + kRowsPerItem - 1) / kRowsPerItem,
+                        [&s, kp, used_words, this](std::int64_t item, unsigned) {
+                          for (std::int64_t p = item * kRowsPerItem;
+                               p < std::min(kp, (item + 1) * kRowsPerItem); ++p)
+                            nonzeros(s, p, used_words);
+                        }});
+      // The diagonal, 256 samples an item, every row in order.
+      phases.push_back(
+          {(sums_.cols() + kTile - 1) / kTile, [&s, kp, this](std::int64_t item, unsigned) {
+             sparse_diagonal(s, kp, item * kTile, std::min(sums_.cols(), (item + 1) * kTile));
+           }});
+    }
     phases.push_back(
         {static_cast<std::int64_t>(tiles_.size()),
-         [pb, mask, kp, &s, this](std::int64_t t, unsigned) {
+         [pb, mask, kp, sparse, &s, this](std::int64_t t, unsigned) {
            const Tile& tile = tiles_[static_cast<std::size_t>(t)];
            if (mask) pairs::count_pairs(pb, mask, tile.i0, tile.i1, tile.j0, tile.j1, targets_);
-           if (kp > 0) {
+           if (sparse) {
+             sparse_tile(s, kp, tile);
+           } else if (kp > 0) {
              const std::int64_t ld = sums_.cols();
              stats::linalg::add_abt(
                  tile.i1 - tile.i0, tile.j1 - tile.j0, kp, s.x.data() + tile.i0 * kp, kp,
@@ -166,7 +205,68 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
     // The other slot's job finished before submit() returned: reuse it.
     Slot& next = slots_[current_];
     next.fill = 0;
+    next.nonzero_pairs = 0;
     next.product_rows.clear();
+  }
+
+  /// Product row @p p's nonzero values over the stripe's columns (packed words [0, words)).
+  void nonzeros(Slot& s, std::int64_t p, std::int64_t words) {
+    const std::int64_t r = s.product_rows[static_cast<std::size_t>(p)];
+    const std::uint64_t* row = s.rows.data() + r * words_;
+    const auto& value = s.values[static_cast<std::size_t>(r)];
+    auto& samples = s.nz_sample[static_cast<std::size_t>(p)];
+    auto& values = s.nz_value[static_cast<std::size_t>(p)];
+    samples.clear();
+    values.clear();
+    const std::uint64_t even = stats::matrix::kEvenBits;
+    for (std::int64_t w = 0; w < words; ++w) {
+      const std::uint64_t valid = stats::matrix::valid_mask(w, sums_.cols());
+      const std::uint64_t lo = row[w] & valid, hi = (row[w] >> 1) & valid;
+      std::uint64_t bits = 0;  // bit 2k: sample k's value is nonzero
+      if (value[kPackedHomRef] != 0) bits |= ~lo & ~hi & valid;
+      if (value[kPackedHet] != 0) bits |= lo & ~hi;
+      if (value[kPackedHomAlt] != 0) bits |= hi & ~lo;
+      if (value[kPackedMissing] != 0) bits |= lo & hi;
+      bits &= even;
+      while (bits) {
+        const int b = __builtin_ctzll(bits);
+        bits &= bits - 1;
+        samples.push_back(static_cast<std::int32_t>(32 * w + b / 2));
+        values.push_back(value[(row[w] >> b) & 3]);
+      }
+    }
+  }
+
+  /// The sparse product's squares for samples [i0, i1) added to the diagonal, rows in order.
+  void sparse_diagonal(Slot& s, std::int64_t kp, std::int64_t i0, std::int64_t i1) {
+    for (std::int64_t p = 0; p < kp; ++p) {
+      const auto& samples = s.nz_sample[static_cast<std::size_t>(p)];
+      const auto& values = s.nz_value[static_cast<std::size_t>(p)];
+      const auto a = std::lower_bound(samples.begin(), samples.end(), i0) - samples.begin();
+      for (auto k = a; k < static_cast<std::ptrdiff_t>(samples.size()) && samples[k] < i1; ++k)
+        sums_.diagonal[static_cast<std::size_t>(samples[k])] += values[k] * values[k];
+    }
+  }
+
+  /// The sparse product of one tile (cells j <= i), rows in order.
+  void sparse_tile(Slot& s, std::int64_t kp, const Tile& t) {
+    const std::int64_t ld = sums_.cols();
+    for (std::int64_t p = 0; p < kp; ++p) {
+      const auto& samples = s.nz_sample[static_cast<std::size_t>(p)];
+      if (samples.empty()) continue;
+      const auto& values = s.nz_value[static_cast<std::size_t>(p)];
+      const auto end = static_cast<std::ptrdiff_t>(samples.size());
+      const auto a0 = std::lower_bound(samples.begin(), samples.end(), t.i0) - samples.begin();
+      if (a0 == end || samples[a0] >= t.i1) continue;
+      const auto b0 = std::lower_bound(samples.begin(), samples.end(), t.j0) - samples.begin();
+      for (auto a = a0; a < end && samples[a] < t.i1; ++a) {
+        const std::int64_t i = samples[a];
+        double* out = sums_.product.data() + (i - sums_.row_begin) * ld;
+        const double xi = values[a];
+        for (auto b = b0; b < end && samples[b] < t.j1 && samples[b] <= i; ++b)
+          out[samples[b]] += xi * values[b];
+      }
+    }
   }
 
   /// The product's values of the stripe's columns in packed words [w0, w1): x[i][p] = value of
