@@ -6,9 +6,12 @@
 //   while the crew works on batch 1 - b         (I, J >= I) of the stripe: popcount pair counts
 //                                               and a BLAS product per tile
 //
-// A sparse product (few nonzero values: distance's missing-call weights, where only missing
-// calls have one) skips BLAS: each row's nonzero (sample, value) list, and each tile adds
-// x_i x_j over the pairs of every row's list in order (also lock-free and thread-independent).
+// Sparse rows skip BLAS: a product row whose samples nearly all share one value c (the value of
+// its most common code: hom REF for rare variants, 0 for distance's missing-call weights) is
+// x_i = c + y_i with few nonzero y_i, so that sum x_i x_j = T + U_i + U_j + sum y_i y_j over the
+// batch's sparse rows, with T = sum c^2 and U_i = sum c y_i. Each row lists its nonzero
+// (sample, y); each tile adds T + U_i + U_j to its cells and y_i y_j over the pairs of every
+// row's list in order (also lock-free and independent of the threads).
 //
 // Tiles are disjoint, so the sums need no locks and do not depend on the number of threads
 // (the product's doubles neither: each tile adds its batches in order).
@@ -80,13 +83,20 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
       Slot& s = slots_[current_];
       std::memcpy(s.rows.data() + s.fill * words_, row, static_cast<std::size_t>(words_) * 8);
       if (values.product) {
-        const std::int64_t hom_ref = n_ - counts.het - counts.hom_alt - counts.missing;
-        const std::int64_t nonzero = (values.value[kPackedHomRef] != 0 ? hom_ref : 0) +
-                                     (values.value[kPackedHet] != 0 ? counts.het : 0) +
-                                     (values.value[kPackedHomAlt] != 0 ? counts.hom_alt : 0) +
-                                     (values.value[kPackedMissing] != 0 ? counts.missing : 0);
-        s.nonzero_pairs += static_cast<double>(nonzero) * static_cast<double>(nonzero);
-        s.product_rows.push_back(s.fill);
+        const std::int64_t count[4] = {n_ - counts.het - counts.hom_alt - counts.missing,
+                                       counts.het, counts.hom_alt, counts.missing};
+        const int base = static_cast<int>(std::max_element(count, count + 4) - count);
+        std::int64_t others = 0;  // samples whose value differs from the base code's
+        for (int c = 0; c < 4; ++c)
+          if (values.value[c] != values.value[base]) others += count[c];
+        // Sparse when the pairs of other values are few against the dense row's n^2
+        // multiply-adds (a scattered add costs about as much as 32 of BLAS's).
+        if (others * others * 32 < n_ * n_) {
+          s.sparse_rows.push_back(s.fill);
+          s.sparse_base.push_back(values.value[base]);
+        } else {
+          s.product_rows.push_back(s.fill);
+        }
         std::copy(values.value, values.value + 4,
                   s.values[static_cast<std::size_t>(s.fill)].begin());
       }
@@ -117,10 +127,16 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
     std::vector<std::uint64_t> planes;          // samples x stride
     std::vector<double> x;                      // samples x product rows
     std::int64_t fill = 0;
-    double nonzero_pairs = 0;  // sum over product rows of (nonzero values)^2
-    // Sparse product: per product row, its nonzero samples (ascending) and their values.
+    // Sparse rows: the row, its base value c, its nonzero samples y_i != 0 (ascending) and y_i,
+    // and where the tiles' row blocks (row_begin + kTile a) and column blocks (kTile b) start
+    // in that list.
+    std::vector<std::int64_t> sparse_rows;
+    std::vector<double> sparse_base;
     std::vector<std::vector<std::int32_t>> nz_sample;
     std::vector<std::vector<double>> nz_value;
+    std::vector<std::vector<std::int32_t>> nz_row_block, nz_col_block;
+    double t = 0;           // sum of c^2 over the sparse rows
+    std::vector<double> u;  // per column: sum of c y_i over the sparse rows
   };
   struct Tile {
     std::int64_t i0, i1, j0, j1;
@@ -144,15 +160,17 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
     s.planes.resize(static_cast<std::size_t>(n_ * pb.stride()));
     pb.planes = s.planes.data();
     const std::int64_t kp = static_cast<std::int64_t>(s.product_rows.size());
-    // Sparse when the pairs of nonzero values are few against the dense product's n^2 kp
-    // multiply-adds (a scattered add costs about as much as 32 of BLAS's).
-    const bool sparse =
-        kp > 0 && s.nonzero_pairs * 32 <
-                      static_cast<double>(n_) * static_cast<double>(n_) * static_cast<double>(kp);
-    if (kp > 0 && !sparse) s.x.resize(static_cast<std::size_t>(n_ * kp));
-    if (sparse && static_cast<std::int64_t>(s.nz_sample.size()) < kp) {
-      s.nz_sample.resize(static_cast<std::size_t>(kp));
-      s.nz_value.resize(static_cast<std::size_t>(kp));
+    const std::int64_t ks = static_cast<std::int64_t>(s.sparse_rows.size());
+    if (kp > 0) s.x.resize(static_cast<std::size_t>(n_ * kp));
+    if (ks > 0) {
+      if (static_cast<std::int64_t>(s.nz_sample.size()) < ks) {
+        for (auto* v : {&s.nz_sample, &s.nz_row_block, &s.nz_col_block})
+          v->resize(static_cast<std::size_t>(ks));
+        s.nz_value.resize(static_cast<std::size_t>(ks));
+      }
+      s.t = 0;
+      for (const double c : s.sparse_base) s.t += c * c;
+      s.u.assign(static_cast<std::size_t>(sums_.cols()), 0.0);
     }
 
     std::vector<WorkerCrew::Phase> phases;
@@ -166,33 +184,31 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
                           pairs::make_planes(pb, item * kWordsPerItem,
                                              std::min(used_words, (item + 1) * kWordsPerItem));
                         }});
-    if (kp > 0 && !sparse)
+    if (kp > 0)
       phases.push_back({items, [&s, kp, used_words, this](std::int64_t item, unsigned) {
                           expand(s, kp, item * kWordsPerItem,
                                  std::min(used_words, (item + 1) * kWordsPerItem));
                         }});
     constexpr std::int64_t kRowsPerItem = 16;
-    if (sparse) {
-      phases.push_back({(kp + kRowsPerItem - 1) / kRowsPerItem,
-                        [&s, kp, used_words, this](std::int64_t item, unsigned) {
+    if (ks > 0) {
+      phases.push_back({(ks + kRowsPerItem - 1) / kRowsPerItem,
+                        [&s, ks, used_words, this](std::int64_t item, unsigned) {
                           for (std::int64_t p = item * kRowsPerItem;
-                               p < std::min(kp, (item + 1) * kRowsPerItem); ++p)
+                               p < std::min(ks, (item + 1) * kRowsPerItem); ++p)
                             nonzeros(s, p, used_words);
                         }});
-      // The diagonal, 256 samples an item, every row in order.
+      // U and the diagonal, a column block an item, every row in order.
       phases.push_back(
-          {(sums_.cols() + kTile - 1) / kTile, [&s, kp, this](std::int64_t item, unsigned) {
-             sparse_diagonal(s, kp, item * kTile, std::min(sums_.cols(), (item + 1) * kTile));
-           }});
+          {(sums_.cols() + kTile - 1) / kTile,
+           [&s, ks, this](std::int64_t item, unsigned) { sparse_columns(s, ks, item); }});
     }
     phases.push_back(
         {static_cast<std::int64_t>(tiles_.size()),
-         [pb, mask, kp, sparse, &s, this](std::int64_t t, unsigned) {
+         [pb, mask, kp, ks, &s, this](std::int64_t t, unsigned) {
            const Tile& tile = tiles_[static_cast<std::size_t>(t)];
            if (mask) pairs::count_pairs(pb, mask, tile.i0, tile.i1, tile.j0, tile.j1, targets_);
-           if (sparse) {
-             sparse_tile(s, kp, tile);
-           } else if (kp > 0) {
+           if (ks > 0) sparse_tile(s, ks, tile);
+           if (kp > 0) {
              const std::int64_t ld = sums_.cols();
              stats::linalg::add_abt(
                  tile.i1 - tile.i0, tile.j1 - tile.j0, kp, s.x.data() + tile.i0 * kp, kp,
@@ -205,66 +221,95 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
     // The other slot's job finished before submit() returned: reuse it.
     Slot& next = slots_[current_];
     next.fill = 0;
-    next.nonzero_pairs = 0;
     next.product_rows.clear();
+    next.sparse_rows.clear();
+    next.sparse_base.clear();
   }
 
-  /// Product row @p p's nonzero values over the stripe's columns (packed words [0, words)).
+  /// Sparse row @p p's nonzero y over the stripe's columns (packed words [0, words)), and where
+  /// each block of the tiles starts in its list.
   void nonzeros(Slot& s, std::int64_t p, std::int64_t words) {
-    const std::int64_t r = s.product_rows[static_cast<std::size_t>(p)];
+    const std::int64_t r = s.sparse_rows[static_cast<std::size_t>(p)];
     const std::uint64_t* row = s.rows.data() + r * words_;
-    const auto& value = s.values[static_cast<std::size_t>(r)];
+    const double c = s.sparse_base[static_cast<std::size_t>(p)];
+    std::array<double, 4> y = s.values[static_cast<std::size_t>(r)];
+    for (double& v : y) v -= c;
     auto& samples = s.nz_sample[static_cast<std::size_t>(p)];
     auto& values = s.nz_value[static_cast<std::size_t>(p)];
     samples.clear();
     values.clear();
-    const std::uint64_t even = stats::matrix::kEvenBits;
     for (std::int64_t w = 0; w < words; ++w) {
       const std::uint64_t valid = stats::matrix::valid_mask(w, sums_.cols());
       const std::uint64_t lo = row[w] & valid, hi = (row[w] >> 1) & valid;
-      std::uint64_t bits = 0;  // bit 2k: sample k's value is nonzero
-      if (value[kPackedHomRef] != 0) bits |= ~lo & ~hi & valid;
-      if (value[kPackedHet] != 0) bits |= lo & ~hi;
-      if (value[kPackedHomAlt] != 0) bits |= hi & ~lo;
-      if (value[kPackedMissing] != 0) bits |= lo & hi;
-      bits &= even;
+      std::uint64_t bits = 0;  // bit 2k: sample k's y is nonzero
+      if (y[kPackedHomRef] != 0) bits |= ~lo & ~hi & valid;
+      if (y[kPackedHet] != 0) bits |= lo & ~hi;
+      if (y[kPackedHomAlt] != 0) bits |= hi & ~lo;
+      if (y[kPackedMissing] != 0) bits |= lo & hi;
       while (bits) {
         const int b = __builtin_ctzll(bits);
         bits &= bits - 1;
         samples.push_back(static_cast<std::int32_t>(32 * w + b / 2));
-        values.push_back(value[(row[w] >> b) & 3]);
+        values.push_back(y[(row[w] >> b) & 3]);
       }
     }
+    auto starts = [&samples](std::vector<std::int32_t>& at, std::int64_t first, std::int64_t end) {
+      at.clear();
+      std::size_t k = 0;
+      for (std::int64_t b = first; b < end + kTile; b += kTile) {
+        while (k < samples.size() && samples[k] < b) ++k;
+        at.push_back(static_cast<std::int32_t>(k));
+      }
+    };
+    starts(s.nz_row_block[static_cast<std::size_t>(p)], sums_.row_begin, sums_.row_end);
+    starts(s.nz_col_block[static_cast<std::size_t>(p)], 0, sums_.cols());
   }
 
-  /// The sparse product's squares for samples [i0, i1) added to the diagonal, rows in order.
-  void sparse_diagonal(Slot& s, std::int64_t kp, std::int64_t i0, std::int64_t i1) {
-    for (std::int64_t p = 0; p < kp; ++p) {
+  /// U of column block @p b's samples, and their diagonal: T + 2 U_i + sum y_i^2.
+  void sparse_columns(Slot& s, std::int64_t ks, std::int64_t b) {
+    const std::int64_t i0 = b * kTile, i1 = std::min(sums_.cols(), i0 + kTile);
+    std::array<double, kTile> squares{};
+    for (std::int64_t p = 0; p < ks; ++p) {
       const auto& samples = s.nz_sample[static_cast<std::size_t>(p)];
       const auto& values = s.nz_value[static_cast<std::size_t>(p)];
-      const auto a = std::lower_bound(samples.begin(), samples.end(), i0) - samples.begin();
-      for (auto k = a; k < static_cast<std::ptrdiff_t>(samples.size()) && samples[k] < i1; ++k)
-        sums_.diagonal[static_cast<std::size_t>(samples[k])] += values[k] * values[k];
+      const auto& at = s.nz_col_block[static_cast<std::size_t>(p)];
+      const double c = s.sparse_base[static_cast<std::size_t>(p)];
+      for (std::int32_t k = at[static_cast<std::size_t>(b)];
+           k < at[static_cast<std::size_t>(b) + 1]; ++k) {
+        const auto i = static_cast<std::size_t>(samples[static_cast<std::size_t>(k)]);
+        const double y = values[static_cast<std::size_t>(k)];
+        s.u[i] += c * y;
+        squares[i - static_cast<std::size_t>(i0)] += y * y;
+      }
     }
+    for (std::int64_t i = i0; i < i1; ++i)
+      sums_.diagonal[static_cast<std::size_t>(i)] +=
+          s.t + 2 * s.u[static_cast<std::size_t>(i)] + squares[static_cast<std::size_t>(i - i0)];
   }
 
-  /// The sparse product of one tile (cells j <= i), rows in order.
-  void sparse_tile(Slot& s, std::int64_t kp, const Tile& t) {
+  /// The sparse rows' share of one tile (cells j <= i): T + U_i + U_j, then y_i y_j row by row.
+  void sparse_tile(Slot& s, std::int64_t ks, const Tile& t) {
     const std::int64_t ld = sums_.cols();
-    for (std::int64_t p = 0; p < kp; ++p) {
-      const auto& samples = s.nz_sample[static_cast<std::size_t>(p)];
-      if (samples.empty()) continue;
-      const auto& values = s.nz_value[static_cast<std::size_t>(p)];
-      const auto end = static_cast<std::ptrdiff_t>(samples.size());
-      const auto a0 = std::lower_bound(samples.begin(), samples.end(), t.i0) - samples.begin();
-      if (a0 == end || samples[a0] >= t.i1) continue;
-      const auto b0 = std::lower_bound(samples.begin(), samples.end(), t.j0) - samples.begin();
-      for (auto a = a0; a < end && samples[a] < t.i1; ++a) {
-        const std::int64_t i = samples[a];
+    for (std::int64_t i = t.i0; i < t.i1; ++i) {
+      double* out = sums_.product.data() + (i - sums_.row_begin) * ld;
+      const double ti = s.t + s.u[static_cast<std::size_t>(i)];
+      for (std::int64_t j = t.j0; j < std::min(t.j1, i + 1); ++j)
+        out[j] += ti + s.u[static_cast<std::size_t>(j)];
+    }
+    const auto a = static_cast<std::size_t>((t.i0 - sums_.row_begin) / kTile);
+    const auto b = static_cast<std::size_t>(t.j0 / kTile);
+    for (std::int64_t p = 0; p < ks; ++p) {
+      const auto& rows = s.nz_row_block[static_cast<std::size_t>(p)];
+      const auto& cols = s.nz_col_block[static_cast<std::size_t>(p)];
+      const std::int32_t a0 = rows[a], a1 = rows[a + 1], b0 = cols[b], b1 = cols[b + 1];
+      if (a0 == a1 || b0 == b1) continue;
+      const std::int32_t* samples = s.nz_sample[static_cast<std::size_t>(p)].data();
+      const double* values = s.nz_value[static_cast<std::size_t>(p)].data();
+      for (std::int32_t k = a0; k < a1; ++k) {
+        const std::int32_t i = samples[k];
         double* out = sums_.product.data() + (i - sums_.row_begin) * ld;
-        const double xi = values[a];
-        for (auto b = b0; b < end && samples[b] < t.j1 && samples[b] <= i; ++b)
-          out[samples[b]] += xi * values[b];
+        const double yi = values[k];
+        for (std::int32_t l = b0; l < b1 && samples[l] <= i; ++l) out[samples[l]] += yi * values[l];
       }
     }
   }
