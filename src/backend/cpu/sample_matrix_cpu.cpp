@@ -13,6 +13,10 @@
 // (sample, y); each tile adds T + U_i + U_j to its cells and y_i y_j over the pairs of every
 // row's list in order (also lock-free and independent of the threads).
 //
+// The same for the pairs' non-missing count alone (the GRM's, distance --flat-missing's) when
+// missing calls are few: NonMissing = rows - M_i - M_j + the pairs of each row's missing calls,
+// M_i the missing calls of sample i in the batch (exact integers; no planes, no popcounts).
+//
 // Tiles are disjoint, so the sums need no locks and do not depend on the number of threads
 // (the product's doubles neither: each tile adds its batches in order).
 
@@ -81,6 +85,7 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
       ++sums_.variants;
       sums_.weight_total += values.weight;
       Slot& s = slots_[current_];
+      s.missing_pairs += static_cast<double>(counts.missing) * static_cast<double>(counts.missing);
       std::memcpy(s.rows.data() + s.fill * words_, row, static_cast<std::size_t>(words_) * 8);
       if (values.product) {
         const std::int64_t count[4] = {n_ - counts.het - counts.hom_alt - counts.missing,
@@ -137,6 +142,10 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
     std::vector<std::vector<std::int32_t>> nz_row_block, nz_col_block;
     double t = 0;           // sum of c^2 over the sparse rows
     std::vector<double> u;  // per column: sum of c y_i over the sparse rows
+    // Sparse non-missing counts: every row's missing samples and block starts, as above.
+    double missing_pairs = 0;  // sum over rows of (missing calls)^2
+    std::vector<std::vector<std::int32_t>> miss_sample, miss_row_block, miss_col_block;
+    std::vector<std::int32_t> m;  // per column: missing calls of the batch
   };
   struct Tile {
     std::int64_t i0, i1, j0, j1;
@@ -174,7 +183,20 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
     }
 
     std::vector<WorkerCrew::Phase> phases;
-    const std::uint32_t mask = spec_.request.counts;
+    std::uint32_t mask = spec_.request.counts;
+    // Non-missing counts alone from the missing calls, when those are few against the n^2 / 2
+    // pairs of popcounts over the batch (about 64 pairs a scattered add).
+    const bool sparse_missing =
+        mask == pair_bit(PairCount::NonMissing) &&
+        s.missing_pairs * 64 <
+            static_cast<double>(n_) * static_cast<double>(n_) * static_cast<double>(s.fill);
+    if (sparse_missing) {
+      mask = 0;
+      if (static_cast<std::int64_t>(s.miss_sample.size()) < s.fill)
+        for (auto* v : {&s.miss_sample, &s.miss_row_block, &s.miss_col_block})
+          v->resize(static_cast<std::size_t>(s.fill));
+      s.m.assign(static_cast<std::size_t>(sums_.cols()), 0);
+    }
     constexpr std::int64_t kWordsPerItem = 8;  // 256 samples: one cache line of each row
     // Only the stripe's columns [0, row_end) take part.
     const std::int64_t used_words = packed_words(sums_.cols());
@@ -197,6 +219,18 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
                                p < std::min(ks, (item + 1) * kRowsPerItem); ++p)
                             nonzeros(s, p, used_words);
                         }});
+    }
+    if (sparse_missing) {
+      phases.push_back({(s.fill + kRowsPerItem - 1) / kRowsPerItem,
+                        [&s, used_words, this](std::int64_t item, unsigned) {
+                          for (std::int64_t r = item * kRowsPerItem;
+                               r < std::min(s.fill, (item + 1) * kRowsPerItem); ++r)
+                            missing_calls(s, r, used_words);
+                        }});
+      phases.push_back({(sums_.cols() + kTile - 1) / kTile,
+                        [&s, this](std::int64_t item, unsigned) { missing_columns(s, item); }});
+    }
+    if (ks > 0) {
       // U and the diagonal, a column block an item, every row in order.
       phases.push_back(
           {(sums_.cols() + kTile - 1) / kTile,
@@ -204,9 +238,10 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
     }
     phases.push_back(
         {static_cast<std::int64_t>(tiles_.size()),
-         [pb, mask, kp, ks, &s, this](std::int64_t t, unsigned) {
+         [pb, mask, kp, ks, sparse_missing, &s, this](std::int64_t t, unsigned) {
            const Tile& tile = tiles_[static_cast<std::size_t>(t)];
            if (mask) pairs::count_pairs(pb, mask, tile.i0, tile.i1, tile.j0, tile.j1, targets_);
+           if (sparse_missing) missing_tile(s, tile);
            if (ks > 0) sparse_tile(s, ks, tile);
            if (kp > 0) {
              const std::int64_t ld = sums_.cols();
@@ -221,6 +256,7 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
     // The other slot's job finished before submit() returned: reuse it.
     Slot& next = slots_[current_];
     next.fill = 0;
+    next.missing_pairs = 0;
     next.product_rows.clear();
     next.sparse_rows.clear();
     next.sparse_base.clear();
@@ -253,6 +289,14 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
         values.push_back(y[(row[w] >> b) & 3]);
       }
     }
+    block_starts(samples, s.nz_row_block[static_cast<std::size_t>(p)],
+                 s.nz_col_block[static_cast<std::size_t>(p)]);
+  }
+
+  /// Where the tiles' row blocks (row_begin + kTile a) and column blocks (kTile b) start in an
+  /// ascending list of samples.
+  void block_starts(const std::vector<std::int32_t>& samples, std::vector<std::int32_t>& rows,
+                    std::vector<std::int32_t>& cols) const {
     auto starts = [&samples](std::vector<std::int32_t>& at, std::int64_t first, std::int64_t end) {
       at.clear();
       std::size_t k = 0;
@@ -261,8 +305,63 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
         at.push_back(static_cast<std::int32_t>(k));
       }
     };
-    starts(s.nz_row_block[static_cast<std::size_t>(p)], sums_.row_begin, sums_.row_end);
-    starts(s.nz_col_block[static_cast<std::size_t>(p)], 0, sums_.cols());
+    starts(rows, sums_.row_begin, sums_.row_end);
+    starts(cols, 0, sums_.cols());
+  }
+
+  /// Row @p r's missing samples over the stripe's columns (packed words [0, words)).
+  void missing_calls(Slot& s, std::int64_t r, std::int64_t words) {
+    const std::uint64_t* row = s.rows.data() + r * words_;
+    auto& samples = s.miss_sample[static_cast<std::size_t>(r)];
+    samples.clear();
+    for (std::int64_t w = 0; w < words; ++w) {
+      const std::uint64_t valid = stats::matrix::valid_mask(w, sums_.cols());
+      std::uint64_t bits = row[w] & (row[w] >> 1) & valid;
+      while (bits) {
+        samples.push_back(static_cast<std::int32_t>(32 * w + __builtin_ctzll(bits) / 2));
+        bits &= bits - 1;
+      }
+    }
+    block_starts(samples, s.miss_row_block[static_cast<std::size_t>(r)],
+                 s.miss_col_block[static_cast<std::size_t>(r)]);
+  }
+
+  /// M of column block @p b's samples.
+  void missing_columns(Slot& s, std::int64_t b) {
+    for (std::int64_t r = 0; r < s.fill; ++r) {
+      const auto& samples = s.miss_sample[static_cast<std::size_t>(r)];
+      const auto& at = s.miss_col_block[static_cast<std::size_t>(r)];
+      for (std::int32_t k = at[static_cast<std::size_t>(b)];
+           k < at[static_cast<std::size_t>(b) + 1]; ++k)
+        ++s.m[static_cast<std::size_t>(samples[static_cast<std::size_t>(k)])];
+    }
+  }
+
+  /// The batch's non-missing counts of one tile (cells j <= i).
+  void missing_tile(Slot& s, const Tile& t) {
+    std::int32_t* counts = targets_.counts[static_cast<int>(PairCount::NonMissing)];
+    const std::int64_t ld = targets_.ld;
+    const auto rows = static_cast<std::int32_t>(s.fill);
+    for (std::int64_t i = t.i0; i < t.i1; ++i) {
+      std::int32_t* out = counts + (i - targets_.row_offset) * ld;
+      const std::int32_t ri = rows - s.m[static_cast<std::size_t>(i)];
+      for (std::int64_t j = t.j0; j < std::min(t.j1, i + 1); ++j)
+        out[j] += ri - s.m[static_cast<std::size_t>(j)];
+    }
+    const auto a = static_cast<std::size_t>((t.i0 - sums_.row_begin) / kTile);
+    const auto b = static_cast<std::size_t>(t.j0 / kTile);
+    for (std::int64_t r = 0; r < s.fill; ++r) {
+      const auto& row_at = s.miss_row_block[static_cast<std::size_t>(r)];
+      const auto& col_at = s.miss_col_block[static_cast<std::size_t>(r)];
+      const std::int32_t a0 = row_at[a], a1 = row_at[a + 1], b0 = col_at[b], b1 = col_at[b + 1];
+      if (a0 == a1 || b0 == b1) continue;
+      const std::int32_t* samples = s.miss_sample[static_cast<std::size_t>(r)].data();
+      for (std::int32_t k = a0; k < a1; ++k) {
+        const std::int32_t i = samples[k];
+        std::int32_t* out = counts + (i - targets_.row_offset) * ld;
+        for (std::int32_t l = b0; l < b1 && samples[l] <= i; ++l) ++out[samples[l]];
+      }
+    }
   }
 
   /// U of column block @p b's samples, and their diagonal: T + 2 U_i + sum y_i^2.
