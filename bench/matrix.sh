@@ -153,6 +153,7 @@ for c in ${commands//,/ }; do
     *) echo "matrix.sh: unknown command $c" >&2; exit 2 ;;
   esac
   tp=$(cd "$out" && timeit "${peer[@]}" --threads "$threads" --out "$out/peer")
+  echo "matrix.sh: $c: $pname $tp s" >&2  # progress (a run cut short keeps what it measured)
   row="| $c | $pname | $(printf '%.2f' "$tp") |"
   for d in ${devices//,/ }; do
     cmd=("$vczstats" "${ours[@]}" "$store" --device "$d" -t "$threads" -o "$out/ours")
@@ -160,6 +161,7 @@ for c in ${commands//,/ }; do
     times=()
     for _ in $(seq "$runs"); do times+=("$(timeit "${cmd[@]}")"); done
     m=$(median "${times[@]}")
+    echo "matrix.sh: $c: vczstats --device $d runs ${times[*]} s" >&2
     row+=" $(printf '%.2f (%.1fx)' "$m" "$(calc "$tp / $m")") |"
   done
   echo "$row"
