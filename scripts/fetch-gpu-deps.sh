@@ -25,6 +25,9 @@ packages=(
   libopenblas0-pthread libopenblas-pthread-dev libgfortran5
   # the peer tool of bench/popgen.sh (its binary needs only libc, libstdc++ and zlib)
   vcftools
+  # the peers of bench/matrix.sh (PLINK2=$prefix/usr/bin/plink2, PLINK19=$prefix/usr/bin/plink1.9):
+  # besides the image's libc, libstdc++, zlib and the BLAS above, plink2 needs libzstd and libdeflate
+  plink2 plink1.9 libdeflate0
 )
 
 mkdir -p .debs

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <random>
 #include <vector>
 
@@ -125,7 +126,8 @@ TEST(MatrixKernels, PlanesAndPairCountsEqualTheDefinitions) {
         ASSERT_EQ(hom, code == 0 || code == 2);
         ASSERT_EQ(alt, code == 2);
       }
-    // Counts: both kernels, every mask the statistics use and all five, a stripe of rows.
+    // Counts: every kernel the CPU has, every mask the statistics use and all five, a stripe of
+    // rows.
     const std::int64_t r0 = samples / 3;
     std::vector<std::int64_t> want(static_cast<std::size_t>(kPairCounts * samples * samples));
     for (int c = 0; c < kPairCounts; ++c)
@@ -134,7 +136,13 @@ TEST(MatrixKernels, PlanesAndPairCountsEqualTheDefinitions) {
           want[static_cast<std::size_t>((c * samples + i) * samples + j)] =
               brute_count(static_cast<PairCount>(c), codes, fill, samples, i, j);
     for (std::uint32_t mask : {0x1fu, 0x0fu, 0x0eu, 0x1eu, 0x10u, 0x05u}) {
-      for (bool scalar : {false, true}) {
+      for (pairs::PairKernel kernel :
+           {pairs::PairKernel::Scalar, pairs::PairKernel::Avx2, pairs::PairKernel::Avx512}) {
+        if (!pairs::have_kernel(kernel)) {
+          std::printf("note: this CPU lacks pair kernel %d, not tested\n",
+                      static_cast<int>(kernel));
+          continue;
+        }
         std::vector<std::vector<std::int32_t>> out(kPairCounts);
         pairs::CountTargets t;
         t.row_offset = r0;
@@ -146,10 +154,10 @@ TEST(MatrixKernels, PlanesAndPairCountsEqualTheDefinitions) {
         // Two tiles side by side, as the accumulator splits the stripe.
         const std::int64_t mid = samples / 2;
         for (auto [j0, j1] : {std::pair<std::int64_t, std::int64_t>{0, mid}, {mid, samples}}) {
-          if (scalar)
+          if (kernel == pairs::PairKernel::Scalar)
             pairs::count_pairs_scalar(b, mask, r0, samples, j0, j1, t);
           else
-            pairs::count_pairs(b, mask, r0, samples, j0, j1, t);
+            pairs::count_pairs_with(kernel, b, mask, r0, samples, j0, j1, t);
         }
         for (std::int64_t i = r0; i < samples; ++i)
           for (std::int64_t j = 0; j <= i; ++j)
@@ -157,8 +165,8 @@ TEST(MatrixKernels, PlanesAndPairCountsEqualTheDefinitions) {
               if (!(mask & (1u << c))) continue;
               ASSERT_EQ(out[c][static_cast<std::size_t>((i - r0) * samples + j)],
                         want[static_cast<std::size_t>((c * samples + i) * samples + j)])
-                  << "count " << c << " pair " << i << "," << j << " mask " << mask
-                  << (scalar ? " scalar" : " avx2");
+                  << "count " << c << " pair " << i << "," << j << " mask " << mask << " kernel "
+                  << static_cast<int>(kernel);
             }
       }
     }

@@ -1,6 +1,8 @@
 // CPU kernels of the matrix family (pair_kernels.hpp): bit planes from packed rows, and pair
 // counts by popcount. The AVX2 kernel counts bits per byte with a nibble table (Mula's vpshufb
-// popcount) and adds the bytes up once per pair (vpsadbw); the scalar one is its reference.
+// popcount) and adds the bytes up once per pair (vpsadbw); the AVX-512 one (VPOPCNTDQ, on
+// 256-bit vectors) counts 64-bit lanes in one instruction and takes four pairs (i, j..j+3) at a
+// time, loading i's planes once for the four; the scalar one is their reference.
 
 #include "backend/cpu/pair_kernels.hpp"
 
@@ -146,6 +148,68 @@ __attribute__((target("avx2"))) void tile_avx2(const PlaneBatch& b, std::int64_t
   }
 }
 
+/// Four pairs (i, j + t), t < J, over every group: 64-bit lane counts, summed at the end.
+template <std::uint32_t M, int J>
+__attribute__((target("avx2,avx512f,avx512vl,avx512vpopcntdq"))) inline void pairs_avx512(
+    const std::uint64_t* pi, const std::uint64_t* pj0, std::int64_t stride, std::int64_t groups,
+    std::int64_t c[][kPairCounts]) {
+  __m256i acc[J][kPairCounts];
+  for (int t = 0; t < J; ++t)
+    for (int k = 0; k < kPairCounts; ++k) acc[t][k] = _mm256_setzero_si256();
+  for (std::int64_t g = 0; g < groups; ++g) {
+    const auto* x = reinterpret_cast<const __m256i*>(pi + g * kPlaneWords);
+    const __m256i hi = _mm256_loadu_si256(x), oi = _mm256_loadu_si256(x + 1);
+    const __m256i bi = _mm256_loadu_si256(x + 2);
+    for (int t = 0; t < J; ++t) {
+      const auto* y = reinterpret_cast<const __m256i*>(pj0 + t * stride + g * kPlaneWords);
+      const __m256i hj = _mm256_loadu_si256(y), oj = _mm256_loadu_si256(y + 1);
+      if constexpr ((M & bit(PairCount::HetHet)) != 0)
+        acc[t][0] = _mm256_add_epi64(acc[t][0], _mm256_popcnt_epi64(_mm256_and_si256(hi, hj)));
+      if constexpr ((M & bit(PairCount::Ibs0)) != 0) {
+        const __m256i bj = _mm256_loadu_si256(y + 2);
+        const __m256i opposite =
+            _mm256_and_si256(_mm256_and_si256(oi, oj), _mm256_xor_si256(bi, bj));
+        acc[t][1] = _mm256_add_epi64(acc[t][1], _mm256_popcnt_epi64(opposite));
+      }
+      if constexpr ((M & bit(PairCount::HomHet)) != 0)
+        acc[t][2] = _mm256_add_epi64(acc[t][2], _mm256_popcnt_epi64(_mm256_and_si256(oi, hj)));
+      if constexpr ((M & bit(PairCount::HetHom)) != 0)
+        acc[t][3] = _mm256_add_epi64(acc[t][3], _mm256_popcnt_epi64(_mm256_and_si256(hi, oj)));
+      if constexpr ((M & bit(PairCount::NonMissing)) != 0) {
+        const __m256i both = _mm256_and_si256(_mm256_or_si256(oi, hi), _mm256_or_si256(oj, hj));
+        acc[t][4] = _mm256_add_epi64(acc[t][4], _mm256_popcnt_epi64(both));
+      }
+    }
+  }
+  for (int t = 0; t < J; ++t)
+    for (int k = 0; k < kPairCounts; ++k) {
+      const __m256i a = acc[t][k];
+      c[t][k] = _mm256_extract_epi64(a, 0) + _mm256_extract_epi64(a, 1) +
+                _mm256_extract_epi64(a, 2) + _mm256_extract_epi64(a, 3);
+    }
+}
+
+template <std::uint32_t M>
+__attribute__((target("avx2,avx512f,avx512vl,avx512vpopcntdq"))) void tile_avx512(
+    const PlaneBatch& b, std::int64_t i0, std::int64_t i1, std::int64_t j0, std::int64_t j1,
+    const CountTargets& out) {
+  const std::int64_t stride = b.stride(), groups = b.groups();
+  std::int64_t c[4][kPairCounts];
+  for (std::int64_t i = i0; i < i1; ++i) {
+    const std::uint64_t* pi = b.planes + i * stride;
+    const std::int64_t jend = std::min(j1, i + 1);
+    std::int64_t j = j0;
+    for (; j + 4 <= jend; j += 4) {
+      pairs_avx512<M, 4>(pi, b.planes + j * stride, stride, groups, c);
+      for (int t = 0; t < 4; ++t) add_out(out, i, j + t, c[t]);
+    }
+    for (; j < jend; ++j) {
+      pairs_avx512<M, 1>(pi, b.planes + j * stride, stride, groups, c);
+      add_out(out, i, j, c[0]);
+    }
+  }
+}
+
 using TileFn = void (*)(const PlaneBatch&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
                         const CountTargets&);
 
@@ -168,6 +232,25 @@ TileFn avx2_kernel(std::uint32_t mask) {
   }
 }
 
+/// The AVX-512 kernel specialised for @p mask, as avx2_kernel.
+TileFn avx512_kernel(std::uint32_t mask) {
+  constexpr std::uint32_t hh = bit(PairCount::HetHet), i0 = bit(PairCount::Ibs0),
+                          oh = bit(PairCount::HomHet), ho = bit(PairCount::HetHom),
+                          nm = bit(PairCount::NonMissing);
+  switch (mask) {
+    case hh | i0 | oh | ho:
+      return tile_avx512<hh | i0 | oh | ho>;
+    case i0 | oh | ho:
+      return tile_avx512<i0 | oh | ho>;
+    case i0 | oh | ho | nm:
+      return tile_avx512<i0 | oh | ho | nm>;
+    case nm:
+      return tile_avx512<nm>;
+    default:
+      return tile_avx512<hh | i0 | oh | ho | nm>;
+  }
+}
+
 }  // namespace
 
 bool have_avx2() {
@@ -175,17 +258,44 @@ bool have_avx2() {
   return avx2;
 }
 
+bool have_kernel(PairKernel k) {
+  static const bool avx512 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") &&
+                             __builtin_cpu_supports("avx512vl") &&
+                             __builtin_cpu_supports("avx512vpopcntdq");
+  switch (k) {
+    case PairKernel::Scalar:
+      return true;
+    case PairKernel::Avx2:
+      return have_avx2();
+    case PairKernel::Avx512:
+      return avx512;
+  }
+  return false;
+}
+
+PairKernel best_kernel() {
+  if (have_kernel(PairKernel::Avx512)) return PairKernel::Avx512;
+  if (have_kernel(PairKernel::Avx2)) return PairKernel::Avx2;
+  return PairKernel::Scalar;
+}
+
 void count_pairs(const PlaneBatch& b, std::uint32_t mask, std::int64_t i0, std::int64_t i1,
                  std::int64_t j0, std::int64_t j1, const CountTargets& out) {
+  static const PairKernel best = best_kernel();
+  count_pairs_with(best, b, mask, i0, i1, j0, j1, out);
+}
+
+void count_pairs_with(PairKernel k, const PlaneBatch& b, std::uint32_t mask, std::int64_t i0,
+                      std::int64_t i1, std::int64_t j0, std::int64_t j1, const CountTargets& out) {
   if (mask == 0) return;
-  if (!have_avx2()) {
+  if (k == PairKernel::Scalar || !have_kernel(k)) {
     count_pairs_scalar(b, mask, i0, i1, j0, j1, out);
     return;
   }
   CountTargets only = out;  // the all-counts kernel may count more than asked for
-  for (int k = 0; k < kPairCounts; ++k)
-    if (!(mask & pair_bit(static_cast<PairCount>(k)))) only.counts[k] = nullptr;
-  avx2_kernel(mask)(b, i0, i1, j0, j1, only);
+  for (int c = 0; c < kPairCounts; ++c)
+    if (!(mask & pair_bit(static_cast<PairCount>(c)))) only.counts[c] = nullptr;
+  (k == PairKernel::Avx512 ? avx512_kernel(mask) : avx2_kernel(mask))(b, i0, i1, j0, j1, only);
 }
 
 void count_pairs_scalar(const PlaneBatch& b, std::uint32_t mask, std::int64_t i0, std::int64_t i1,

@@ -1,7 +1,7 @@
 #pragma once
 // The CPU kernels of the matrix family: packed variant-major rows (vczstats/packed.hpp) turned
 // into sample-major bit planes, and the pair counts of sample_matrix.hpp counted over a batch of
-// variants with popcounts (AVX2 when the CPU has it, else 64-bit popcount).
+// variants with popcounts (AVX-512 VPOPCNTDQ or AVX2 when the CPU has it, else 64-bit popcount).
 //
 // Planes of one batch of K variants (K a multiple of 256): for each sample, K/256 groups of 12
 // words: het[4], hom[4], hom_alt[4] (bit k of group g, word w is variant 256 g + 64 w + k).
@@ -62,5 +62,19 @@ void count_pairs_scalar(const PlaneBatch& b, std::uint32_t mask, std::int64_t i0
 
 /// Whether count_pairs uses AVX2.
 bool have_avx2();
+
+/// The kernels of count_pairs: it uses the best one the CPU has.
+enum class PairKernel {
+  Scalar,  ///< count_pairs_scalar
+  Avx2,    ///< vpshufb popcount per byte
+  Avx512,  ///< VPOPCNTDQ (with AVX-512 VL) on 256-bit vectors, four pairs at a time
+};
+
+/// Whether the CPU can run kernel @p k.
+bool have_kernel(PairKernel k);
+
+/// count_pairs with kernel @p k (the scalar one when the CPU lacks it), for the tests.
+void count_pairs_with(PairKernel k, const PlaneBatch& b, std::uint32_t mask, std::int64_t i0,
+                      std::int64_t i1, std::int64_t j0, std::int64_t j1, const CountTargets& out);
 
 }  // namespace vczstats::backend::pairs
