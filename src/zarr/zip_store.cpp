@@ -360,8 +360,11 @@ class ZipStore final : public Store {
     if (!source_->remote()) return;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
     ranges.reserve(keys.size());
+    // Only entries that get() can read: an entry whose local header lies past the end of the
+    // archive (a damaged directory) has no extent, and its offset is no range of the file.
     for (const auto& k : keys)
-      if (const ZipEntry* e = find(k)) ranges.emplace_back(e->local_header_offset, e->extent);
+      if (const ZipEntry* e = find(k); e != nullptr && e->extent >= kLocalHeaderSize)
+        ranges.emplace_back(e->local_header_offset, e->extent);
     source_->prefetch(ranges);
   }
   void cancel_prefetch() const override { source_->cancel_prefetch(); }

@@ -858,7 +858,10 @@ VCZ_HD DecodeError read_literals(const W& w, WarpShared& sh, FrameState& fs, con
     const i64 out_len = s == 3 ? regen - 3 * seg : seg;
     bad |= !huf_decode_stream(sh.huf, fs.huf_bits, q + in_off, in_len, t.lit + s * seg, out_len);
   }
-  if (w.any(bad)) return DecodeError::Corrupt;
+  if (w.any(bad)) {
+    if (stats && w.leader() && streams == 4) ++stats->bad_huffman_4streams;
+    return DecodeError::Corrupt;
+  }
   lits = t.lit;
   nlits = regen;
   used = head + comp;
@@ -879,6 +882,7 @@ VCZ_HD DecodeError run_sequences(const W& w, const WarpShared& sh, FrameState& f
   u32 ms = bits_read(b, fs.table_log[kML]);
   i64 lit_pos = 0;
   const u8* const lits_end = lits + nlits;
+  int last_update = 0;  // bits the last sequence's state update would read (counted for stats)
   for (i64 i = 0; i < nseq; ++i) {
     const FseEntry le = sh.ll[ls], oe = sh.of[os], me = sh.ml[ms];
     // Extra bits: offset, match length, literal length.
@@ -891,6 +895,7 @@ VCZ_HD DecodeError run_sequences(const W& w, const WarpShared& sh, FrameState& f
     const u32 llx = ll_code(le.symbol);
     bits_ensure(b, static_cast<int>(llx >> 24));
     const i64 ll = (llx & 0xFFFFFFu) + bits_read(b, static_cast<int>(llx >> 24));
+    if (stats && i + 1 == nseq) last_update = le.nbits + me.nbits + oe.nbits;
     if (i + 1 < nseq) {  // state updates: literal length, match length, offset
       bits_ensure(b, le.nbits + me.nbits + oe.nbits);
       ls = le.base + bits_read(b, le.nbits);
@@ -932,7 +937,13 @@ VCZ_HD DecodeError run_sequences(const W& w, const WarpShared& sh, FrameState& f
     copy_match(w, t.dst + out, static_cast<i64>(off), ml, t.dst + fs.start);
     out += ml;
   }
-  if (!bits_done(b)) return DecodeError::Corrupt;
+  if (!bits_done(b)) {
+    if (stats && w.leader() && b.nbits >= 0) {
+      stats->unread_sequence_bits = static_cast<u64>(b.left * 8 + b.nbits);
+      stats->last_update_bits = static_cast<u64>(last_update);
+    }
+    return DecodeError::Corrupt;
+  }
   const i64 rest = nlits - lit_pos;
   const DecodeError e = output_check(fs, block_start, out + rest);
   if (e != DecodeError::Ok) return e;

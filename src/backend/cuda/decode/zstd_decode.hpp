@@ -33,6 +33,17 @@ struct ZstdDecodeStats {
   std::uint64_t repeat_offsets[2][3] = {};
   std::uint64_t overlapping_matches = 0;  ///< matches whose offset is below their length
   std::uint64_t max_offset = 0;           ///< largest match offset
+  /// A block whose sequence bit stream was not read to its end (DecodeError::Corrupt): the bits
+  /// left, and the bits the last sequence's state update would have read. The format updates no
+  /// state after the last sequence; libzstd 1.5.4 does, so it accepts such a stream when the
+  /// bits left are no more than that update (the differential fuzzer, fuzz/gpu_decode.cpp,
+  /// tells this apart from a real disagreement).
+  std::uint64_t unread_sequence_bits = 0;
+  std::uint64_t last_update_bits = 0;
+  /// 4-stream Huffman literals with a stream that lacks its end mark or does not end exactly
+  /// where its bits do (DecodeError::Corrupt). libzstd 1.5.4's fast 4-stream decoder checks
+  /// neither (only the bytes each stream produced), so it accepts them.
+  std::uint64_t bad_huffman_4streams = 0;
 };
 
 /// @brief Options of the host decoder.
