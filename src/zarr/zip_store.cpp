@@ -265,7 +265,9 @@ void set_extents(std::vector<ZipEntry>& entries, const CentralDirectory& cd, std
   std::sort(starts.begin(), starts.end());
   for (auto& e : entries) {
     const auto next = std::upper_bound(starts.begin(), starts.end(), e.local_header_offset);
-    const std::uint64_t end = next == starts.end() ? size : *next;
+    // Offsets past the end of the file (a damaged directory) bound nothing: an entry's extent
+    // ends at the file's end at most (found by fuzz_zip_ranges).
+    const std::uint64_t end = next == starts.end() ? size : std::min(*next, size);
     e.extent = end - std::min(end, e.local_header_offset);
   }
 }

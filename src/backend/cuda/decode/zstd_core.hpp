@@ -859,7 +859,7 @@ VCZ_HD DecodeError read_literals(const W& w, WarpShared& sh, FrameState& fs, con
     bad |= !huf_decode_stream(sh.huf, fs.huf_bits, q + in_off, in_len, t.lit + s * seg, out_len);
   }
   if (w.any(bad)) {
-    if (stats && w.leader() && streams == 4) ++stats->bad_huffman_4streams;
+    if (stats && w.leader() && streams == 4) ++stats->libzstd_unchecked;
     return DecodeError::Corrupt;
   }
   lits = t.lit;
@@ -941,6 +941,7 @@ VCZ_HD DecodeError run_sequences(const W& w, const WarpShared& sh, FrameState& f
     if (stats && w.leader() && b.nbits >= 0) {
       stats->unread_sequence_bits = static_cast<u64>(b.left * 8 + b.nbits);
       stats->last_update_bits = static_cast<u64>(last_update);
+      if (stats->unread_sequence_bits <= stats->last_update_bits) ++stats->libzstd_unchecked;
     }
     return DecodeError::Corrupt;
   }
@@ -991,7 +992,10 @@ VCZ_HD DecodeError compressed_block(const W& w, WarpShared& sh, FrameState& fs, 
   }
   if (avail < 1) return DecodeError::Corrupt;
   const u32 modes = p[0];
-  if (modes & 3u) return DecodeError::Corrupt;
+  if (modes & 3u) {  // reserved bits
+    if (stats && w.leader()) ++stats->libzstd_unchecked;
+    return DecodeError::Corrupt;
+  }
   ++p;
   --avail;
   i64 n = 0;

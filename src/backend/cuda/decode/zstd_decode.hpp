@@ -33,17 +33,19 @@ struct ZstdDecodeStats {
   std::uint64_t repeat_offsets[2][3] = {};
   std::uint64_t overlapping_matches = 0;  ///< matches whose offset is below their length
   std::uint64_t max_offset = 0;           ///< largest match offset
-  /// A block whose sequence bit stream was not read to its end (DecodeError::Corrupt): the bits
-  /// left, and the bits the last sequence's state update would have read. The format updates no
-  /// state after the last sequence; libzstd 1.5.4 does, so it accepts such a stream when the
-  /// bits left are no more than that update (the differential fuzzer, fuzz/gpu_decode.cpp,
-  /// tells this apart from a real disagreement).
+  /// Input refused (DecodeError::Corrupt) by a check of the format that libzstd 1.5.4 does
+  /// not make, so that it decodes the input (the differential fuzzer, fuzz/gpu_decode.cpp, tells
+  /// these apart from real disagreements):
+  ///  - reserved bits of the sequences section's compression modes that are not zero;
+  ///  - a 4-stream Huffman literals section with a stream that lacks its end mark or does not end
+  ///    exactly where its bits do (libzstd's fast decoder checks only the bytes produced);
+  ///  - a sequence bit stream with bits left after the last sequence, no more than the state
+  ///    update the format skips after it and libzstd makes.
+  std::uint64_t libzstd_unchecked = 0;
+  /// The last sequence bit stream not read to its end: the bits left, and the bits of that
+  /// state update.
   std::uint64_t unread_sequence_bits = 0;
   std::uint64_t last_update_bits = 0;
-  /// 4-stream Huffman literals with a stream that lacks its end mark or does not end exactly
-  /// where its bits do (DecodeError::Corrupt). libzstd 1.5.4's fast 4-stream decoder checks
-  /// neither (only the bytes each stream produced), so it accepts them.
-  std::uint64_t bad_huffman_4streams = 0;
 };
 
 /// @brief Options of the host decoder.
