@@ -718,10 +718,19 @@ struct FrameState {
   int table_kind[3] = {-1, -1, -1};                  ///< TableMode the table was made from
 };
 
+/// @brief Whether @p size passes the frame's block limit (Corrupt); counted for the stats when
+/// it passes only a window below 128 KiB, a limit libzstd 1.5.4 does not check.
+VCZ_HD inline bool over_block_max(const FrameState& fs, i64 size, ZstdDecodeStats* stats) {
+  if (size <= fs.block_max) return false;
+  if (stats && size <= kBlockMax) ++stats->libzstd_unchecked;
+  return true;
+}
+
 /// @brief The error for output that would reach @p end, or Ok.
-VCZ_HD inline DecodeError output_check(const FrameState& fs, i64 block_start, i64 end) {
+VCZ_HD inline DecodeError output_check(const FrameState& fs, i64 block_start, i64 end,
+                                       ZstdDecodeStats* stats) {
   if (end > fs.limit) return fs.exceed;
-  if (end - block_start > fs.block_max) return DecodeError::Corrupt;
+  if (over_block_max(fs, end - block_start, stats)) return DecodeError::Corrupt;
   return DecodeError::Ok;
 }
 
@@ -799,7 +808,7 @@ VCZ_HD DecodeError read_literals(const W& w, WarpShared& sh, FrameState& fs, con
       if (avail < 3) return DecodeError::Corrupt;
       size = (b0 >> 4) + (u32(p[1]) << 4) + (u32(p[2]) << 12);
     }
-    if (size > fs.block_max) return DecodeError::Corrupt;
+    if (over_block_max(fs, size, stats)) return DecodeError::Corrupt;
     if (type == 0) {
       if (size > avail - head) return DecodeError::Corrupt;
       lits = p + head;
@@ -823,7 +832,7 @@ VCZ_HD DecodeError read_literals(const W& w, WarpShared& sh, FrameState& fs, con
   const i64 regen = static_cast<i64>((h >> 4) & size_mask);
   const i64 comp = static_cast<i64>((h >> (4 + size_bits)) & size_mask);
   const int streams = format == 0 ? 1 : 4;
-  if (regen > fs.block_max || comp > avail - head) return DecodeError::Corrupt;
+  if (over_block_max(fs, regen, stats) || comp > avail - head) return DecodeError::Corrupt;
   const u8* q = p + head;
   i64 qn = comp;
   if (type == 2) {
@@ -922,7 +931,7 @@ VCZ_HD DecodeError run_sequences(const W& w, const WarpShared& sh, FrameState& f
       }
     }
     if (ll > nlits - lit_pos) return DecodeError::Corrupt;
-    const DecodeError e = output_check(fs, block_start, out + ll + ml);
+    const DecodeError e = output_check(fs, block_start, out + ll + ml, stats);
     if (e != DecodeError::Ok) return e;
     if (off == 0 || off > static_cast<u64>(out + ll - fs.start)) return DecodeError::Corrupt;
     if (stats && w.leader()) {
@@ -938,15 +947,16 @@ VCZ_HD DecodeError run_sequences(const W& w, const WarpShared& sh, FrameState& f
     out += ml;
   }
   if (!bits_done(b)) {
-    if (stats && w.leader() && b.nbits >= 0) {
-      stats->unread_sequence_bits = static_cast<u64>(b.left * 8 + b.nbits);
+    if (stats && w.leader()) {
+      stats->unread_sequence_bits = b.nbits >= 0 ? static_cast<u64>(b.left * 8 + b.nbits) : 0;
       stats->last_update_bits = static_cast<u64>(last_update);
-      if (stats->unread_sequence_bits <= stats->last_update_bits) ++stats->libzstd_unchecked;
+      if (b.nbits < 0 || stats->unread_sequence_bits <= stats->last_update_bits)
+        ++stats->libzstd_unchecked;
     }
     return DecodeError::Corrupt;
   }
   const i64 rest = nlits - lit_pos;
-  const DecodeError e = output_check(fs, block_start, out + rest);
+  const DecodeError e = output_check(fs, block_start, out + rest, stats);
   if (e != DecodeError::Ok) return e;
   copy_words(w, t.dst + out, lits + lit_pos, rest, lits, lits_end, false);
   out += rest;
@@ -983,7 +993,7 @@ VCZ_HD DecodeError compressed_block(const W& w, WarpShared& sh, FrameState& fs, 
   avail -= head;
   if (nseq == 0) {  // literals only; nothing else may follow
     if (avail != 0) return DecodeError::Corrupt;
-    e = output_check(fs, block_start, out + nlits);
+    e = output_check(fs, block_start, out + nlits, stats);
     if (e != DecodeError::Ok) return e;
     copy_words(w, t.dst + out, lits, nlits, lits, lits + nlits, false);
     out += nlits;
@@ -1106,14 +1116,14 @@ VCZ_HD DecodeError frame(const W& w, WarpShared& sh, const TaskView& t, i64& in,
     const u32 type = (bh >> 1) & 3u;
     const i64 size = bh >> 3;
     if (type == 3) return DecodeError::Corrupt;
-    if (size > fs.block_max) return DecodeError::Corrupt;
+    if (over_block_max(fs, size, stats)) return DecodeError::Corrupt;
     const i64 content = type == 1 ? 1 : size;
     if (t.src_size - in < content) return DecodeError::Truncated;
     if (type == 2) {
       const DecodeError e = compressed_block(w, sh, fs, t, in, size, out, stats);
       if (e != DecodeError::Ok) return e;
     } else {
-      const DecodeError e = output_check(fs, out, out + size);
+      const DecodeError e = output_check(fs, out, out + size, stats);
       if (e != DecodeError::Ok) return e;
       if (type == 0)
         copy_words(w, t.dst + out, t.src + in, size, t.src + in, t.src + in + size, false);

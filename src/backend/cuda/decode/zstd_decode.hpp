@@ -39,11 +39,14 @@ struct ZstdDecodeStats {
   ///  - reserved bits of the sequences section's compression modes that are not zero;
   ///  - a 4-stream Huffman literals section with a stream that lacks its end mark or does not end
   ///    exactly where its bits do (libzstd's fast decoder checks only the bytes produced);
-  ///  - a sequence bit stream with bits left after the last sequence, no more than the state
-  ///    update the format skips after it and libzstd makes.
+  ///  - a sequence bit stream read past its start (libzstd reads zeros there and takes the
+  ///    stream), or with bits left after the last sequence, no more than the state update the
+  ///    format skips after it and libzstd makes;
+  ///  - a block (its compressed or decoded size, or its literals) larger than a window below
+  ///    128 KiB.
   std::uint64_t libzstd_unchecked = 0;
-  /// The last sequence bit stream not read to its end: the bits left, and the bits of that
-  /// state update.
+  /// The last sequence bit stream not read exactly to its end: the bits left (0 when read past
+  /// its start), and the bits of that state update.
   std::uint64_t unread_sequence_bits = 0;
   std::uint64_t last_update_bits = 0;
 };
