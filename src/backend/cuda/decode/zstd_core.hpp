@@ -719,10 +719,12 @@ struct FrameState {
 };
 
 /// @brief Whether @p size passes the frame's block limit (Corrupt); counted for the stats when
-/// it passes only a window below 128 KiB, a limit libzstd 1.5.4 does not check.
-VCZ_HD inline bool over_block_max(const FrameState& fs, i64 size, ZstdDecodeStats* stats) {
+/// libzstd 1.5.4 does not check it: a size that passes only a window below 128 KiB, or the size
+/// of a raw or RLE block (@p any_size).
+VCZ_HD inline bool over_block_max(const FrameState& fs, i64 size, ZstdDecodeStats* stats,
+                                  bool any_size = false) {
   if (size <= fs.block_max) return false;
-  if (stats && size <= kBlockMax) ++stats->libzstd_unchecked;
+  if (stats && (any_size || size <= kBlockMax)) ++stats->libzstd_unchecked;
   return true;
 }
 
@@ -1116,7 +1118,7 @@ VCZ_HD DecodeError frame(const W& w, WarpShared& sh, const TaskView& t, i64& in,
     const u32 type = (bh >> 1) & 3u;
     const i64 size = bh >> 3;
     if (type == 3) return DecodeError::Corrupt;
-    if (over_block_max(fs, size, stats)) return DecodeError::Corrupt;
+    if (over_block_max(fs, size, stats, type != 2)) return DecodeError::Corrupt;
     const i64 content = type == 1 ? 1 : size;
     if (t.src_size - in < content) return DecodeError::Truncated;
     if (type == 2) {
