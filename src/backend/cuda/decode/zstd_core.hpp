@@ -719,8 +719,8 @@ struct FrameState {
 };
 
 /// @brief Whether @p size passes the frame's block limit (Corrupt); counted for the stats when
-/// libzstd 1.5.4 does not check it: a size that passes only a window below 128 KiB, or the size
-/// of a raw or RLE block (@p any_size).
+/// libzstd 1.5.4 does not check it: a size that passes only a window below 128 KiB, or any size
+/// of a raw or RLE block or of a block's decoded output (@p any_size).
 VCZ_HD inline bool over_block_max(const FrameState& fs, i64 size, ZstdDecodeStats* stats,
                                   bool any_size = false) {
   if (size <= fs.block_max) return false;
@@ -732,7 +732,7 @@ VCZ_HD inline bool over_block_max(const FrameState& fs, i64 size, ZstdDecodeStat
 VCZ_HD inline DecodeError output_check(const FrameState& fs, i64 block_start, i64 end,
                                        ZstdDecodeStats* stats) {
   if (end > fs.limit) return fs.exceed;
-  if (over_block_max(fs, end - block_start, stats)) return DecodeError::Corrupt;
+  if (over_block_max(fs, end - block_start, stats, true)) return DecodeError::Corrupt;
   return DecodeError::Ok;
 }
 

@@ -42,8 +42,8 @@ struct ZstdDecodeStats {
   ///  - a sequence bit stream read past its start (libzstd reads zeros there and takes the
   ///    stream), or with bits left after the last sequence, no more than the state update the
   ///    format skips after it and libzstd makes;
-  ///  - a block (its compressed or decoded size, or its literals) larger than a window below
-  ///    128 KiB, or a raw or RLE block larger than 128 KiB.
+  ///  - a block (its compressed size or its literals) larger than a window below 128 KiB, or
+  ///    a raw or RLE block, or a block's decoded output, larger than the block limit.
   std::uint64_t libzstd_unchecked = 0;
   /// The last sequence bit stream not read exactly to its end: the bits left (0 when read past
   /// its start), and the bits of that state update.
