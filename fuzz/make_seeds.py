@@ -217,6 +217,72 @@ def seeds_sharding(out):
     save(out, b"\4" + shard([vlen(strings(12)) for _ in range(16)], False, False))
 
 
+def cli(args, data):
+    """The output of a compressor's command line on @p data (None when it is missing)."""
+    try:
+        return subprocess.run(args, input=data, capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def shard_v3(inner_chunks, at_end, with_crc):
+    """A shard of fuzz/gpu_decode.cpp's sharded layouts: 2 x 4 inner chunks (some None)."""
+    n = len(inner_chunks)
+    body, index = b"", []
+    offset = 0 if at_end else 16 * n + (4 if with_crc else 0)
+    for chunk in inner_chunks:
+        if chunk is None:
+            index += [2**64 - 1, 2**64 - 1]
+            continue
+        index += [offset + len(body), len(chunk)]
+        body += chunk
+    idx = struct.pack(f"<{2 * n}Q", *index)
+    if with_crc:
+        idx = crc(idx)
+    return body + idx if at_end else idx + body
+
+
+def seeds_gpu(out, what):
+    from numcodecs import Blosc, LZ4, Zstd
+    if what == "framing":  # the layouts of fuzz/gpu_decode.cpp, in its order
+        for kind in range(3):
+            save(out, b"\0" + Blosc("lz4", 5, 1).encode(numbers(300, "<i4", kind)))
+            save(out, b"\1" + Blosc("zstd", 5, 2).encode(numbers(500, "<i8", kind)))
+            save(out, b"\2" + Blosc("lz4", 5, 0).encode(numbers(28, "u1", kind)))
+            save(out, b"\3" + Zstd(3).encode(numbers(1000, "<i2", kind)))
+            save(out, b"\4" + LZ4(1).encode(numbers(300, "<i4", kind)))
+            inner = [numbers(12, "<i2", (k + kind) % 3).tobytes() for k in range(8)]
+            save(out, b"\5" + shard_v3([Zstd(3).encode(c) if k % 3 else None
+                                        for k, c in enumerate(inner)], True, True))
+            save(out, b"\6" + shard_v3([Blosc("lz4", 5, 1).encode(np.frombuffer(c, "<i2"))
+                                        for c in inner], False, False))
+            save(out, b"\7" + crc(numbers(64, "u1", kind).tobytes()))
+    elif what == "zstd":
+        for kind in range(3):
+            for n in (0, 1, 100, 5000, 70000):
+                raw = numbers(n, "<i4", kind).tobytes()[:n * 2]
+                for level in (1, 3, 19):
+                    save(out, Zstd(level).encode(raw))
+                for args in (["zstd", "-c", "-q"], ["zstd", "-c", "-q", "--no-check", "-1"],
+                             ["zstd", "-c", "-q", "--ultra", "-22"]):
+                    z = cli(args, raw)
+                    if z is not None:
+                        save(out, z)
+                        save(out, z + z)  # two frames
+        text = b"".join(b"sample%d\tpop%d\n" % (i, i % 7) for i in range(3000))
+        save(out, Zstd(19).encode(text))
+        save(out, struct.pack("<II", 0x184D2A50, 3) + b"abc" + Zstd(1).encode(text[:500]))
+    elif what == "lz4":
+        for kind in range(3):
+            for n in (1, 13, 300, 5000):
+                save(out, LZ4(1).encode(numbers(n, "<i4", kind))[4:])
+                save(out, LZ4(9).encode(numbers(n, "<i4", kind))[4:])
+        text = b"".join(b"sample%d\tpop%d\n" % (i, i % 7) for i in range(1000))
+        save(out, LZ4(1).encode(text)[4:])
+    else:
+        raise SystemExit(f"unknown GPU target {what}")
+
+
 def tiny_store_files(v3=False):
     files = {}
     if v3:
@@ -322,8 +388,10 @@ def main():
         seeds_codec(out, target[len("codec_"):])
     elif target == "sharding":
         seeds_sharding(out)
-    elif target == "zip":
+    elif target in ("zip", "zip_ranges"):
         seeds_zip(out)
+    elif target.startswith("gpu_"):
+        seeds_gpu(out, target[len("gpu_"):])
     elif target in ("regions", "samples", "populations"):
         seeds_text(out, target)
     elif target == "convert_vcf":

@@ -2,12 +2,14 @@
 // command line and in files (CHROM POS, CHROM BEG END, BED), sample lists and files, and
 // populations files. Input: the text (for regions, a first byte chooses the form).
 
+#include <sstream>
 #include <string>
 #include <string_view>
 
 #include "fuzz_support.hpp"
 #include "vcz/text_file.hpp"
 #include "vczstats/populations.hpp"
+#include "vczstats/string_table.hpp"
 #include "vczstats/vcz.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -28,7 +30,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (r.start < 1 || r.end < r.start) __builtin_trap();  // the parsers promise this
     } else if (what == "samples") {
       (void)vcz::split_list(text);
-      (void)vcz::parse_samples_text(std::string(text));
+      // The tokeniser (vcz/text_file.hpp) against istream: each line's first word, '#' lines
+      // skipped.
+      const StringTable names = vcz::parse_samples_text(std::string(text));
+      std::istringstream lines{std::string(text)};
+      std::int64_t k = 0;
+      for (std::string line, word; std::getline(lines, line);) {
+        std::istringstream words(line);
+        if (!(words >> word) || word.front() == '#') continue;
+        if (k >= names.size() || names[k] != word) __builtin_trap();
+        ++k;
+      }
+      if (k != names.size()) __builtin_trap();
     } else if (what == "populations") {
       const auto entries = vcz::parse_populations_text(std::string(text), "pops.txt");
       if (entries.samples.empty())

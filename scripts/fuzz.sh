@@ -20,7 +20,8 @@ targets() {
   echo zarr_v2_metadata zarr_v3_metadata \
     codec_blosc codec_zstd codec_lz4 codec_zlib codec_gzip codec_bz2 codec_crc32c codec_vlen \
     codec_fixed_strings codec_delta codec_packbits codec_transpose \
-    sharding zip regions samples populations convert_ms convert_vcf
+    sharding zip zip_ranges gpu_framing gpu_zstd gpu_lz4 regions samples populations convert_ms \
+    convert_vcf
 }
 
 build_targets() {
@@ -32,7 +33,7 @@ build_targets() {
 # Inputs larger than libFuzzer's default (4096 bytes) for targets whose seeds are whole files.
 max_len() {
   case "$1" in
-    zip | zarr_v2_metadata | zarr_v3_metadata | convert_vcf | convert_ms | codec_*) echo 65536 ;;
+    zip | zip_ranges | gpu_* | zarr_v2_metadata | zarr_v3_metadata | convert_vcf | convert_ms | codec_*) echo 65536 ;;
     *) echo 4096 ;;
   esac
 }

@@ -7,13 +7,27 @@
 #   scripts/test.sh --sanitize [ctest args]   ASan + UBSan build in build-sanitize/ (clang): the
 #                                             unit tests, then one pass of every fuzz target over
 #                                             its corpus (scripts/fuzz.sh replay)
+#   scripts/test.sh --sanitize --quick        the same without the slow tests (CI: .ci/run), as
+#                                             sanitize_slow below says
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sanitize=0
+quick=0
 args=()
 for a in "$@"; do
-  if [ "$a" = "--sanitize" ]; then sanitize=1; else args+=("$a"); fi
+  case "$a" in
+    --sanitize) sanitize=1 ;;
+    --quick) quick=1 ;;
+    *) args+=("$a") ;;
+  esac
 done
+# Left out by --quick: tests that compare whole CLI runs with the reference tools (bcftools,
+# plink, vcftools, Python) or on the shared data sets, the CPU emulations of the GPU lanes and
+# warps (ZstdDecodeHost.EmulatedWarps*: 6 min under ASan), and StatisticPartitions (every
+# statistic merged over many partitions: 3 min). Under ASan each takes from ten seconds to
+# minutes, and the code they run is reached by the unit, hostile-input, fuzz-replay and CLI error
+# tests that stay; the plain run (scripts/test.sh) keeps them all.
+sanitize_slow='^(Cuda|Mpi|SharedStores|ZarrSharedData|Convert\.|Recompress|CliPopgen|CliAfdist|CliSiteTables|CliInfo|CliMemory|CliSignals|CliSamples|LdReference|MatrixReference|HaploReference|RemoteCli|ZstdDecodeHost\.EmulatedWarps|StatisticPartitions)'
 bash scripts/setup.sh
 if [ $sanitize -eq 1 ]; then
   bash scripts/build-sanitize.sh
@@ -25,7 +39,9 @@ if [ $sanitize -eq 1 ]; then
   export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/fuzz/lsan.supp:print_suppressions=0}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
   # The Python reference tools do not run our code: they are left to the plain run.
-  args=(-E "^Python" "${args[@]}")
+  exclude="^Python"
+  [ $quick -eq 1 ] && exclude="$exclude|$sanitize_slow"
+  args=(-E "$exclude" "${args[@]}")
 else
   bash scripts/build.sh
   cd build

@@ -127,6 +127,12 @@ std::vector<FieldDeclaration> VcfInput::fields() const {
     d.type = static_cast<int>(bcf_hdr_id2type(header_, hl, d.header_id));
     d.number = static_cast<int>(bcf_hdr_id2length(header_, hl, d.header_id));
     d.fixed = static_cast<int>(bcf_hdr_id2number(header_, hl, d.header_id));
+    // htslib keeps 0xfffff, its count of a field without a fixed Number, when a Number value
+    // does not parse as one (`Number=.,...,Number=."` in a damaged line); it then calls the
+    // field fixed, and every record would get 2^20-1 values per sample (found by
+    // fuzz_convert_vcf: a 15 kB file took seconds, writing gigabytes of fill). Such a field has
+    // no usable fixed Number: convert it as Number=.
+    if (d.number == BCF_VL_FIXED && d.fixed == 0xfffff) d.number = BCF_VL_VAR;
     d.description = hrec_value(hrec, "Description");
     d.type_name = hrec_value(hrec, "Type");
     out.push_back(std::move(d));

@@ -265,7 +265,9 @@ void set_extents(std::vector<ZipEntry>& entries, const CentralDirectory& cd, std
   std::sort(starts.begin(), starts.end());
   for (auto& e : entries) {
     const auto next = std::upper_bound(starts.begin(), starts.end(), e.local_header_offset);
-    const std::uint64_t end = next == starts.end() ? size : *next;
+    // Offsets past the end of the file (a damaged directory) bound nothing: an entry's extent
+    // ends at the file's end at most (found by fuzz_zip_ranges).
+    const std::uint64_t end = next == starts.end() ? size : std::min(*next, size);
     e.extent = end - std::min(end, e.local_header_offset);
   }
 }
@@ -360,8 +362,11 @@ class ZipStore final : public Store {
     if (!source_->remote()) return;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
     ranges.reserve(keys.size());
+    // Only entries that get() can read: an entry whose local header lies past the end of the
+    // archive (a damaged directory) has no extent, and its offset is no range of the file.
     for (const auto& k : keys)
-      if (const ZipEntry* e = find(k)) ranges.emplace_back(e->local_header_offset, e->extent);
+      if (const ZipEntry* e = find(k); e != nullptr && e->extent >= kLocalHeaderSize)
+        ranges.emplace_back(e->local_header_offset, e->extent);
     source_->prefetch(ranges);
   }
   void cancel_prefetch() const override { source_->cancel_prefetch(); }

@@ -135,6 +135,28 @@ TEST(HostileConvert, CorruptBgzfBlock) {
                          {"corrupt.vcf.gz", "corrupt or truncated"}, 0, out);
 }
 
+TEST(HostileConvert, NumberThatDoesNotParseIsNotAFixedMillionValues) {
+  // Found by fuzz_convert_vcf (the slow --skip-bad input of issue 16): a FORMAT line whose second
+  // Number does not parse. htslib then declares the field fixed with 2^20-1 values, and the
+  // store got chunks of [variants, samples, 1048575] floats. Converted as Number=., the extent
+  // is the most values a sample has (3 here, counted from the records).
+  VCZ_REQUIRE_CONVERT();
+  TempDir dir;
+  const auto in = write_file(dir, "num.vcf",
+                             "##fileformat=VCFv4.3\n##contig=<ID=chr1,length=100000>\n"
+                             "##FORMAT=<ID=GT,Number=1,Type=String,Description=\"Genotype\">\n"
+                             "##FORMAT=<ID=FD,Type=Float,Number=.,Descr=o\"x,Number=.\">\n"
+                             "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\tS1\tS2\n"
+                             "chr1\t10\t.\tA\tC\t.\t.\t.\tGT:FD\t0/1:1.5,2\t1/1:3,4,5\n"
+                             "chr1\t20\t.\tA\tC\t.\t.\t.\tGT:FD\t0/0:.\t0/1:7\n");
+  const auto out = dir / "num.vcz";
+  const auto r = run(limited(binary() + " convert --skip-bad " + in + " " + out.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream meta(out / "call_FD" / ".zarray");
+  const auto zarray = nlohmann::json::parse(meta);
+  EXPECT_EQ(zarray["shape"], nlohmann::json::parse("[2, 2, 3]")) << zarray.dump();
+}
+
 TEST(HostileConvert, OutputThatIsTheInputIsRefused) {
   VCZ_REQUIRE_CONVERT();
   TempDir dir;

@@ -718,10 +718,21 @@ struct FrameState {
   int table_kind[3] = {-1, -1, -1};                  ///< TableMode the table was made from
 };
 
+/// @brief Whether @p size passes the frame's block limit (Corrupt); counted for the stats when
+/// libzstd 1.5.4 does not check it: a size that passes only a window below 128 KiB, or any size
+/// of a raw or RLE block or of a block's decoded output (@p any_size).
+VCZ_HD inline bool over_block_max(const FrameState& fs, i64 size, ZstdDecodeStats* stats,
+                                  bool any_size = false) {
+  if (size <= fs.block_max) return false;
+  if (stats && (any_size || size <= kBlockMax)) ++stats->libzstd_unchecked;
+  return true;
+}
+
 /// @brief The error for output that would reach @p end, or Ok.
-VCZ_HD inline DecodeError output_check(const FrameState& fs, i64 block_start, i64 end) {
+VCZ_HD inline DecodeError output_check(const FrameState& fs, i64 block_start, i64 end,
+                                       ZstdDecodeStats* stats) {
   if (end > fs.limit) return fs.exceed;
-  if (end - block_start > fs.block_max) return DecodeError::Corrupt;
+  if (over_block_max(fs, end - block_start, stats, true)) return DecodeError::Corrupt;
   return DecodeError::Ok;
 }
 
@@ -799,7 +810,7 @@ VCZ_HD DecodeError read_literals(const W& w, WarpShared& sh, FrameState& fs, con
       if (avail < 3) return DecodeError::Corrupt;
       size = (b0 >> 4) + (u32(p[1]) << 4) + (u32(p[2]) << 12);
     }
-    if (size > fs.block_max) return DecodeError::Corrupt;
+    if (over_block_max(fs, size, stats)) return DecodeError::Corrupt;
     if (type == 0) {
       if (size > avail - head) return DecodeError::Corrupt;
       lits = p + head;
@@ -823,7 +834,7 @@ VCZ_HD DecodeError read_literals(const W& w, WarpShared& sh, FrameState& fs, con
   const i64 regen = static_cast<i64>((h >> 4) & size_mask);
   const i64 comp = static_cast<i64>((h >> (4 + size_bits)) & size_mask);
   const int streams = format == 0 ? 1 : 4;
-  if (regen > fs.block_max || comp > avail - head) return DecodeError::Corrupt;
+  if (over_block_max(fs, regen, stats) || comp > avail - head) return DecodeError::Corrupt;
   const u8* q = p + head;
   i64 qn = comp;
   if (type == 2) {
@@ -858,7 +869,10 @@ VCZ_HD DecodeError read_literals(const W& w, WarpShared& sh, FrameState& fs, con
     const i64 out_len = s == 3 ? regen - 3 * seg : seg;
     bad |= !huf_decode_stream(sh.huf, fs.huf_bits, q + in_off, in_len, t.lit + s * seg, out_len);
   }
-  if (w.any(bad)) return DecodeError::Corrupt;
+  if (w.any(bad)) {
+    if (stats && w.leader() && streams == 4) ++stats->libzstd_unchecked;
+    return DecodeError::Corrupt;
+  }
   lits = t.lit;
   nlits = regen;
   used = head + comp;
@@ -879,6 +893,7 @@ VCZ_HD DecodeError run_sequences(const W& w, const WarpShared& sh, FrameState& f
   u32 ms = bits_read(b, fs.table_log[kML]);
   i64 lit_pos = 0;
   const u8* const lits_end = lits + nlits;
+  int last_update = 0;  // bits the last sequence's state update would read (counted for stats)
   for (i64 i = 0; i < nseq; ++i) {
     const FseEntry le = sh.ll[ls], oe = sh.of[os], me = sh.ml[ms];
     // Extra bits: offset, match length, literal length.
@@ -891,6 +906,7 @@ VCZ_HD DecodeError run_sequences(const W& w, const WarpShared& sh, FrameState& f
     const u32 llx = ll_code(le.symbol);
     bits_ensure(b, static_cast<int>(llx >> 24));
     const i64 ll = (llx & 0xFFFFFFu) + bits_read(b, static_cast<int>(llx >> 24));
+    if (stats && i + 1 == nseq) last_update = le.nbits + me.nbits + oe.nbits;
     if (i + 1 < nseq) {  // state updates: literal length, match length, offset
       bits_ensure(b, le.nbits + me.nbits + oe.nbits);
       ls = le.base + bits_read(b, le.nbits);
@@ -917,7 +933,7 @@ VCZ_HD DecodeError run_sequences(const W& w, const WarpShared& sh, FrameState& f
       }
     }
     if (ll > nlits - lit_pos) return DecodeError::Corrupt;
-    const DecodeError e = output_check(fs, block_start, out + ll + ml);
+    const DecodeError e = output_check(fs, block_start, out + ll + ml, stats);
     if (e != DecodeError::Ok) return e;
     if (off == 0 || off > static_cast<u64>(out + ll - fs.start)) return DecodeError::Corrupt;
     if (stats && w.leader()) {
@@ -932,9 +948,17 @@ VCZ_HD DecodeError run_sequences(const W& w, const WarpShared& sh, FrameState& f
     copy_match(w, t.dst + out, static_cast<i64>(off), ml, t.dst + fs.start);
     out += ml;
   }
-  if (!bits_done(b)) return DecodeError::Corrupt;
+  if (!bits_done(b)) {
+    if (stats && w.leader()) {
+      stats->unread_sequence_bits = b.nbits >= 0 ? static_cast<u64>(b.left * 8 + b.nbits) : 0;
+      stats->last_update_bits = static_cast<u64>(last_update);
+      if (b.nbits < 0 || stats->unread_sequence_bits <= stats->last_update_bits)
+        ++stats->libzstd_unchecked;
+    }
+    return DecodeError::Corrupt;
+  }
   const i64 rest = nlits - lit_pos;
-  const DecodeError e = output_check(fs, block_start, out + rest);
+  const DecodeError e = output_check(fs, block_start, out + rest, stats);
   if (e != DecodeError::Ok) return e;
   copy_words(w, t.dst + out, lits + lit_pos, rest, lits, lits_end, false);
   out += rest;
@@ -971,7 +995,7 @@ VCZ_HD DecodeError compressed_block(const W& w, WarpShared& sh, FrameState& fs, 
   avail -= head;
   if (nseq == 0) {  // literals only; nothing else may follow
     if (avail != 0) return DecodeError::Corrupt;
-    e = output_check(fs, block_start, out + nlits);
+    e = output_check(fs, block_start, out + nlits, stats);
     if (e != DecodeError::Ok) return e;
     copy_words(w, t.dst + out, lits, nlits, lits, lits + nlits, false);
     out += nlits;
@@ -980,7 +1004,10 @@ VCZ_HD DecodeError compressed_block(const W& w, WarpShared& sh, FrameState& fs, 
   }
   if (avail < 1) return DecodeError::Corrupt;
   const u32 modes = p[0];
-  if (modes & 3u) return DecodeError::Corrupt;
+  if (modes & 3u) {  // reserved bits
+    if (stats && w.leader()) ++stats->libzstd_unchecked;
+    return DecodeError::Corrupt;
+  }
   ++p;
   --avail;
   i64 n = 0;
@@ -1091,14 +1118,14 @@ VCZ_HD DecodeError frame(const W& w, WarpShared& sh, const TaskView& t, i64& in,
     const u32 type = (bh >> 1) & 3u;
     const i64 size = bh >> 3;
     if (type == 3) return DecodeError::Corrupt;
-    if (size > fs.block_max) return DecodeError::Corrupt;
+    if (over_block_max(fs, size, stats, type != 2)) return DecodeError::Corrupt;
     const i64 content = type == 1 ? 1 : size;
     if (t.src_size - in < content) return DecodeError::Truncated;
     if (type == 2) {
       const DecodeError e = compressed_block(w, sh, fs, t, in, size, out, stats);
       if (e != DecodeError::Ok) return e;
     } else {
-      const DecodeError e = output_check(fs, out, out + size);
+      const DecodeError e = output_check(fs, out, out + size, stats);
       if (e != DecodeError::Ok) return e;
       if (type == 0)
         copy_words(w, t.dst + out, t.src + in, size, t.src + in, t.src + in + size, false);

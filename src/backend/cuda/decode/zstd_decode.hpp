@@ -33,6 +33,22 @@ struct ZstdDecodeStats {
   std::uint64_t repeat_offsets[2][3] = {};
   std::uint64_t overlapping_matches = 0;  ///< matches whose offset is below their length
   std::uint64_t max_offset = 0;           ///< largest match offset
+  /// Input refused (DecodeError::Corrupt) by a check of the format that libzstd 1.5.4 does
+  /// not make, so that it decodes the input (the differential fuzzer, fuzz/gpu_decode.cpp, tells
+  /// these apart from real disagreements):
+  ///  - reserved bits of the sequences section's compression modes that are not zero;
+  ///  - a 4-stream Huffman literals section with a stream that lacks its end mark or does not end
+  ///    exactly where its bits do (libzstd's fast decoder checks only the bytes produced);
+  ///  - a sequence bit stream read past its start (libzstd reads zeros there and takes the
+  ///    stream), or with bits left after the last sequence, no more than the state update the
+  ///    format skips after it and libzstd makes;
+  ///  - a block (its compressed size or its literals) larger than a window below 128 KiB, or
+  ///    a raw or RLE block, or a block's decoded output, larger than the block limit.
+  std::uint64_t libzstd_unchecked = 0;
+  /// The last sequence bit stream not read exactly to its end: the bits left (0 when read past
+  /// its start), and the bits of that state update.
+  std::uint64_t unread_sequence_bits = 0;
+  std::uint64_t last_update_bits = 0;
 };
 
 /// @brief Options of the host decoder.
