@@ -257,10 +257,11 @@ if { [ "$phase" = all ] || [ "$phase" = test ] || [ "$phase" = bench ]; } && [ $
         "$build/bench/gpu_afdist_bench" --counts-e2e "$big" --pops "$pops" --reps 2
     done
     cat "$e2e" "$logs/e2e-counts.md"
-    # Candidates of `recompress --preset gpu` (blosc lz4 bit shuffle): device decode rate
-    # (bench/gpu_decode_bench) and compression ratio (info) of each encoding of the same store.
+    # Candidates of `recompress --preset gpu` (blosc zstd 3 bit shuffle): device decode rate
+    # (bench/gpu_decode_bench) and compression ratio (info) of each encoding of the same store;
+    # bench/gpu_preset_candidates.sh times them end to end.
     cand=${TMPDIR:-/tmp}/vczstats-preset-candidate.vcz
-    for enc in "--preset gpu" "--codec blosc-lz4 --shuffle byte" "--codec blosc-zstd --clevel 1" \
+    for enc in "--preset gpu" "--codec blosc-lz4 --shuffle bit" "--codec blosc-zstd --clevel 1" \
       "--codec blosc-zstd --clevel 7" "--codec zstd --clevel 3"; do
       # shellcheck disable=SC2086  # enc is a list of arguments
       run_cli recompress "$big" "$cand" $enc -f >/dev/null 2>&1 &&

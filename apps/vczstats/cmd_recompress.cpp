@@ -27,11 +27,14 @@ struct RecompressCliOptions : StoreWriteOptions {
 
 void run_recompress(RecompressCliOptions& o) {
   if (o.preset == "gpu") {
-    // Device decode (issue 10): LZ4 inside blosc decodes fastest on the device, and blosc's
-    // blocks are independent streams the device decodes in parallel; bit shuffle keeps the
-    // ratio of genotype data. bench/gpu_decode_e2e.sh -r compares the candidates.
-    o.codec = "blosc-lz4";
+    // Device decode (issue 10): blosc's blocks are independent streams the device decodes in
+    // parallel, and bit shuffle keeps the ratio of genotype data. Of the candidates measured on
+    // the H100 (bench/gpu_preset_candidates.sh, README), zstd level 3 in blosc gave the fastest
+    // end-to-end run and about the best decode throughput x ratio (2x bio2zarr's level 7 decode
+    // rate at 0.9x its ratio; LZ4 decodes no faster on the device and compresses half as well).
+    o.codec = "blosc-zstd";
     o.shuffle = "bit";
+    if (o.clevel < 0) o.clevel = 3;
   }
   recompress::RecompressOptions r;
   std::istringstream list(o.arrays);
@@ -109,8 +112,8 @@ void add_recompress_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "none", "byte", "bit"}))
       ->capture_default_str();
   auto* preset = cmd->add_option("--preset", o->preset,
-                                 "gpu: an encoding for device decode (--gpu-decode): blosc lz4 "
-                                 "with bit shuffle (level 5 unless --clevel)")
+                                 "gpu: an encoding for device decode (--gpu-decode): blosc zstd "
+                                 "with bit shuffle, level 3 unless --clevel")
                      ->check(CLI::IsMember({"gpu"}));
   preset->excludes(cmd->get_option("--codec"))->excludes(cmd->get_option("--shuffle"));
   cmd->add_option("--clevel", o->clevel, "Compression level [default: 7; 5 for blosc-lz4]")

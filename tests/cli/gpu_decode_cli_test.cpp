@@ -73,22 +73,22 @@ TEST(GpuDecodeChoice, OnWithANonDecodableStoreIsAUsageError) {
   EXPECT_NE(r.out.find("--gpu-decode"), std::string::npos) << r.out;
 }
 
-TEST(GpuDecodeChoice, RecompressPresetGpuWritesBloscLz4BitShuffle) {
+TEST(GpuDecodeChoice, RecompressPresetGpuWritesBloscZstd3BitShuffle) {
   VCZ_REQUIRE_PYTHON_ZARR();
   VCZ_REQUIRE_PROGRAM("bcftools");
   TempDir dir;
   const auto in = make_random_store(dir, "in", "--seed 16 --samples 40 --variants 80", "");
   const auto out = (dir / "gpu.vcz").string();
   run_ok(binary() + " recompress " + in + " " + out + " --preset gpu --samples-chunk-size 1");
-  // Python's zarr reads what was written: blosc lz4, bit shuffle, the same genotypes.
+  // Python's zarr reads what was written: blosc zstd 3, bit shuffle, the same genotypes.
   const std::string check =
       run_ok(python() +
              " -c \"import sys, zarr, numpy; a = zarr.open(sys.argv[1], mode='r')"
              "['call_genotype']; b = zarr.open(sys.argv[2], mode='r')['call_genotype']; "
-             "c = b.compressor; print(c.codec_id, c.cname, c.shuffle, b.chunks[1], "
+             "c = b.compressor; print(c.codec_id, c.cname, c.clevel, c.shuffle, b.chunks[1], "
              "numpy.array_equal(a[:], b[:]))\" " +
              in + " " + out);
-  EXPECT_EQ(check, "blosc lz4 2 1 True\n");
+  EXPECT_EQ(check, "blosc zstd 3 2 1 True\n");
   EXPECT_EQ(info_field(run_ok(binary() + " info " + out), "gpu_decode")
                 .rfind("device (40 sample chunks x 1 blosc block of", 0),
             0u);
