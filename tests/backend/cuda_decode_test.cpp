@@ -21,12 +21,6 @@
 #include "backend/cuda/decode/chunk_decoder.cuh"
 #endif
 
-#if __has_include("backend/cuda/decode/zstd_stand_in.hpp")
-constexpr bool kZstdStandIn = true;
-#else
-constexpr bool kZstdStandIn = false;
-#endif
-
 using namespace decodetest;
 using vczstats::FormatError;
 
@@ -126,22 +120,8 @@ TEST(CudaChunkDecoder, Lz4Corpus) {
 TEST(CudaChunkDecoder, BloscCorpus) {
   VCZ_REQUIRE_GPU();
 #ifdef VCZSTATS_HAVE_CUDA
-  const auto corpus = blosc_corpus();
-  std::vector<CorpusChunk> decodable, zstd;
-  for (const auto& c : corpus) (kZstdStandIn && has_zstd_task(c) ? zstd : decodable).push_back(c);
   DeviceRunner runner;
-  check_corpus(runner, decodable, 200);
-  // With the stand-in, each zstd chunk fails as Unsupported, named.
-  for (std::size_t k = 0; k < zstd.size(); k += 97) {
-    try {
-      runner.decode({&zstd[k]});
-      ADD_FAILURE() << zstd[k].name << ": the zstd stand-in decoded a zstd stream";
-    } catch (const FormatError& e) {
-      const std::string what = e.what();
-      EXPECT_EQ(what.rfind(zstd[k].name + ": zstd stream", 0), 0u) << what;
-      EXPECT_NE(what.find("unsupported"), std::string::npos) << what;
-    }
-  }
+  check_corpus(runner, blosc_corpus(), 200);
 #endif
 }
 
@@ -151,7 +131,7 @@ TEST(CudaChunkDecoder, StoresMatchReadChunk) {
   const auto stores = test_stores();
   if (stores.empty()) GTEST_SKIP() << "skipped: neither python3-zarr nor ../shared/data is here";
   DeviceRunner runner;
-  std::size_t arrays = 0, chunks = 0, zstd_skipped = 0;
+  std::size_t arrays = 0, chunks = 0;
   for (const auto& path : stores) {
     const auto store = zarr::open_store(path);
     for_each_array(store, [&](const zarr::Array& a) {
@@ -169,16 +149,6 @@ TEST(CudaChunkDecoder, StoresMatchReadChunk) {
           held.push_back(a.read_chunk_encoded(indices[k]));
           std::optional<std::span<const std::byte>> span;
           if (held.back()) span = held.back()->span();
-          if (kZstdStandIn && span) {
-            dec::ChunkFrames frames;
-            dec::frame_chunk(*span, a.chunk_encoding(), frames);
-            bool zstd = false;
-            for (const auto& t : frames.tasks) zstd = zstd || t.codec == dec::TaskCodec::Zstd;
-            if (zstd) {
-              ++zstd_skipped;
-              continue;
-            }
-          }
           bytes.push_back(span);
           encodings.push_back(&a.chunk_encoding());
           names.push_back(a.chunk_key(indices[k]));
@@ -199,9 +169,7 @@ TEST(CudaChunkDecoder, StoresMatchReadChunk) {
       }
     });
   }
-  std::cout << "decoded " << chunks << " chunks of " << arrays << " arrays on the GPU";
-  if (kZstdStandIn) std::cout << " (" << zstd_skipped << " chunks with zstd streams skipped)";
-  std::cout << "\n";
+  std::cout << "decoded " << chunks << " chunks of " << arrays << " arrays on the GPU\n";
   EXPECT_GT(chunks, 100u);
 #endif
 }
