@@ -21,19 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 
 /// Populations p0..p2 over the named samples (every sample, or every other for a subset).
-std::string write_pops(const vcztest::TempDir& dir, const std::string& store_path, bool subset,
-                       const std::string& name) {
-  const auto store = vczstats::vcz::VczStore::open(store_path);
-  const std::string path = (dir / name).string();
-  std::ofstream f(path);
-  int i = 0, k = 0;
-  for (const auto& id : store.sample_ids()) {
-    if (id.empty()) continue;
-    if (!subset || k++ % 3 != 1) f << id << "\tp" << (i++ * 7 % 3) << "\n";
-  }
-  return path;
-}
-
 /// A sample subset (-S): two of every three samples, which makes every sample chunk a subset.
 std::string write_subset(const vcztest::TempDir& dir, const std::string& store_path) {
   const auto store = vczstats::vcz::VczStore::open(store_path);
@@ -53,8 +40,9 @@ bool device_decodable(const std::string& store_path) {
 
 void expect_same_three_ways(const vcztest::TempDir& dir, const std::string& store) {
   const std::string q = vcztest::shell_quote(store);
-  const std::string pops = vcztest::shell_quote(write_pops(dir, store, false, "pops.tsv"));
-  const std::string sub_pops = vcztest::shell_quote(write_pops(dir, store, true, "sub_pops.tsv"));
+  const std::string pops = vcztest::shell_quote(gputest::write_pops(dir, store, false, "pops.tsv"));
+  const std::string sub_pops =
+      vcztest::shell_quote(gputest::write_pops(dir, store, true, "sub_pops.tsv"));
   const std::string subset = vcztest::shell_quote(write_subset(dir, store));
   const std::vector<std::string> commands = {
       "stats " + q + " -P " + pops +

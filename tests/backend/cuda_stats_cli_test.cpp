@@ -12,18 +12,8 @@
 
 namespace {
 
-std::string write_pops(const vcztest::TempDir& dir, const std::string& store_path) {
-  const auto store = vczstats::vcz::VczStore::open(store_path);
-  const std::string path = (dir / "pops.tsv").string();
-  std::ofstream f(path);
-  int i = 0;
-  for (const auto& id : store.sample_ids())
-    if (!id.empty()) f << id << "\tp" << (i++ * 7 % 3) << "\n";
-  return path;
-}
-
 void expect_same_on_both_devices(const vcztest::TempDir& dir, const std::string& store) {
-  const std::string pops = write_pops(dir, store);
+  const std::string pops = gputest::write_pops(dir, store);
   const std::string s = vcztest::shell_quote(store) + " -P " + vcztest::shell_quote(pops) + " ";
   const std::vector<std::string> commands = {
       "freq " + s,

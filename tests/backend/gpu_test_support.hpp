@@ -221,4 +221,19 @@ inline std::vector<std::pair<std::string, vczstats::vcz::ChunkPlan>> test_plans(
   return plans;
 }
 
+/// A populations file of @p store_path's samples in @p dir/@p name: three populations p0..p2
+/// assigned in a fixed scrambled order; with @p subset, every third sample is left out.
+inline std::string write_pops(const vcztest::TempDir& dir, const std::string& store_path,
+                              bool subset = false, const std::string& name = "pops.tsv") {
+  const auto store = vczstats::vcz::VczStore::open(store_path);
+  const std::string path = (dir / name).string();
+  std::ofstream f(path);
+  int i = 0, k = 0;
+  for (const auto& id : store.sample_ids()) {
+    if (id.empty()) continue;
+    if (!subset || k++ % 3 != 1) f << id << "\tp" << (i++ * 7 % 3) << "\n";
+  }
+  return path;
+}
+
 }  // namespace gputest
