@@ -191,16 +191,19 @@ def seeds_codec(out, codec):
 
 
 def shard(inner_chunks, at_end, with_crc):
-    """A shard of fuzz/sharding.cpp's layout: 4 x 4 inner chunks of 4 x 3 int16 (some empty)."""
+    """A shard of v3 sharding_indexed's layout (index of offset, size pairs; 2^64 - 1 for an empty
+    chunk; with a crc32c of the index): fuzz/sharding.cpp's 4 x 4 inner chunks, or
+    fuzz/gpu_decode.cpp's 2 x 4."""
+    n = len(inner_chunks)
     body, index = b"", []
-    offset = 0 if at_end else 16 * 16 + (4 if with_crc else 0)
+    offset = 0 if at_end else 16 * n + (4 if with_crc else 0)
     for chunk in inner_chunks:
         if chunk is None:
             index += [2**64 - 1, 2**64 - 1]
             continue
         index += [offset + len(body), len(chunk)]
         body += chunk
-    idx = struct.pack("<32Q", *index)
+    idx = struct.pack(f"<{2 * n}Q", *index)
     if with_crc:
         idx = crc(idx)
     return body + idx if at_end else idx + body
@@ -225,23 +228,6 @@ def cli(args, data):
         return None
 
 
-def shard_v3(inner_chunks, at_end, with_crc):
-    """A shard of fuzz/gpu_decode.cpp's sharded layouts: 2 x 4 inner chunks (some None)."""
-    n = len(inner_chunks)
-    body, index = b"", []
-    offset = 0 if at_end else 16 * n + (4 if with_crc else 0)
-    for chunk in inner_chunks:
-        if chunk is None:
-            index += [2**64 - 1, 2**64 - 1]
-            continue
-        index += [offset + len(body), len(chunk)]
-        body += chunk
-    idx = struct.pack(f"<{2 * n}Q", *index)
-    if with_crc:
-        idx = crc(idx)
-    return body + idx if at_end else idx + body
-
-
 def seeds_gpu(out, what):
     from numcodecs import Blosc, LZ4, Zstd
     if what == "framing":  # the layouts of fuzz/gpu_decode.cpp, in its order
@@ -252,9 +238,9 @@ def seeds_gpu(out, what):
             save(out, b"\3" + Zstd(3).encode(numbers(1000, "<i2", kind)))
             save(out, b"\4" + LZ4(1).encode(numbers(300, "<i4", kind)))
             inner = [numbers(12, "<i2", (k + kind) % 3).tobytes() for k in range(8)]
-            save(out, b"\5" + shard_v3([Zstd(3).encode(c) if k % 3 else None
+            save(out, b"\5" + shard([Zstd(3).encode(c) if k % 3 else None
                                         for k, c in enumerate(inner)], True, True))
-            save(out, b"\6" + shard_v3([Blosc("lz4", 5, 1).encode(np.frombuffer(c, "<i2"))
+            save(out, b"\6" + shard([Blosc("lz4", 5, 1).encode(np.frombuffer(c, "<i2"))
                                         for c in inner], False, False))
             save(out, b"\7" + crc(numbers(64, "u1", kind).tobytes()))
     elif what == "zstd":

@@ -26,6 +26,18 @@ namespace zd = vczstats::zarr::detail;
 
 namespace {
 
+/// A task decoding @p src into @p dst with @p codec.
+dec::DecodeTask task_of(const std::vector<std::uint8_t>& src, std::vector<std::uint8_t>& dst,
+                        dec::TaskCodec codec) {
+  dec::DecodeTask t;
+  t.src = src.data();
+  t.src_size = src.size();
+  t.dst = dst.data();
+  t.dst_size = dst.size();
+  t.codec = codec;
+  return t;
+}
+
 /// A remote-like byte source over bytes in memory that records the prefetch hints it gets.
 class RecordingSource final : public zd::ByteSource {
  public:
@@ -120,12 +132,7 @@ TEST(HostileGpuDecode, ZstdSequenceStreamWithUnreadBitsIsCorrupt) {
                                            0x00, 0x10, 0x00, 0x00, 0x01, 0x00, 0xfb, 0xff,
                                            0x34, 0xc0, 0x02, 0x03, 0x17, 0x01, 0x00};
   std::vector<std::uint8_t> out(8950);
-  dec::DecodeTask t;
-  t.src = frame.data();
-  t.src_size = frame.size();
-  t.dst = out.data();
-  t.dst_size = out.size();
-  t.codec = dec::TaskCodec::Zstd;
+  const dec::DecodeTask t = task_of(frame, out, dec::TaskCodec::Zstd);
   dec::ZstdDecodeStats stats;
   const auto s = dec::zstd_decode_host(t, {}, &stats);
   EXPECT_EQ(s.error, static_cast<std::int32_t>(dec::DecodeError::Corrupt));
@@ -140,11 +147,7 @@ TEST(HostileGpuDecode, ZstdSequenceStreamWithUnreadBitsIsCorrupt) {
   std::vector<std::uint8_t> z(ZSTD_compressBound(raw.size()));
   z.resize(ZSTD_compress(z.data(), z.size(), raw.data(), raw.size(), 3));
   std::vector<std::uint8_t> back(raw.size());
-  t.src = z.data();
-  t.src_size = z.size();
-  t.dst = back.data();
-  t.dst_size = back.size();
-  ASSERT_EQ(dec::zstd_decode_host(t).error, 0);
+  ASSERT_EQ(dec::zstd_decode_host(task_of(z, back, dec::TaskCodec::Zstd)).error, 0);
   EXPECT_EQ(back, raw);
 }
 
@@ -157,12 +160,7 @@ TEST(HostileGpuDecode, Lz4MatchOffsetZeroIsCorrupt) {
   std::vector<std::uint8_t> block = {0x80, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 0x00, 0x00, 0xC0,
                                      'i',  'j', 'k', 'l', 'm', 'n', 'o', 'p', 'q', 'r',  's',  't'};
   std::vector<std::uint8_t> out(8 + 4 + 12);
-  dec::DecodeTask t;
-  t.src = block.data();
-  t.src_size = block.size();
-  t.dst = out.data();
-  t.dst_size = out.size();
-  t.codec = dec::TaskCodec::Lz4;
+  const dec::DecodeTask t = task_of(block, out, dec::TaskCodec::Lz4);
   const auto s = dec::lz4_decode_host(t);
   EXPECT_EQ(s.error, static_cast<std::int32_t>(dec::DecodeError::Corrupt));
   EXPECT_EQ(s.detail, 9u);

@@ -213,41 +213,38 @@ __attribute__((target("avx2,avx512f,avx512vl,avx512vpopcntdq"))) void tile_avx51
 using TileFn = void (*)(const PlaneBatch&, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
                         const CountTargets&);
 
-/// The kernel specialised for @p mask: the masks the statistics use, else all five counts.
-TileFn avx2_kernel(std::uint32_t mask) {
-  constexpr std::uint32_t hh = bit(PairCount::HetHet), i0 = bit(PairCount::Ibs0),
-                          oh = bit(PairCount::HomHet), ho = bit(PairCount::HetHom),
-                          nm = bit(PairCount::NonMissing);
-  switch (mask) {
-    case hh | i0 | oh | ho:
-      return tile_avx2<hh | i0 | oh | ho>;
-    case i0 | oh | ho:
-      return tile_avx2<i0 | oh | ho>;
-    case i0 | oh | ho | nm:
-      return tile_avx2<i0 | oh | ho | nm>;
-    case nm:
-      return tile_avx2<nm>;
-    default:
-      return tile_avx2<hh | i0 | oh | ho | nm>;
+/// The tile kernels of one instruction set, by mask.
+struct Avx2Tiles {
+  template <std::uint32_t M>
+  static TileFn get() {
+    return tile_avx2<M>;
   }
-}
+};
+struct Avx512Tiles {
+  template <std::uint32_t M>
+  static TileFn get() {
+    return tile_avx512<M>;
+  }
+};
 
-/// The AVX-512 kernel specialised for @p mask, as avx2_kernel.
-TileFn avx512_kernel(std::uint32_t mask) {
+/// The kernel of @p Tiles specialised for @p mask: the masks the statistics use, else all five
+/// counts.
+template <class Tiles>
+TileFn kernel_for(std::uint32_t mask) {
   constexpr std::uint32_t hh = bit(PairCount::HetHet), i0 = bit(PairCount::Ibs0),
                           oh = bit(PairCount::HomHet), ho = bit(PairCount::HetHom),
                           nm = bit(PairCount::NonMissing);
   switch (mask) {
     case hh | i0 | oh | ho:
-      return tile_avx512<hh | i0 | oh | ho>;
+      return Tiles::template get<hh | i0 | oh | ho>();
     case i0 | oh | ho:
-      return tile_avx512<i0 | oh | ho>;
+      return Tiles::template get<i0 | oh | ho>();
     case i0 | oh | ho | nm:
-      return tile_avx512<i0 | oh | ho | nm>;
+      return Tiles::template get<i0 | oh | ho | nm>();
     case nm:
-      return tile_avx512<nm>;
+      return Tiles::template get<nm>();
     default:
-      return tile_avx512<hh | i0 | oh | ho | nm>;
+      return Tiles::template get<hh | i0 | oh | ho | nm>();
   }
 }
 
@@ -295,7 +292,8 @@ void count_pairs_with(PairKernel k, const PlaneBatch& b, std::uint32_t mask, std
   CountTargets only = out;  // the all-counts kernel may count more than asked for
   for (int c = 0; c < kPairCounts; ++c)
     if (!(mask & pair_bit(static_cast<PairCount>(c)))) only.counts[c] = nullptr;
-  (k == PairKernel::Avx512 ? avx512_kernel(mask) : avx2_kernel(mask))(b, i0, i1, j0, j1, only);
+  (k == PairKernel::Avx512 ? kernel_for<Avx512Tiles>(mask) : kernel_for<Avx2Tiles>(mask))(
+      b, i0, i1, j0, j1, only);
 }
 
 void count_pairs_scalar(const PlaneBatch& b, std::uint32_t mask, std::int64_t i0, std::int64_t i1,
