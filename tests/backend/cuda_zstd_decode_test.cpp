@@ -9,7 +9,10 @@
 //    decoder rejects: every status an error, the same error and the same number of bytes
 //    produced as on the host, nothing written outside the outputs (run it under
 //    compute-sanitizer memcheck too);
-//  - CudaZstdGpu.OrderedAcrossStreams: decode() on two streams in turn, and an empty batch.
+//  - CudaZstdGpu.OrderedAcrossStreams: decode() on two streams in turn, and an empty batch;
+//  - CudaZstdGpu.SequenceStreamReadPastItsStartIsCorrupt: the fuzz corpus input of
+//    HostileGpuDecode.ZstdSequenceStreamReadPastItsStartIsCorrupt (libzstd takes it, the format
+//    does not): Corrupt with the host's 139929 bytes, in outputs of several sizes.
 
 #include <gtest/gtest.h>
 
@@ -17,6 +20,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -230,6 +236,29 @@ TEST(CudaZstdGpu, OrderedAcrossStreams) {
     EXPECT_EQ(r.status[i].error, 0) << inputs[i].name << ": " << describe(r.status[i]);
     EXPECT_TRUE(r.out[i] == corpus[i].plain) << inputs[i].name;
   }
+}
+
+TEST(CudaZstdGpu, SequenceStreamReadPastItsStartIsCorrupt) {
+  VCZ_REQUIRE_GPU();
+  std::ifstream in(std::filesystem::path(VCZ_SOURCE_DIR) / "fuzz" / "corpus" / "gpu_zstd" /
+                       "dba640640a28419b5ce4444ffdbc12f974b8aac5",
+                   std::ios::binary);
+  const Bytes frame((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(frame.size(), 24043u);
+  std::vector<Input> inputs;
+  for (const std::uint64_t size : {140035u, 140135u, 1u << 20})
+    inputs.push_back(Input{"dst " + std::to_string(size), frame, size});
+  const BatchResult r = run_batch(inputs);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const zstdtest::Decoded host = zstdtest::host_decode(frame, inputs[i].dst_size);
+    EXPECT_EQ(host.error(), DecodeError::Corrupt) << inputs[i].name;
+    EXPECT_EQ(host.status.produced, 139929u) << inputs[i].name;
+    EXPECT_EQ(r.status[i].error, host.status.error)
+        << inputs[i].name << ": " << describe(r.status[i]);
+    EXPECT_EQ(r.status[i].produced, host.status.produced) << inputs[i].name;
+    EXPECT_EQ(std::memcmp(r.out[i].data(), host.out.data(), 139929), 0) << inputs[i].name;
+  }
+  for (const auto& e : r.guard_errors) ADD_FAILURE() << e;
 }
 
 #endif  // VCZSTATS_HAVE_CUDA

@@ -151,6 +151,52 @@ TEST(HostileGpuDecode, ZstdSequenceStreamWithUnreadBitsIsCorrupt) {
   EXPECT_EQ(back, raw);
 }
 
+TEST(HostileGpuDecode, ZstdSequenceStreamReadPastItsStartIsCorrupt) {
+  // fuzz_gpu_zstd's input dba640640a28... (fuzz/corpus/gpu_zstd): one frame, window 512 KiB, no
+  // content size, two compressed blocks. The first decodes to 131072 bytes; the second has 1120
+  // sequences whose bit stream runs out at sequence 1109 (0-based) and is read 113 bits past
+  // its start by the end. RFC 8878 section 3.1.1.3.2.1.2 (Decoding Sequences): "At the end,
+  // the bitstream shall be entirely consumed; otherwise, the bitstream is considered
+  // corrupted"; bits before its start are not in it. libzstd 1.5.4 lets an
+  // overflowed stream pass its end check (BIT_DStream_overflow is above _completed) and runs
+  // the remaining sequences with bits that are not in the input: it decodes 140035 bytes.
+  // zstd's educational decoder refuses it as we do. The device decoder must stop before the
+  // first sequence that read past the start, with Corrupt, whatever the output size (it used
+  // to run on, reading zeros, and fail with OutputOverflow in a buffer of libzstd's size).
+  const auto file = read_file(std::filesystem::path(VCZ_SOURCE_DIR) / "fuzz" / "corpus" /
+                              "gpu_zstd" / "dba640640a28419b5ce4444ffdbc12f974b8aac5");
+  ASSERT_EQ(file.size(), 24043u);
+  std::vector<std::uint8_t> frame(file.size());
+  std::memcpy(frame.data(), file.data(), file.size());
+  std::vector<std::uint8_t> ref(1 << 20);
+  const std::size_t n = ZSTD_decompress(ref.data(), ref.size(), frame.data(), frame.size());
+  ASSERT_FALSE(ZSTD_isError(n)) << ZSTD_getErrorName(n);
+  ASSERT_EQ(n, 140035u);  // the leniency this test documents
+  for (const std::size_t size : {n, n + 100, std::size_t{1} << 20}) {
+    std::vector<std::uint8_t> out(size);
+    dec::ZstdDecodeStats stats;
+    const auto s = dec::zstd_decode_host(task_of(frame, out, dec::TaskCodec::Zstd), {}, &stats);
+    EXPECT_EQ(s.error, static_cast<std::int32_t>(dec::DecodeError::Corrupt)) << size;
+    EXPECT_EQ(s.detail, 0u);
+    // 131072 bytes of the first block and 8857 of the second: its sequences 0..1108, which read
+    // only bits of the stream, and agree with libzstd.
+    EXPECT_EQ(s.produced, 139929u) << size;
+    EXPECT_EQ(std::memcmp(out.data(), ref.data(), 139929), 0);
+    EXPECT_EQ(stats.unread_sequence_bits, 0u);
+    EXPECT_EQ(stats.libzstd_unchecked, 1u);
+  }
+  // A control: the first block alone (marked last, the rest cut) is a valid frame that both
+  // decoders take, to the same bytes.
+  std::vector<std::uint8_t> first(frame.begin(), frame.begin() + 22450);
+  first[6] |= 1;  // Last_Block of the first block header (frame header: 6 bytes)
+  std::vector<std::uint8_t> ref1(1 << 18);
+  const std::size_t n1 = ZSTD_decompress(ref1.data(), ref1.size(), first.data(), first.size());
+  ASSERT_EQ(n1, 131072u);
+  std::vector<std::uint8_t> out1(n1);
+  ASSERT_EQ(dec::zstd_decode_host(task_of(first, out1, dec::TaskCodec::Zstd)).error, 0);
+  EXPECT_EQ(std::memcmp(out1.data(), ref1.data(), n1), 0);
+}
+
 TEST(HostileGpuDecode, Lz4MatchOffsetZeroIsCorrupt) {
   // "0 is an invalid offset value" (LZ4 block format). liblz4 1.9.4 takes it and copies bytes it
   // never wrote (found by fuzz_gpu_lz4); the device decoder refuses it at the offset's bytes.

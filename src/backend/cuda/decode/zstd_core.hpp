@@ -913,6 +913,17 @@ VCZ_HD DecodeError run_sequences(const W& w, const WarpShared& sh, FrameState& f
       ms = me.base + bits_read(b, me.nbits);
       os = oe.base + bits_read(b, oe.nbits);
     }
+    // Read past the stream's start (RFC 8878 3.1.1.3.2.1.2: it is consumed exactly): stop before
+    // the sequence runs, whatever the output buffer's size (else bits that are not in the input
+    // could run sequences until the output overflows, and the error would say so instead).
+    if (bits_overrun(b)) {
+      if (stats && w.leader()) {
+        stats->unread_sequence_bits = 0;
+        stats->last_update_bits = static_cast<u64>(last_update);
+        ++stats->libzstd_unchecked;
+      }
+      return DecodeError::Corrupt;
+    }
     // Offset: a new one, or a repeat code (shifted by one when the literal length is 0).
     u64 off;
     if (offset_value > 3) {
@@ -948,12 +959,11 @@ VCZ_HD DecodeError run_sequences(const W& w, const WarpShared& sh, FrameState& f
     copy_match(w, t.dst + out, static_cast<i64>(off), ml, t.dst + fs.start);
     out += ml;
   }
-  if (!bits_done(b)) {
+  if (!bits_done(b)) {  // bits left unread (an overrun stopped the loop above)
     if (stats && w.leader()) {
-      stats->unread_sequence_bits = b.nbits >= 0 ? static_cast<u64>(b.left * 8 + b.nbits) : 0;
+      stats->unread_sequence_bits = static_cast<u64>(b.left * 8 + b.nbits);
       stats->last_update_bits = static_cast<u64>(last_update);
-      if (b.nbits < 0 || stats->unread_sequence_bits <= stats->last_update_bits)
-        ++stats->libzstd_unchecked;
+      if (stats->unread_sequence_bits <= stats->last_update_bits) ++stats->libzstd_unchecked;
     }
     return DecodeError::Corrupt;
   }

@@ -39,9 +39,11 @@ struct ZstdDecodeStats {
   ///  - reserved bits of the sequences section's compression modes that are not zero;
   ///  - a 4-stream Huffman literals section with a stream that lacks its end mark or does not end
   ///    exactly where its bits do (libzstd's fast decoder checks only the bytes produced);
-  ///  - a sequence bit stream read past its start (libzstd reads zeros there and takes the
-  ///    stream), or with bits left after the last sequence, no more than the state update the
-  ///    format skips after it and libzstd makes;
+  ///  - a sequence bit stream read past its start (libzstd's end check lets an overflowed
+  ///    stream pass, and it goes on with bits that are not in the input: refused here before
+  ///    the sequence that reads them runs, whatever the output size), or with bits left after
+  ///    the last sequence, no more than the state update the format skips after it and libzstd
+  ///    makes;
   ///  - a block (its compressed size or its literals) larger than a window below 128 KiB, or
   ///    a raw or RLE block, or a block's decoded output, larger than the block limit.
   std::uint64_t libzstd_unchecked = 0;
