@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Benchmark the sample-by-sample matrices (king, grm, distance, pca) against plink2 and
-# plink 1.9 on the same data, in one run.
+# Benchmark the sample-by-sample matrices (king, grm, distance, pca) and the variant-pair
+# statistics (ld, prune) against plink2 and plink 1.9 on the same data, in one run.
 #
 # Usage: bench/matrix.sh [--synthetic S,V | --simulate S,V | --store PATH] [-t THREADS]
-#                        [-d DEVICES] [-n RUNS] [-c COMMANDS]
+#                        [-d DEVICES] [-n RUNS] [-c COMMANDS] [-w WINDOW]
 #   --synthetic S,V  the data: a store of S samples x V variants and its VCF, made by
 #               bench/make_synthetic_store.py (needs numpy; cached under .data/bench/; default
 #               2000,20000), and plink2's .pgen and plink 1.9's .bed of that VCF (made once, not
@@ -21,7 +21,9 @@
 #   -d DEVICES  comma-separated vczstats --device values, each timed (default cpu)
 #   -n RUNS     timed runs of vczstats per device and command; the median is reported (default 3);
 #               the peers run once
-#   -c COMMANDS comma-separated subset of king,grm,distance,pca (default all)
+#   -c COMMANDS comma-separated subset of king,grm,distance,pca,ld,prune (default
+#               king,grm,distance,pca)
+#   -w WINDOW   ld's window in variants (--ld-window; default 1000)
 #   VCZSTATS, PLINK2, PLINK19, PYTHON, VCZ_TO_BED: the programs (default build/vczstats, plink2,
 #   plink1.9, python3 with numpy, bench/vcz_to_bed of vczstats' build folder)
 #
@@ -31,6 +33,12 @@
 #   distance vczstats distance --bin --shape square  plink1.9 --distance square bin
 #   pca      vczstats pca -k 10                      plink2 --pca 10 (approx above 5000 samples,
 #            both tools)
+#   ld       vczstats ld --ld-window W --ld-window-kb 100000 --ld-window-r2 0.2
+#            plink1.9 --r2 --ld-window W --ld-window-kb 100000 --ld-window-r2 0.2 (same pairs;
+#            text tables)
+#   prune    vczstats prune --indep-pairwise 500 50 0.2 --out
+#            plink1.9 --indep-pairwise 500 50 0.2
+# ld and prune run on the CPU only (their cells for another device read "-").
 # vczstats reads the store from disk (VCZ, decode included); plink reads its own .pgen/.bed.
 set -euo pipefail
 
@@ -42,6 +50,7 @@ threads=$(nproc)
 devices=cpu
 runs=3
 commands=king,grm,distance,pca
+window=1000
 while [ $# -gt 0 ]; do
   case "$1" in
     --synthetic) synthetic=$2; data=synthetic; shift ;;
@@ -51,8 +60,9 @@ while [ $# -gt 0 ]; do
     -d) devices=$2; shift ;;
     -n) runs=$2; shift ;;
     -c) commands=$2; shift ;;
+    -w) window=$2; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) echo "usage: bench/matrix.sh [--synthetic S,V | --simulate S,V | --store PATH] [-t THREADS] [-d DEVICES] [-n RUNS] [-c COMMANDS]" >&2; exit 2 ;;
+    *) echo "usage: bench/matrix.sh [--synthetic S,V | --simulate S,V | --store PATH] [-t THREADS] [-d DEVICES] [-n RUNS] [-c COMMANDS] [-w WINDOW]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -150,12 +160,23 @@ for c in ${commands//,/ }; do
       peer=("$plink19" --bfile "$plinkdata" --distance square bin --allow-extra-chr); pname="plink1.9 --distance" ;;
     pca) ours=(pca -k 10 "${approx[@]}"); peer=("$plink2" --pfile "$plinkdata" --pca 10$papprox --allow-extra-chr)
       pname="plink2 --pca 10$papprox" ;;
+    ld) ours=(ld --ld-window "$window" --ld-window-kb 100000 --ld-window-r2 0.2)
+      peer=("$plink19" --bfile "$plinkdata" --r2 --ld-window "$window" --ld-window-kb 100000
+        --ld-window-r2 0.2 --allow-extra-chr)
+      pname="plink1.9 --r2 --ld-window $window" ;;
+    prune) ours=(prune --indep-pairwise 500 50 0.2 --out "$out/ours")
+      peer=("$plink19" --bfile "$plinkdata" --indep-pairwise 500 50 0.2 --allow-extra-chr)
+      pname="plink1.9 --indep-pairwise 500 50 0.2" ;;
     *) echo "matrix.sh: unknown command $c" >&2; exit 2 ;;
   esac
   tp=$(cd "$out" && timeit "${peer[@]}" --threads "$threads" --out "$out/peer")
   echo "matrix.sh: $c: $pname $tp s" >&2  # progress (a run cut short keeps what it measured)
   row="| $c | $pname | $(printf '%.2f' "$tp") |"
   for d in ${devices//,/ }; do
+    if [ "$d" != cpu ] && { [ "$c" = ld ] || [ "$c" = prune ]; }; then
+      row+=" - |"  # no GPU implementation
+      continue
+    fi
     cmd=("$vczstats" "${ours[@]}" "$store" --device "$d" -t "$threads" -o "$out/ours")
     "${cmd[@]}" >/dev/null 2>&1  # warm the page cache (and the GPU)
     times=()
