@@ -40,12 +40,12 @@ mkdir -p "$cache"
 out=$(mktemp -d "$cache/auto.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 
+calc() { awk "BEGIN { printf \"%.6g\", $1 }"; }  # no bc on the GPU machine
 timeit() {
-  local t0 t1
+  local t0
   t0=$(date +%s.%N)
   "$@" >/dev/null 2>&1 || { echo "auto_device.sh: failed: $*" >&2; exit 1; }
-  t1=$(date +%s.%N)
-  echo "$t1 - $t0" | bc -l
+  calc "$(date +%s.%N) - $t0"
 }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
@@ -71,7 +71,7 @@ for store in "${all[@]}"; do
   shape=$("$vczstats" info "$store" --format json 2>/dev/null |
     sed -n 's/^  "samples": *\([0-9]*\).*/\1/p; s/^  "variants": *\([0-9]*\).*/\1/p' |
     paste -sd x)
-  calls=$(echo "$shape" | tr x '*' | bc)
+  calls=$(calc "$(echo "$shape" | tr x '*')")
   for c in ${commands//,/ }; do
     case "$c" in
       stats) ours=(stats --stats pi,theta_w,tajima_d --window-size 100000) ;;
@@ -92,8 +92,8 @@ for store in "${all[@]}"; do
     took=$("$vczstats" "${ours[@]}" "$store" --device auto -t "$threads" -o "$out/o" -v 2>&1 |
       sed -n 's/^vczstats: device \([a-z]*\).*/\1/p' | head -1)
     row+=" $(printf '%.3f | %.3f | %.2f | %.2e | %.2e' "${med[cpu]}" "${med[gpu]}" \
-      "$(echo "${med[gpu]} / ${med[cpu]}" | bc -l)" "$(echo "$calls / ${med[cpu]}" | bc -l)" \
-      "$(echo "$calls / ${med[gpu]}" | bc -l)") | ${took:-?} |"
+      "$(calc "${med[gpu]} / ${med[cpu]}")" "$(calc "$calls / ${med[cpu]}")" \
+      "$(calc "$calls / ${med[gpu]}")") | ${took:-?} |"
     echo "$row"
     unset med
   done
