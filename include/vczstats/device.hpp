@@ -2,6 +2,7 @@
 /// @file device.hpp
 /// @brief Where to compute: the CPU, a CUDA device by index, or the GPU when one is usable.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -28,5 +29,24 @@ int gpu_count(std::string* reason = nullptr);
 
 /// @brief Whether CUDA device @p index can be used; when not, @p reason says why.
 bool gpu_available(std::string* reason = nullptr, int index = 0);
+
+/// @brief The work of one run, as `--device auto` weighs it.
+struct AutoDeviceWork {
+  double calls = 0;          ///< genotype calls the site pass reads (variants x samples)
+  double pair_variants = 0;  ///< matrix family: sample pairs x variants (n (n + 1) / 2 x m)
+  unsigned threads = 1;      ///< CPU threads the run would use
+};
+
+/// @brief The seconds a run is estimated to take on the CPU and on the GPU, from rates measured
+/// on the H100 machine with bench/auto_device.sh (README, "Choosing the device"): the CPU
+/// reads 1.6e8 calls/s and sums 4.7e10 pair-variants/s per thread; the GPU pays 0.35 s of setup
+/// (CUDA context, cuBLAS, pinned buffers; 0.1 s more with a matrix), then reads 4e9 calls/s and
+/// sums 4e12 pair-variants/s.
+struct AutoDeviceEstimate {
+  double cpu_seconds = 0, gpu_seconds = 0;
+  /// @brief Whether auto takes the GPU: when it is estimated faster.
+  bool gpu() const { return gpu_seconds < cpu_seconds; }
+};
+AutoDeviceEstimate estimate_auto_device(const AutoDeviceWork& work);
 
 }  // namespace vczstats

@@ -4,6 +4,8 @@
 
 #include "vczstats/compute.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -16,6 +18,7 @@
 #include "vczstats/ancestral.hpp"
 #include "vczstats/device.hpp"
 #include "vczstats/error.hpp"
+#include "vczstats/thread_pool.hpp"
 #include "vczstats/variants.hpp"
 
 namespace vczstats {
@@ -71,6 +74,24 @@ bool use_gpu(const DeviceSpec& wanted, RunStats& stats) {
   }
   if (!gpu) stats.note = "no usable GPU (" + reason + "); using the CPU";
   return gpu;
+}
+
+/// The work of this run as `--device auto` weighs it (device.hpp): the site pass's calls and
+/// the matrix family's pair-variants.
+AutoDeviceWork auto_work(const Query& q, std::span<Statistic* const> statistics,
+                         const RunOptions& run) {
+  AutoDeviceWork w;
+  const double variants = static_cast<double>(q.plan.selected_variants());
+  const double n = static_cast<double>(q.samples.size());
+  w.calls = variants * n;
+  for (const Statistic* s : statistics)
+    if (const SampleMatrixRequest* r = s->sample_matrix()) {
+      const double r0 = static_cast<double>(r->row_begin);
+      const double r1 = r->row_end < 0 ? n : static_cast<double>(r->row_end);
+      w.pair_variants += (r1 * (r1 + 1) - r0 * (r0 + 1)) / 2 * variants;  // rows r0..r1-1, j <= i
+    }
+  w.threads = run.threads ? run.threads : hardware_threads();
+  return w;
 }
 
 }  // namespace
@@ -151,6 +172,19 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   if (run.gpu_decode == GpuDecode::On && run.device.kind != DeviceKind::Cpu)
     (void)choose_gpu_decode(q.store, GpuDecode::On);
   bool gpu = use_gpu(run.device, rs);  // validates --device gpu even for empty plans
+  // auto leaves the GPU when its setup would cost more than the CPU needs for the whole run
+  // (small stores); --gpu-decode on asks for the GPU's decoders, so it keeps the GPU.
+  if (gpu && run.device.kind == DeviceKind::Auto && run.gpu_decode != GpuDecode::On) {
+    const AutoDeviceWork work = auto_work(q, statistics, run);
+    const AutoDeviceEstimate e = estimate_auto_device(work);
+    if (!e.gpu()) {
+      gpu = false;
+      rs.note = fmt::format(
+          "auto: the CPU ({} threads) is estimated quicker for this run: {:.2g} s against {:.2g} "
+          "s on the GPU, most of it the GPU's setup (--device gpu uses the GPU anyway)",
+          work.threads, e.cpu_seconds, e.gpu_seconds);
+    }
+  }
   // The variant-pair family (ld, prune) has no GPU band yet: auto runs it on the CPU.
   const bool any_pairs = std::any_of(statistics.begin(), statistics.end(),
                                      [](const Statistic* s) { return s->pair_request(); });

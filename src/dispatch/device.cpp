@@ -40,6 +40,22 @@ DeviceSpec parse_device(std::string_view text) {
                    "' (expected cpu, gpu, gpu:N with N a device index, or auto)");
 }
 
+AutoDeviceEstimate estimate_auto_device(const AutoDeviceWork& work) {
+  // Rates of bench/auto_device.sh on the H100 machine (16-core host): medians over stores of 10^6
+  // to 2.5 x 10^9 calls; the CPU's per-thread rates held from 4 to 16 threads.
+  constexpr double kCpuCallsPerThread = 1.6e8, kCpuPairVariantsPerThread = 4.7e10;
+  constexpr double kGpuSetup = 0.35, kGpuMatrixSetup = 0.1;
+  constexpr double kGpuCalls = 4e9, kGpuPairVariants = 4e12;
+  const double threads = std::max(1u, work.threads);
+  AutoDeviceEstimate e;
+  e.cpu_seconds = work.calls / (threads * kCpuCallsPerThread) +
+                  work.pair_variants / (threads * kCpuPairVariantsPerThread);
+  e.gpu_seconds =
+      kGpuSetup + work.calls / kGpuCalls +
+      (work.pair_variants > 0 ? kGpuMatrixSetup + work.pair_variants / kGpuPairVariants : 0.0);
+  return e;
+}
+
 }  // namespace vczstats
 
 // ---- where a GPU run decodes the genotypes (run.hpp) -------------------------------------------

@@ -48,3 +48,26 @@ TEST(CudaStatsCli, EveryStatisticIsTheSameOnGpuAndCpu) {
     GTEST_SKIP() << "skipped: no test store (needs python3-zarr and bcftools, or "
                     "VCZSTATS_TEST_STORES from scripts/fetch-gpu-deps.sh)";
 }
+
+TEST(CudaStatsCli, AutoLeavesTheGpuForTheCpuOnASmallStore) {
+  // --device auto weighs the GPU's setup against the CPU's time (device.hpp): 10^4 calls stay
+  // on the CPU and -v says why; --device gpu still runs there, and --gpu-decode on keeps auto on
+  // the GPU.
+  VCZ_REQUIRE_GPU();
+  vcztest::TempDir dir;
+  const std::string store = (dir.path() / "small.vcz").string();
+  vcztest::run_ok(vcztest::binary() + " simulate --samples 50 --variants 200 --seed 3 " +
+                  vcztest::shell_quote(store));
+  auto r = vcztest::run(vcztest::binary() + " afdist -v -t 2 " + vcztest::shell_quote(store));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("auto: the CPU (2 threads) is estimated quicker"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("vczstats: device cpu"), std::string::npos) << r.err;
+  for (const std::string opt : {"--device gpu", "--gpu-decode on"}) {
+    r = vcztest::run(vcztest::binary() + " afdist -v -t 2 " + opt + " " +
+                     vcztest::shell_quote(store));
+    ASSERT_EQ(r.exit_code, 0) << opt << ": " << r.err;
+    EXPECT_EQ(r.err.find("auto: the CPU"), std::string::npos) << opt << ": " << r.err;
+    EXPECT_NE(r.err.find("vczstats: device gpu"), std::string::npos) << opt << ": " << r.err;
+  }
+}
