@@ -11,6 +11,7 @@
 #      pass through the benchmark's --counts-e2e mode, each on the CPU (all cores), the GPU
 #      pipeline and the seed-style baseline (--gpu-seed-baseline: one thread per
 #      variant, pageable copies, no overlap);
+#      Then GPUDirect Storage against the pipeline's pread + pinned copy (bench/gpu_gds_bench).
 #   6. device decode end to end (bench/gpu_decode_e2e.sh): stats and afdist with --gpu-decode
 #      on / off and the CPU on simulated stores.
 #   7. (--phase mpi, and all) the MPI driver with the image's own MPI (Open MPI or HPC-X, found
@@ -257,6 +258,14 @@ if { [ "$phase" = all ] || [ "$phase" = test ] || [ "$phase" = bench ]; } && [ $
         "$build/bench/gpu_afdist_bench" --counts-e2e "$big" --pops "$pops" --reps 2
     done
     cat "$e2e" "$logs/e2e-counts.md"
+    # GPUDirect Storage (cuFileRead into device memory) against pread + pinned copy, warm and
+    # cold, on the store's compressed genotype chunks (built here only: EXCLUDE_FROM_ALL).
+    if cmake --build "$build" --target help 2>/dev/null | grep -q gpu_gds_bench &&
+      step "build gds bench" "$logs/gds.md" cmake --build "$build" --target gpu_gds_bench; then
+      step "gds bench" "$logs/gds.md" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        "$build/bench/gpu_gds_bench" "$big" call_genotype 8 3
+      cat "$logs/gds.md"
+    fi
     # Candidates of `recompress --preset gpu` (blosc zstd 3 bit shuffle): device decode rate
     # (bench/gpu_decode_bench) and compression ratio (info) of each encoding of the same store;
     # bench/gpu_preset_candidates.sh times them end to end.
