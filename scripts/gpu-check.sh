@@ -258,6 +258,10 @@ if { [ "$phase" = all ] || [ "$phase" = test ] || [ "$phase" = bench ]; } && [ $
         "$build/bench/gpu_afdist_bench" --counts-e2e "$big" --pops "$pops" --reps 2
     done
     cat "$e2e" "$logs/e2e-counts.md"
+    # The matrix family's int8 GEMMs alone, against the device's int8 tensor peak.
+    step "int8 gemm bench" "$logs/int8-gemm.md" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+      "$build/bench/gpu_int8_gemm_bench" --samples 10000,20000 --k 4096,16384
+    cat "$logs/int8-gemm.md"
     # GPUDirect Storage (cuFileRead into device memory) against pread + pinned copy, warm and
     # cold, on the store's compressed genotype chunks (built here only: EXCLUDE_FROM_ALL).
     if cmake --build "$build" --target help 2>/dev/null | grep -q gpu_gds_bench &&
