@@ -169,7 +169,6 @@ int main(int argc, char** argv) {
                    : "absent (cuFile runs in compatibility mode: POSIX reads through host memory)",
               gds ? "opened" : "failed", registered ? "yes" : "no");
   std::printf("| path | page cache | GB/s | s |\n|---|---|---:|---:|\n");
-  double warm_host = 0;
   for (const bool cold : {false, true}) {
     std::vector<double> th, tg;
     for (int r = 0; r < runs + (cold ? 0 : 1); ++r) {  // warm: one untimed run first
@@ -180,14 +179,12 @@ int main(int argc, char** argv) {
       if (cold || r > 0) th.push_back(a), tg.push_back(b);
     }
     const double mh = median(th), mg = median(tg);
-    if (!cold) warm_host = mh;
     std::printf("| pread + pinned copy | %s | %.2f | %.4f |\n", cold ? "cold" : "warm",
                 total / mh / 1e9, mh);
     if (gds)
       std::printf("| cuFileRead | %s | %.2f | %.4f |\n", cold ? "cold" : "warm", total / mg / 1e9,
                   mg);
   }
-  (void)warm_host;
   if (gds) {
     // The two paths must have put the same bytes on the device.
     std::vector<char> a(span), b(span);
