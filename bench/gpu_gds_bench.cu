@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -144,6 +145,13 @@ int main(int argc, char** argv) {
   bool registered = false;
   if (gds) registered = ok(cuFileBufRegister(gds_dst, span, 0));
   std::atomic<int> gds_errors{0};
+  std::atomic<bool> reported{false};
+  auto fail = [&](const char* call, long code, const Chunk& f) {  // the first failure, once
+    ++gds_errors;
+    if (!reported.exchange(true))
+      std::fprintf(stderr, "gpu_gds_bench: %s failed on %s: %ld (%s)\n", call, f.path.c_str(), code,
+                   code > 0 ? cufileop_status_error(static_cast<CUfileOpError>(code)) : "");
+  };
   auto gds_read = [&](int, const Chunk& f) {
     int fd = open(f.path.c_str(), O_RDONLY | O_DIRECT);
     if (fd < 0) fd = open(f.path.c_str(), O_RDONLY);
@@ -151,13 +159,14 @@ int main(int argc, char** argv) {
     descr.handle.fd = fd;
     descr.type = CU_FILE_HANDLE_TYPE_OPAQUE_FD;
     CUfileHandle_t handle;
-    if (fd < 0 || !ok(cuFileHandleRegister(&handle, &descr))) {
-      ++gds_errors;
-      if (fd >= 0) close(fd);
-      return;
+    if (fd < 0) return fail("open", errno, f);
+    const CUfileError_t r = cuFileHandleRegister(&handle, &descr);
+    if (!ok(r)) {
+      close(fd);
+      return fail("cuFileHandleRegister", r.err, f);
     }
     const ssize_t n = cuFileRead(handle, gds_dst, f.size, 0, static_cast<off_t>(f.offset));
-    if (n != static_cast<ssize_t>(f.size)) ++gds_errors;
+    if (n != static_cast<ssize_t>(f.size)) fail("cuFileRead", n < 0 ? -n : 0, f);
     cuFileHandleDeregister(handle);
     close(fd);
   };
