@@ -1,8 +1,9 @@
 // The CPU products of stats/packed_product.hpp. X is expanded to doubles a tile at a time
-// (kTileRows variants x kTileSamples samples, 512 KiB: it stays in L2 while OpenBLAS reads it),
-// two genotypes per table lookup; X G runs a task per band of rows, X^T H a task per band of
-// samples, so no two tasks write the same output and each sum runs over the tiles in one fixed
-// order whatever the number of threads.
+// (1 MiB: it stays in L2 while OpenBLAS reads it), two genotypes per table lookup; X G runs a
+// task per band of 128 rows (tiles 128 x 1,024 samples), X^T H a task per band of 512 samples
+// (tiles 256 rows x 512, narrower so that 10^4 samples still make 20 tasks), so no two tasks write
+// the same output and each sum runs over the tiles in one fixed order whatever the number of
+// threads.
 
 #include <algorithm>
 #include <cstring>
@@ -15,8 +16,9 @@
 namespace vczstats::stats {
 namespace {
 
-constexpr std::int64_t kTileRows = 256;
-constexpr std::int64_t kTileSamples = 256;  // a multiple of 32: tiles start at a word
+// Samples: multiples of 32 (tiles start at a word).
+constexpr std::int64_t kRowsOfXG = 128, kSamplesOfXG = 1024;
+constexpr std::int64_t kRowsOfXtH = 256, kSamplesOfXtH = 512;
 
 std::int64_t blocks(std::int64_t n, std::int64_t b) {
   return (n + b - 1) / b;
@@ -58,17 +60,17 @@ class CpuPackedProduct final : public PackedProduct {
                std::int64_t col) override {
     linalg::set_threads(1);
     const std::int64_t m = x_.variants, n = x_.samples;
-    ThreadPool::shared().parallel_for(blocks(m, kTileRows), [&](std::int64_t b) {
-      const std::int64_t r0 = b * kTileRows, r1 = std::min(m, r0 + kTileRows);
+    ThreadPool::shared().parallel_for(blocks(m, kRowsOfXG), [&](std::int64_t b) {
+      const std::int64_t r0 = b * kRowsOfXG, r1 = std::min(m, r0 + kRowsOfXG);
       double* out = h + r0 * ldh + col;
       if (n == 0) {
         for (std::int64_t v = r0; v < r1; ++v)
           std::fill(out + (v - r0) * ldh, out + (v - r0) * ldh + l, 0.0);
         return;
       }
-      std::vector<double> tile(static_cast<std::size_t>(kTileRows * kTileSamples));
-      for (std::int64_t s0 = 0; s0 < n; s0 += kTileSamples) {
-        const std::int64_t s1 = std::min(n, s0 + kTileSamples);
+      std::vector<double> tile(static_cast<std::size_t>(kRowsOfXG * kSamplesOfXG));
+      for (std::int64_t s0 = 0; s0 < n; s0 += kSamplesOfXG) {
+        const std::int64_t s1 = std::min(n, s0 + kSamplesOfXG);
         expand_tile(x_, r0, r1, s0, s1, tile.data());
         linalg::ab(r1 - r0, l, s1 - s0, 1.0, tile.data(), s1 - s0, g + s0 * l, l,
                    s0 == 0 ? 0.0 : 1.0, out, ldh);
@@ -81,11 +83,11 @@ class CpuPackedProduct final : public PackedProduct {
     linalg::set_threads(1);
     const std::int64_t m = x_.variants, n = x_.samples;
     std::fill(g, g + n * l, 0.0);
-    ThreadPool::shared().parallel_for(blocks(n, kTileSamples), [&](std::int64_t b) {
-      const std::int64_t s0 = b * kTileSamples, s1 = std::min(n, s0 + kTileSamples);
-      std::vector<double> tile(static_cast<std::size_t>(kTileRows * kTileSamples));
-      for (std::int64_t r0 = 0; r0 < m; r0 += kTileRows) {
-        const std::int64_t r1 = std::min(m, r0 + kTileRows);
+    ThreadPool::shared().parallel_for(blocks(n, kSamplesOfXtH), [&](std::int64_t b) {
+      const std::int64_t s0 = b * kSamplesOfXtH, s1 = std::min(n, s0 + kSamplesOfXtH);
+      std::vector<double> tile(static_cast<std::size_t>(kRowsOfXtH * kSamplesOfXtH));
+      for (std::int64_t r0 = 0; r0 < m; r0 += kRowsOfXtH) {
+        const std::int64_t r1 = std::min(m, r0 + kRowsOfXtH);
         expand_tile(x_, r0, r1, s0, s1, tile.data());
         linalg::atb(s1 - s0, l, r1 - r0, 1.0, tile.data(), s1 - s0, h + r0 * ldh + col, ldh, 1.0,
                     g + s0 * l, l);
