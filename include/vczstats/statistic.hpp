@@ -91,6 +91,10 @@ struct UnitData {
 namespace stats::haplo {
 class SegmentRunner;
 }
+namespace stats {
+class PackedProduct;
+struct PackedMatrixView;
+}  // namespace stats
 
 /// @brief Where compute() runs the heavy pass. Statistics with device work of their own beyond
 /// the heavy pass (the haplotype family's segment kernels) run it there too.
@@ -100,6 +104,9 @@ struct ExecutionContext {
   unsigned threads = 0;  ///< CPU threads (0: all cores)
   /// Makes the GPU's segment runner (set when gpu).
   std::function<std::unique_ptr<stats::haplo::SegmentRunner>()> gpu_segment_runner;
+  /// Makes the GPU's products of a packed genotype matrix (randomized PCA; set when gpu).
+  std::function<std::unique_ptr<stats::PackedProduct>(const stats::PackedMatrixView&)>
+      gpu_packed_product;
 };
 
 /// @brief A statistic's light level (see the file comment).

@@ -4,6 +4,7 @@
 #include "backend/sample_matrix_pass.hpp"
 #include "backend/site_pass.hpp"
 #include "stats/haplo_runner.hpp"
+#include "stats/packed_product.hpp"
 #include "vczstats/device.hpp"
 #include "vczstats/error.hpp"
 
@@ -46,6 +47,10 @@ std::unique_ptr<PackedHostMirror> make_packed_host_mirror_gpu(std::int64_t, int)
 }
 
 std::unique_ptr<stats::haplo::SegmentRunner> make_gpu_segment_runner(int) {
+  throw UsageError(std::string("--device gpu: ") + kNoCuda);
+}
+
+std::unique_ptr<stats::PackedProduct> make_gpu_packed_product(const stats::PackedMatrixView&, int) {
   throw UsageError(std::string("--device gpu: ") + kNoCuda);
 }
 }  // namespace backend

@@ -22,6 +22,10 @@
 namespace vczstats::stats::haplo {
 class SegmentRunner;
 }
+namespace vczstats::stats {
+class PackedProduct;
+struct PackedMatrixView;
+}  // namespace vczstats::stats
 
 namespace vczstats::backend {
 
@@ -120,6 +124,11 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
 /// @brief The haplotype family's segment kernels on CUDA device @p device (stats/haplo_runner.hpp).
 /// @throws UsageError without the CUDA backend, CudaError.
 std::unique_ptr<stats::haplo::SegmentRunner> make_gpu_segment_runner(int device);
+
+/// @brief The randomized PCA's products of @p x on CUDA device @p device
+/// (stats/packed_product.hpp): its packed rows are copied to the device once.
+std::unique_ptr<stats::PackedProduct> make_gpu_packed_product(const stats::PackedMatrixView& x,
+                                                              int device);
 
 /// @brief The same on CUDA device spec.device; results equal the CPU's bit for bit.
 /// @throws UsageError without the CUDA backend, CudaError, FormatError, IoError.

@@ -15,6 +15,7 @@
 #include "backend/site_pass.hpp"
 #include "dispatch/pair_passes.hpp"
 #include "stats/haplo_runner.hpp"
+#include "stats/packed_product.hpp"
 #include "vczstats/ancestral.hpp"
 #include "vczstats/device.hpp"
 #include "vczstats/error.hpp"
@@ -226,10 +227,14 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   context.gpu = gpu;
   context.device = run.device.index;
   context.threads = run.threads;
-  if (gpu)
+  if (gpu) {
     context.gpu_segment_runner = [index = run.device.index] {
       return backend::make_gpu_segment_runner(index);
     };
+    context.gpu_packed_product = [index = run.device.index](const stats::PackedMatrixView& x) {
+      return backend::make_gpu_packed_product(x, index);
+    };
+  }
   for (Statistic* s : statistics) s->attach(context);
   if (!q.store.has_genotypes() || q.plan.units.empty() || q.samples.size() == 0) {
     // Nothing to read, on either backend: every site has no called allele, as bcftools sees a

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <random>
 #include <sstream>
@@ -13,6 +14,7 @@
 
 #include "stats/linalg.hpp"
 #include "stats/matrix_math.hpp"
+#include "stats/packed_product.hpp"
 #include "stats/statistic_support.hpp"
 #include "vcz/text_file.hpp"
 #include "vczstats/error.hpp"
@@ -24,8 +26,6 @@ namespace vczstats {
 namespace {
 
 constexpr std::int64_t kAutoExactSamples = 50000;
-constexpr std::int64_t kRowBlock = 256;     // variants expanded to doubles at once
-constexpr std::int64_t kSampleBlock = 512;  // samples of one task of X^T products
 
 /// Kept variants' packed rows and standardised values, in plan order.
 struct Retained {
@@ -75,20 +75,6 @@ struct Retained {
   }
 };
 
-/// Rows [r0, r1) of X (standardised genotypes, missing 0) for samples [s0, s1): (r1 - r0) x
-/// (s1 - s0), row-major.
-void expand(const Retained& x, std::int64_t r0, std::int64_t r1, std::int64_t s0, std::int64_t s1,
-            std::vector<double>& out) {
-  const std::int64_t width = s1 - s0;
-  out.resize(static_cast<std::size_t>((r1 - r0) * width));
-  for (std::int64_t r = r0; r < r1; ++r) {
-    const std::uint64_t* row = x.rows.data() + r * x.words;
-    const double* value = x.values.data() + 4 * r;
-    double* o = out.data() + (r - r0) * width;
-    for (std::int64_t i = s0; i < s1; ++i) o[i - s0] = value[(row[i / 32] >> (2 * (i % 32))) & 3];
-  }
-}
-
 /// The ALT alleles of row @p r, comma-separated ("." without any).
 std::string alt_alleles(const vcz::VariantBlock& b, std::int64_t r) {
   std::string alt;
@@ -97,38 +83,6 @@ std::string alt_alleles(const vcz::VariantBlock& b, std::int64_t r) {
     alt += b.allele(r, k);
   }
   return alt.empty() ? "." : alt;
-}
-
-std::int64_t blocks(std::int64_t n, std::int64_t b) {
-  return (n + b - 1) / b;
-}
-
-/// H (rows x ldh, columns [col, col + l)) = X G (G: samples x l).
-void x_times(const Retained& x, std::int64_t samples, const std::vector<double>& g, std::int64_t l,
-             std::vector<double>& h, std::int64_t ldh, std::int64_t col) {
-  ThreadPool::shared().parallel_for(blocks(x.variants(), kRowBlock), [&](std::int64_t b) {
-    const std::int64_t r0 = b * kRowBlock, r1 = std::min(x.variants(), r0 + kRowBlock);
-    std::vector<double> xb;
-    expand(x, r0, r1, 0, samples, xb);
-    stats::linalg::ab(r1 - r0, l, samples, 1.0, xb.data(), samples, g.data(), l, 0.0,
-                      h.data() + r0 * ldh + col, ldh);
-  });
-}
-
-/// G (samples x l) = X^T H (H: variants x l, columns [col, col + l) of ldh).
-void xt_times(const Retained& x, std::int64_t samples, const std::vector<double>& h,
-              std::int64_t ldh, std::int64_t col, std::int64_t l, std::vector<double>& g) {
-  g.assign(static_cast<std::size_t>(samples * l), 0.0);
-  ThreadPool::shared().parallel_for(blocks(samples, kSampleBlock), [&](std::int64_t b) {
-    const std::int64_t s0 = b * kSampleBlock, s1 = std::min(samples, s0 + kSampleBlock);
-    std::vector<double> xb;
-    for (std::int64_t r0 = 0; r0 < x.variants(); r0 += kRowBlock) {
-      const std::int64_t r1 = std::min(x.variants(), r0 + kRowBlock);
-      expand(x, r0, r1, s0, s1, xb);
-      stats::linalg::atb(s1 - s0, l, r1 - r0, 1.0, xb.data(), s1 - s0, h.data() + r0 * ldh + col,
-                         ldh, 1.0, g.data() + s0 * l, l);
-    }
-  });
 }
 
 class Pca final : public PcaStatistic {
@@ -154,6 +108,9 @@ class Pca final : public PcaStatistic {
     n.packed = keeps_genotypes();
     n.positions = n.alleles = n.ids = o_.loadings;
     return n;
+  }
+  void attach(const ExecutionContext& c) override {
+    gpu_product_ = c.gpu ? c.gpu_packed_product : nullptr;
   }
   const SampleMatrixRequest* sample_matrix() const override {
     return method_ == PcaMethod::Exact ? &request_ : nullptr;
@@ -215,8 +172,7 @@ class Pca final : public PcaStatistic {
       approx(k);
     if (o_.loadings) loadings(k);
     auto names = std::make_shared<std::vector<std::string>>();
-    for (auto i : q_.samples.indices)
-      names->emplace_back(q_.store.sample_ids()[i]);
+    for (auto i : q_.samples.indices) names->emplace_back(q_.store.sample_ids()[i]);
     Table t;
     t.add("sample", Column::Kind::Label, names);
     for (int c = 0; c < k; ++c) t.add("pc" + std::to_string(c + 1), Column::Kind::Float);
@@ -271,6 +227,18 @@ class Pca final : public PcaStatistic {
  private:
   bool keeps_genotypes() const { return method_ == PcaMethod::Approx || o_.loadings; }
 
+  /// The products of the kept genotypes: on the run's GPU for the randomized method (the
+  /// exact method's loadings stay on the CPU), made on first use.
+  stats::PackedProduct& product() {
+    if (!product_) {
+      const stats::PackedMatrixView x{retained_.rows.data(), retained_.words,
+                                      retained_.values.data(), retained_.variants(), n_};
+      product_ = method_ == PcaMethod::Approx && gpu_product_ ? gpu_product_(x)
+                                                              : stats::make_cpu_packed_product(x);
+    }
+    return *product_;
+  }
+
   std::string eigen_text() const {
     std::ostringstream s;  // (not string +=: GCC 12 warns -Wrestrict on it)
     s.precision(17);
@@ -292,8 +260,8 @@ class Pca final : public PcaStatistic {
         const auto at = static_cast<std::size_t>(i * n_ + j);
         const double v = grm_.product[at] / nm[at];
         if (!std::isfinite(v))
-          throw UsageError("pca: the GRM is not defined between samples " + std::string(sample_name(j)) +
-                           " and " + std::string(sample_name(i)) +
+          throw UsageError("pca: the GRM is not defined between samples " +
+                           std::string(sample_name(j)) + " and " + std::string(sample_name(i)) +
                            " (no variant both have called); leave such samples out");
         lower[at] = v;
       }
@@ -318,15 +286,15 @@ class Pca final : public PcaStatistic {
     for (auto& x : g) x = normal(rng);
     std::vector<double> h(static_cast<std::size_t>(m * q));
     for (int it = 0; it <= k; ++it) {
-      x_times(retained_, n_, g, l, h, q, it * l);
+      product().x_times(g.data(), l, h.data(), q, it * l);
       if (it < k) {
-        xt_times(retained_, n_, h, q, it * l, l, g);
+        product().xt_times(h.data(), q, it * l, l, g.data());
         for (auto& x : g) x /= static_cast<double>(m);
       }
     }
     stats::linalg::orthonormalize(m, q, h);
-    std::vector<double> t;
-    xt_times(retained_, n_, h, q, 0, q, t);  // n x q
+    std::vector<double> t(static_cast<std::size_t>(n_ * q));
+    product().xt_times(h.data(), q, 0, q, t.data());  // n x q
     std::vector<double> s, u;
     stats::linalg::thin_svd(n_, q, t, s, u);
     values_.resize(static_cast<std::size_t>(k));
@@ -342,9 +310,8 @@ class Pca final : public PcaStatistic {
 
   /// w[v][c] = sum_i x_vi vec_ic / sqrt(lambda_c) (plink2's variant weights).
   void loadings(int k) {
-    stats::linalg::set_threads(1);
     weights_.assign(static_cast<std::size_t>(retained_.variants() * k), 0.0);
-    x_times(retained_, n_, vectors_, k, weights_, k, 0);
+    product().x_times(vectors_.data(), k, weights_.data(), k, 0);
     for (std::int64_t v = 0; v < retained_.variants(); ++v)
       for (int c = 0; c < k; ++c)
         weights_[static_cast<std::size_t>(v * k + c)] /=
@@ -359,6 +326,8 @@ class Pca final : public PcaStatistic {
   SampleMatrixSums grm_;
   bool have_grm_ = false;
   Retained retained_;
+  std::function<std::unique_ptr<stats::PackedProduct>(const stats::PackedMatrixView&)> gpu_product_;
+  std::unique_ptr<stats::PackedProduct> product_;
   std::int64_t variants_ = 0;
   std::vector<double> values_, vectors_, weights_;
 };
@@ -433,8 +402,7 @@ class Projection final : public Statistic {
   }
   Table finish() override {
     auto names = std::make_shared<std::vector<std::string>>();
-    for (auto i : q_.samples.indices)
-      names->emplace_back(q_.store.sample_ids()[i]);
+    for (auto i : q_.samples.indices) names->emplace_back(q_.store.sample_ids()[i]);
     Table t;
     t.add("sample", Column::Kind::Label, names);
     t.add("n_variants", Column::Kind::Int);
