@@ -40,16 +40,16 @@ void expect_same_values(const std::string& store) {
   const std::int64_t n = q.samples.size();
   std::vector<std::pair<std::string, Make>> makes = {
       {"grm",
-       [](const Query& q, const MatrixOptions& m) {
-         return make_grm(q, {m, false});
+       [](const Query& query, const MatrixOptions& m) {
+         return make_grm(query, {m, false});
        }},
       {"grm cov",
-       [](const Query& q, const MatrixOptions& m) {
-         return make_grm(q, {m, true});
+       [](const Query& query, const MatrixOptions& m) {
+         return make_grm(query, {m, true});
        }},
       {"king",
-       [](const Query& q, const MatrixOptions& m) -> std::unique_ptr<MatrixStatistic> {
-         return make_king(q, m);
+       [](const Query& query, const MatrixOptions& m) -> std::unique_ptr<MatrixStatistic> {
+         return make_king(query, m);
        }},
   };
   for (const DistanceMetric metric :
@@ -57,8 +57,8 @@ void expect_same_values(const std::string& store) {
     for (const bool flat : {false, true})
       makes.emplace_back(
           "distance " + std::to_string(static_cast<int>(metric)) + (flat ? " flat" : ""),
-          [metric, flat](const Query& q, const MatrixOptions& m) {
-            return make_distance(q, {m, metric, flat});
+          [metric, flat](const Query& query, const MatrixOptions& m) {
+            return make_distance(query, {m, metric, flat});
           });
   std::vector<MatrixOptions> shapes(3);
   shapes[1].row_begin = n / 3;
