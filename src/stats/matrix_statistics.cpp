@@ -50,6 +50,7 @@ class MatrixCommon : public Base {
   PassNeeds needs() const override { return {}; }
   const SampleMatrixRequest* sample_matrix() const override { return &request_; }
   void accumulate_sample_matrix(SampleMatrixSums&& sums) override {
+    values_only_ = values_only_ || !sums.values.empty();
     if (!have_) {
       sums_ = std::move(sums);
       have_ = true;
@@ -84,7 +85,7 @@ class MatrixCommon : public Base {
     return sums_;
   }
   std::int32_t count(PairCount c, std::int64_t i, std::int64_t j) const {
-    if (!sums_.values.empty())
+    if (values_only_)
       throw Error(name_ + ": internal error: the pair counts were not kept (only the values)");
     return sums_.counts[static_cast<std::size_t>(c)]
                        [static_cast<std::size_t>((i - sums_.row_begin) * sums_.cols() + j)];
@@ -104,6 +105,7 @@ class MatrixCommon : public Base {
   std::string name_;
   SampleMatrixSums sums_;
   bool have_ = false;
+  bool values_only_ = false;  ///< the backend handed the final values (SampleMatrixSums::values)
 };
 
 /// The symmetric matrix whose cells j <= i (i in the stripe of @p s) are value(i, j).
@@ -160,15 +162,14 @@ class MatrixValues : public MatrixCommon<Base> {
   const SampleMatrix& matrix() const override { return matrix_; }
   const SampleMatrix& finish_matrix() override {
     const SampleMatrixSums& s = this->sums();
-    if (values_taken_) return matrix_;  // the values were moved into it
-    if (!s.values.empty()) {
+    if (this->values_only_) {
+      if (s.values.empty()) return matrix_;  // they were moved into it
       matrix_ = SampleMatrix{};
       matrix_.samples = this->sample_names();
       matrix_.row_begin = s.row_begin;
       matrix_.row_end = s.row_end;
       matrix_.variants = s.variants;
       matrix_.values = std::move(this->sums_.values);
-      values_taken_ = true;
       return matrix_;
     }
     matrix_ = build_matrix(s, this->sample_names(),
@@ -198,7 +199,6 @@ class MatrixValues : public MatrixCommon<Base> {
   }
 
   SampleMatrix matrix_;
-  bool values_taken_ = false;
 };
 
 // ---- GRM ------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 // The matrix statistics' per-cell formulas (stats/matrix_math.hpp's cell_value, which the host
 // and the GPU's values kernel share) against the formulas the statistics used before, written out
 // here as they were, on random sums and on the degenerate cells: zero denominators, undefined
-// (NaN) values, the diagonal. Bit for bit, but for NaN, which cell_value always returns as one
-// positive quiet NaN (the host's 0/0 gives -NaN, the device's another).
+// (NaN) values, the diagonal. And the statistics take a backend's values as their matrix. Bit for
+// bit, but for NaN, which cell_value always returns as one positive quiet NaN (the host's 0/0 gives
+// -NaN, the device's another).
 
 #include <gtest/gtest.h>
 
@@ -14,7 +15,11 @@
 #include <string>
 
 #include "stats/matrix_math.hpp"
+#include "test_util.hpp"
+#include "vczstats/compute.hpp"
 #include "vczstats/error.hpp"
+#include "vczstats/matrix.hpp"
+#include "vczstats/query.hpp"
 #include "vczstats/sample_matrix.hpp"
 
 using namespace vczstats;
@@ -205,4 +210,59 @@ TEST(MatrixValues, ValuesAreNeverMergedOrSaved) {
   ByteWriter w;
   EXPECT_THROW(values.save(w), Error);
   EXPECT_NO_THROW(sums.save(w));
+}
+
+// A statistic handed values (as the GPU hands them) makes them its matrix as they are, whole or a
+// stripe; the CPU backend hands sums. The same matrix either way; KING's pair() then has no counts.
+TEST(MatrixValues, StatisticsTakeTheBackendsValues) {
+  vcztest::TempDir dir;
+  QueryOptions qo;
+  qo.store = vcztest::make_random_store(dir, "m", "--seed 5 --samples 9 --variants 60", "");
+  const Query q = make_query(qo);
+  RunOptions run;
+  run.device = parse_device("cpu");
+  run.threads = 2;
+  using Make = std::unique_ptr<MatrixStatistic> (*)(const Query&, const MatrixOptions&);
+  const std::pair<const char*, Make> makes[] = {
+      {"grm",
+       [](const Query& query, const MatrixOptions& m) {
+         return make_grm(query, {m, false});
+       }},
+      {"king",
+       [](const Query& query, const MatrixOptions& m) -> std::unique_ptr<MatrixStatistic> {
+         return make_king(query, m);
+       }},
+      {"distance", [](const Query& query, const MatrixOptions& m) {
+         return make_distance(query, {m, DistanceMetric::Ibs, false});
+       }}};
+  for (const auto& [name, make] : makes)
+    for (const std::int64_t row_begin : {0, 4}) {
+      SCOPED_TRACE(std::string(name) + " from row " + std::to_string(row_begin));
+      MatrixOptions m;
+      m.row_begin = row_begin;
+      auto from_sums = make(q, m);
+      Statistic* list[] = {from_sums.get()};
+      (void)compute(q, list, run);
+      const SampleMatrix want = from_sums->finish_matrix();
+      ASSERT_EQ(want.values.size(), static_cast<std::size_t>((9 - row_begin) * 9));
+
+      auto from_values = make(q, m);
+      SampleMatrixSums values;
+      values.row_begin = row_begin;
+      values.row_end = 9;
+      values.variants = want.variants;
+      values.values = want.values;
+      from_values->accumulate_sample_matrix(std::move(values));
+      const SampleMatrix got = from_values->finish_matrix();
+      EXPECT_EQ(got.row_begin, want.row_begin);
+      EXPECT_EQ(got.row_end, want.row_end);
+      EXPECT_EQ(got.variants, want.variants);
+      EXPECT_EQ(got.samples, want.samples);
+      EXPECT_EQ(got.values, want.values);
+      EXPECT_EQ(&from_values->finish_matrix(), &from_values->matrix());  // again: the same
+      EXPECT_EQ(from_values->matrix().values, want.values);
+      if (auto* king = dynamic_cast<KingStatistic*>(from_values.get())) {
+        EXPECT_THROW((void)king->pair(5, 1), Error);
+      }
+    }
 }
