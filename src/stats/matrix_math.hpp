@@ -134,9 +134,10 @@ VCZ_HD inline double canonical_nan(double v) {
 
 /// The value @p formula makes of cell @p c of sums over @p variants variants, @p weight_total the
 /// MissingWeight total (@p weighted: the request has that product; else the distances scale by
-/// NonMissing). Used by the statistics on the host and by the GPU's values kernel, whose TU is
-/// compiled without FMA contraction (-fmad=false); the host's x86-64 baseline has no FMA
-/// instructions to contract into. Division is correctly rounded on both: the same doubles.
+/// NonMissing). Used by the statistics on the host and by the GPU's values kernel; both TUs are
+/// compiled without FMA contraction (CMakeLists.txt: -fmad=false, -ffp-contract=off), and
+/// division is correctly rounded on both: the same doubles. Only matrix_statistics.cpp and
+/// sample_matrix_values.cu may call it.
 VCZ_HD inline double cell_value(CellValue formula, const CellSums& c, std::int64_t variants,
                                 double weight_total, bool weighted) {
   const auto count = [&c](PairCount k) { return c.count[static_cast<int>(k)]; };
