@@ -260,8 +260,9 @@ void run_matrix(const MatrixCliOptions& o, const Query& q, Layout layout, double
     if (o.common.verbose)
       fmt::print(stderr,
                  "vczstats:   sums             {:.3f} s  the matrix sums' remaining work after "
-                 "the pass, and their copy to the host\nvczstats:   matrix           {:.3f} s  "
-                 "the values from the sums\nvczstats:   write            {:.3f} s  formatting "
+                 "the pass, and their copy to the host (GPU: the values, computed there)\n"
+                 "vczstats:   matrix           {:.3f} s  the values from the sums (GPU: "
+                 "none left)\nvczstats:   write            {:.3f} s  formatting "
                  "and writing the rows\n",
                  std::chrono::duration<double>(t0 - start).count() - rs.wall_seconds,
                  std::chrono::duration<double>(t1 - t0).count(),

@@ -73,7 +73,8 @@ class KingStatistic : public MatrixStatistic {
   virtual KingPair pair(std::int64_t i, std::int64_t j) const = 0;
 };
 /// @brief @p with_nsnp also counts the variants both called (the table's NSNP, plink2
-/// --make-king-table).
+/// --make-king-table) and keeps every count for pair(); without it a GPU run keeps only the
+/// kinships (computed on the device), and pair() then throws Error.
 std::unique_ptr<KingStatistic> make_king(const Query& q, const MatrixOptions& o,
                                          bool with_nsnp = false);
 

@@ -33,6 +33,9 @@ struct RunOptions {
   bool gpu_seed_baseline = false;
   GpuDecode gpu_decode = GpuDecode::Auto;  ///< GPU runs: device or host decode of the genotypes
   ProgressFn progress;  ///< called after each work unit, on the calling thread (may be empty)
+  /// The matrix family's backends return sums, never final per-pair values (CellValue): the
+  /// statistics will be merged or saved (dist::compute sets it).
+  bool keep_matrix_sums = false;
 };
 
 /// @brief Parse "auto", "on" or "off". @throws UsageError.

@@ -45,6 +45,21 @@ enum class PairProduct : int {
   MissingWeight = 3,
 };
 
+/// @brief The value a matrix statistic makes of each cell's sums (stats/matrix_math.hpp's
+/// cell_value), which a backend may compute where the sums lie: the GPU then copies one matrix of
+/// doubles to the host instead of every sum.
+enum class CellValue : int {
+  None = 0,
+  GrmRatio = 1,     ///< product / NonMissing (grm)
+  KingKinship = 2,  ///< KING-robust kinship of HetHet, Ibs0, HomHet, HetHom; 1/2 on the diagonal
+  /// plink 1.9's allele-count distance, 0 on the diagonal: (HomHet + HetHom + 2 Ibs0) scaled by
+  /// variants / NonMissing without a product, else by the MissingWeight sums (all variants'
+  /// weight over that of the variants both samples have).
+  DistanceCount = 3,
+  DistanceIbs = 4,          ///< 1 - DistanceCount / (2 variants)
+  DistanceOneMinusIbs = 5,  ///< DistanceCount / (2 variants)
+};
+
 /// @brief What a statistic accumulates: pair counts and at most one product, over the variants
 /// selected by the plan and kept by the MAF filter, for the rows of a stripe of the matrix.
 struct SampleMatrixRequest {
@@ -57,6 +72,10 @@ struct SampleMatrixRequest {
   /// [0, row_end): the lower triangle and diagonal of those rows. Stripes let a matrix larger
   /// than memory be computed in passes.
   std::int64_t row_begin = 0, row_end = -1;
+  /// The statistic's formula. A backend may then return SampleMatrixSums::values alone (the GPU
+  /// does; the CPU returns the sums). compute() hands the backends None when
+  /// RunOptions::keep_matrix_sums (MPI ranks, whose sums are merged and saved).
+  CellValue value = CellValue::None;
 };
 
 /// @brief The accumulated sums of one request, rows [row_begin, row_end) by columns
@@ -70,13 +89,20 @@ struct SampleMatrixSums {
   /// The product's diagonal, sum of x_j x_j, for every column j (stripes lack most of it).
   std::vector<double> diagonal;
   double weight_total = 0;  ///< MissingWeight: the sum of u over the variants
+  /// The request's CellValue of every cell of the stripe, mirrors above the diagonal included
+  /// (row-major, rows x cols), when the backend computed them: then counts, product and diagonal
+  /// are empty. Final values, not sums: merge() and save() throw Error on them (an internal
+  /// error: compute() asks for values only where nothing merges or saves).
+  std::vector<double> values;
 
   std::int64_t rows() const { return row_end - row_begin; }
   std::int64_t cols() const { return row_end; }
   /// @brief Zero sums of the shape of @p request over @p samples samples.
   static SampleMatrixSums zeros(const SampleMatrixRequest& request, std::int64_t samples);
-  /// @brief Add @p o (same request). @throws Error on another shape, or past 2^31 - 1 variants.
+  /// @brief Add @p o (same request). @throws Error on another shape or on values, or past
+  /// 2^31 - 1 variants.
   void merge(const SampleMatrixSums& o);
+  /// @throws Error on values (final values are not sums).
   void save(ByteWriter& w) const;
   /// @throws FormatError when the bytes are not such sums.
   void load(ByteReader& r);

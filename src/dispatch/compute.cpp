@@ -206,6 +206,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   for (Statistic* s : statistics)
     if (const SampleMatrixRequest* r = s->sample_matrix()) {
       backend::SampleMatrixSpec m{*r, &q.plan, q.samples.size(), run.threads, run.device.index};
+      if (run.keep_matrix_sums) m.request.value = CellValue::None;
       matrices.emplace_back(
           s, gpu ? backend::make_sample_matrix_gpu(m) : backend::make_sample_matrix_cpu(m));
     }

@@ -337,7 +337,9 @@ Report compute(Ranks& ranks, const Query& q, std::span<Statistic* const> statist
     else
       spool.add(w.bytes());
   };
-  mine.run = vczstats::compute(part, statistics, run, h);
+  RunOptions rank_run = run;
+  rank_run.keep_matrix_sums = true;  // the parts are saved and merged below
+  mine.run = vczstats::compute(part, statistics, rank_run, h);
   const auto computed = Clock::now();
   ranks.check();
   mine.wait_seconds = since(computed);

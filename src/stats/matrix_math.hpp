@@ -111,11 +111,68 @@ VCZ_HD inline VariantValues variant_values(const RowCounts& c, std::int64_t samp
 
 /// KING-robust kinship (plink2 --make-king): 1/2 - (4 IBS0 + het1hom2 + het2hom1) / (4 (HETHET +
 /// min(het1hom2, het2hom1))), with het1hom2 the sites where i is het and j hom.
-inline double king_kinship(std::int64_t hethet, std::int64_t ibs0, std::int64_t het_i_hom_j,
-                           std::int64_t hom_i_het_j) {
+VCZ_HD inline double king_kinship(std::int64_t hethet, std::int64_t ibs0, std::int64_t het_i_hom_j,
+                                  std::int64_t hom_i_het_j) {
   const std::int64_t smaller = hethet + (het_i_hom_j < hom_i_het_j ? het_i_hom_j : hom_i_het_j);
   return 0.5 - static_cast<double>(4 * ibs0 + het_i_hom_j + hom_i_het_j) /
                    static_cast<double>(4 * smaller);
+}
+
+/// The sums of one cell (i, j), j <= i, that cell_value reads (those not requested: 0).
+struct CellSums {
+  std::int64_t count[kPairCounts] = {};   ///< per PairCount
+  double product = 0;                     ///< the product's sum of the cell
+  double diagonal_i = 0, diagonal_j = 0;  ///< the product's diagonal at i and j
+  bool diagonal = false;                  ///< i == j
+};
+
+/// The NaN every formula returns for an undefined cell: the host's 0/0 is -NaN, the device's
+/// another NaN, so one constant keeps binary outputs the same on both.
+VCZ_HD inline double canonical_nan(double v) {
+  return v != v ? NAN : v;
+}
+
+/// The value @p formula makes of cell @p c of sums over @p variants variants, @p weight_total the
+/// MissingWeight total (@p weighted: the request has that product; else the distances scale by
+/// NonMissing). Used by the statistics on the host and by the GPU's values kernel; both TUs are
+/// compiled without FMA contraction (CMakeLists.txt: -fmad=false, -ffp-contract=off), and
+/// division is correctly rounded on both: the same doubles. Only matrix_statistics.cpp and
+/// sample_matrix_values.cu may call it.
+VCZ_HD inline double cell_value(CellValue formula, const CellSums& c, std::int64_t variants,
+                                double weight_total, bool weighted) {
+  const auto count = [&c](PairCount k) { return c.count[static_cast<int>(k)]; };
+  double v = 0;
+  switch (formula) {
+    case CellValue::None:
+      break;
+    case CellValue::GrmRatio:
+      v = c.product / static_cast<double>(count(PairCount::NonMissing));
+      break;
+    case CellValue::KingKinship:
+      v = c.diagonal ? 0.5
+                     : king_kinship(count(PairCount::HetHet), count(PairCount::Ibs0),
+                                    count(PairCount::HetHom), count(PairCount::HomHet));
+      break;
+    case CellValue::DistanceCount:
+    case CellValue::DistanceIbs:
+    case CellValue::DistanceOneMinusIbs: {
+      const double n = static_cast<double>(variants);
+      double dist = 0;
+      if (!c.diagonal) {
+        const double d = static_cast<double>(count(PairCount::HomHet) + count(PairCount::HetHom)) +
+                         2.0 * static_cast<double>(count(PairCount::Ibs0));
+        if (!weighted)
+          dist = d * n / static_cast<double>(count(PairCount::NonMissing));
+        else  // the weights of the variants either sample misses, out of all
+          dist = d * weight_total / (weight_total - c.diagonal_i - c.diagonal_j + c.product);
+      }
+      v = formula == CellValue::DistanceCount ? dist
+          : formula == CellValue::DistanceIbs ? 1 - dist / (2 * n)
+                                              : dist / (2 * n);
+      break;
+    }
+  }
+  return canonical_nan(v);
 }
 
 }  // namespace vczstats::stats::matrix

@@ -19,10 +19,12 @@
 namespace vczstats {
 namespace {
 
-SampleMatrixRequest request_of(const MatrixOptions& o, std::uint32_t counts, PairProduct product) {
+SampleMatrixRequest request_of(const MatrixOptions& o, std::uint32_t counts, PairProduct product,
+                               CellValue value) {
   SampleMatrixRequest r;
   r.counts = counts;
   r.product = product;
+  r.value = value;
   r.maf = o.maf;
   r.row_begin = o.row_begin;
   r.row_end = o.row_end;
@@ -48,6 +50,7 @@ class MatrixCommon : public Base {
   PassNeeds needs() const override { return {}; }
   const SampleMatrixRequest* sample_matrix() const override { return &request_; }
   void accumulate_sample_matrix(SampleMatrixSums&& sums) override {
+    values_only_ = values_only_ || !sums.values.empty();
     if (!have_) {
       sums_ = std::move(sums);
       have_ = true;
@@ -82,6 +85,8 @@ class MatrixCommon : public Base {
     return sums_;
   }
   std::int32_t count(PairCount c, std::int64_t i, std::int64_t j) const {
+    if (values_only_)
+      throw Error(name_ + ": internal error: the pair counts were not kept (only the values)");
     return sums_.counts[static_cast<std::size_t>(c)]
                        [static_cast<std::size_t>((i - sums_.row_begin) * sums_.cols() + j)];
   }
@@ -100,6 +105,7 @@ class MatrixCommon : public Base {
   std::string name_;
   SampleMatrixSums sums_;
   bool have_ = false;
+  bool values_only_ = false;  ///< the backend handed the final values (SampleMatrixSums::values)
 };
 
 /// The symmetric matrix whose cells j <= i (i in the stripe of @p s) are value(i, j).
@@ -147,22 +153,50 @@ Table matrix_table(const SampleMatrix& m) {
   return t;
 }
 
-/// A matrix statistic: value(i, j) for j <= i defines the symmetric matrix.
+/// A matrix statistic: the request's CellValue of the sums of each cell j <= i defines the
+/// symmetric matrix; a backend that computed the values hands them over instead of the sums.
 template <class Base>
 class MatrixValues : public MatrixCommon<Base> {
  public:
   using MatrixCommon<Base>::MatrixCommon;
   const SampleMatrix& matrix() const override { return matrix_; }
   const SampleMatrix& finish_matrix() override {
-    matrix_ = build_matrix(this->sums(), this->sample_names(),
+    const SampleMatrixSums& s = this->sums();
+    if (this->values_only_) {
+      if (s.values.empty()) return matrix_;  // they were moved into it
+      matrix_ = SampleMatrix{};
+      matrix_.samples = this->sample_names();
+      matrix_.row_begin = s.row_begin;
+      matrix_.row_end = s.row_end;
+      matrix_.variants = s.variants;
+      matrix_.values = std::move(this->sums_.values);
+      return matrix_;
+    }
+    matrix_ = build_matrix(s, this->sample_names(),
                            [this](std::int64_t i, std::int64_t j) { return value(i, j); });
     return matrix_;
   }
   Table finish() override { return matrix_table(finish_matrix()); }
 
  protected:
-  /// The value of the pair j <= i (i in the stripe).
-  virtual double value(std::int64_t i, std::int64_t j) const = 0;
+  /// The value of the pair j <= i (i in the stripe), from the sums.
+  double value(std::int64_t i, std::int64_t j) const {
+    const SampleMatrixSums& s = this->sums_;
+    const std::uint32_t requested = this->request_.counts;
+    stats::matrix::CellSums c;
+    for (int k = 0; k < kPairCounts; ++k)
+      if (requested & pair_bit(static_cast<PairCount>(k)))
+        c.count[k] = this->count(static_cast<PairCount>(k), i, j);
+    const bool with_product = this->request_.product != PairProduct::None;
+    if (with_product) {
+      c.product = this->product(i, j);
+      c.diagonal_i = s.diagonal[static_cast<std::size_t>(i)];
+      c.diagonal_j = s.diagonal[static_cast<std::size_t>(j)];
+    }
+    c.diagonal = i == j;
+    return stats::matrix::cell_value(this->request_.value, c, s.variants, s.weight_total,
+                                     this->request_.product == PairProduct::MissingWeight);
+  }
 
   SampleMatrix matrix_;
 };
@@ -174,13 +208,9 @@ class Grm final : public MatrixValues<MatrixStatistic> {
   Grm(const Query& q, const GrmOptions& o)
       : MatrixValues(q,
                      request_of(o.matrix, pair_bit(PairCount::NonMissing),
-                                o.cov ? PairProduct::Centered : PairProduct::Standardized),
+                                o.cov ? PairProduct::Centered : PairProduct::Standardized,
+                                CellValue::GrmRatio),
                      "grm") {}
-
- private:
-  double value(std::int64_t i, std::int64_t j) const override {
-    return product(i, j) / static_cast<double>(count(PairCount::NonMissing, i, j));
-  }
 };
 
 // ---- KING -----------------------------------------------------------------------------------
@@ -193,7 +223,9 @@ class King final : public MatrixValues<KingStatistic> {
   King(const Query& q, const MatrixOptions& o, bool with_nsnp)
       : MatrixValues(q,
                      request_of(o, kKingCounts | (with_nsnp ? pair_bit(PairCount::NonMissing) : 0),
-                                PairProduct::None),
+                                PairProduct::None,
+                                // the table reads the counts of each pair
+                                with_nsnp ? CellValue::None : CellValue::KingKinship),
                      "king") {}
 
   KingPair pair(std::int64_t i, std::int64_t j) const override {
@@ -206,11 +238,6 @@ class King final : public MatrixValues<KingStatistic> {
     p.hom_i_het_j = count(PairCount::HomHet, i, j);
     p.kinship = stats::matrix::king_kinship(p.hethet, p.ibs0, p.het_i_hom_j, p.hom_i_het_j);
     return p;
-  }
-
- private:
-  double value(std::int64_t i, std::int64_t j) const override {
-    return i == j ? 0.5 : pair(i, j).kinship;
   }
 };
 
@@ -270,38 +297,22 @@ class Distance final : public MatrixValues<MatrixStatistic> {
             q,
             request_of(o.matrix,
                        kDistanceCounts | (o.flat_missing ? pair_bit(PairCount::NonMissing) : 0),
-                       o.flat_missing ? PairProduct::None : PairProduct::MissingWeight),
-            "distance"),
-        o_(o) {}
+                       o.flat_missing ? PairProduct::None : PairProduct::MissingWeight,
+                       value_of(o.metric)),
+            "distance") {}
 
  private:
-  double value(std::int64_t i, std::int64_t j) const override {
-    const double variants = static_cast<double>(sums_.variants);
-    double dist = 0;
-    if (i != j) {
-      const double d = count(PairCount::HomHet, i, j) + count(PairCount::HetHom, i, j) +
-                       2.0 * count(PairCount::Ibs0, i, j);
-      if (o_.flat_missing) {
-        dist = d * variants / count(PairCount::NonMissing, i, j);
-      } else {  // the weights of the variants either sample misses, out of all
-        const double total = sums_.weight_total;
-        const auto& diag = sums_.diagonal;
-        dist = d * total /
-               (total - diag[static_cast<std::size_t>(i)] - diag[static_cast<std::size_t>(j)] +
-                product(i, j));
-      }
-    }
-    switch (o_.metric) {
+  static CellValue value_of(DistanceMetric m) {
+    switch (m) {
       case DistanceMetric::AlleleCount:
-        return dist;
+        return CellValue::DistanceCount;
       case DistanceMetric::Ibs:
-        return 1 - dist / (2 * variants);
+        return CellValue::DistanceIbs;
       case DistanceMetric::OneMinusIbs:
-        return dist / (2 * variants);
+        return CellValue::DistanceOneMinusIbs;
     }
-    return dist;
+    return CellValue::DistanceCount;
   }
-  DistanceOptions o_;
 };
 
 }  // namespace

@@ -39,6 +39,10 @@ void SampleMatrixSums::merge(const SampleMatrixSums& o) {
         return false;
     return true;
   };
+  if (!values.empty() || !o.values.empty())
+    throw Error(
+        "sample matrix: internal error: cannot merge final per-pair values (they need "
+        "RunOptions::keep_matrix_sums)");
   if (!same()) throw Error("sample matrix: cannot merge sums of another request");
   if (variants + o.variants > std::numeric_limits<std::int32_t>::max())
     throw UsageError("sample matrix: more than 2^31 - 1 variants (the pair counts are 32-bit)");
@@ -54,6 +58,10 @@ void SampleMatrixSums::merge(const SampleMatrixSums& o) {
 }
 
 void SampleMatrixSums::save(ByteWriter& w) const {
+  if (!values.empty())
+    throw Error(
+        "sample matrix: internal error: cannot save final per-pair values (they need "
+        "RunOptions::keep_matrix_sums)");
   w.put_string("sample-matrix");
   w.put(row_begin);
   w.put(row_end);

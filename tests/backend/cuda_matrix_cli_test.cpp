@@ -1,7 +1,7 @@
 // The matrix family gives the same results with --device gpu as with --device cpu, on the stores
-// of gpu_test_stores.tsv and the Ag1000G store: KING (integer pair counts, so the text is
-// identical), and the GRM, distances and PCA to 1e-9 relative (their sums of products are
-// floating point, added in another order). Skips visibly without a GPU.
+// of gpu_test_stores.tsv and the Ag1000G store: KING (integer pair counts, so the text and the
+// binary doubles are identical), and the GRM, distances and PCA to 1e-9 relative (their sums of
+// products are floating point, added in another order). Skips visibly without a GPU.
 
 #include <gtest/gtest.h>
 
@@ -43,6 +43,9 @@ void expect_same_on_both_devices(const std::string& store) {
   const std::vector<std::string> exact = {
       "king " + s,
       "king " + s + "--table --maf 0.05",
+      // The doubles themselves (the GPU computes them where its sums lie), NaN bits included.
+      "king " + s + "--bin",
+      "king " + s + "--bin --rows-per-pass 7",
       "king " + s +
           (large ? "--rows-per-pass 40 --max-unit-variants 5000"
                  : "--rows-per-pass 5 --max-unit-variants 7"),

@@ -10,7 +10,8 @@
 //
 // Two batches alternate, so the lanes fill one while the GEMMs run on the other. The int32 sums
 // stay on the device until finish(); the counts follow from them (stats/pair_operands.hpp) and
-// equal the CPU's popcounts exactly.
+// equal the CPU's popcounts exactly. With a CellValue formula, finish() computes each cell's value
+// there too and copies that one matrix of doubles, not the sums.
 
 #include <cublas_v2.h>
 #include <dlfcn.h>
@@ -127,8 +128,9 @@ class GpuSampleMatrix final : public SampleMatrixAccumulator {
         ctx_(cuda::DeviceContext::get(spec.device)),
         n_(spec.samples),
         words_(packed_words(spec.samples)),
-        shape_(SampleMatrixSums::zeros(
-            {0, PairProduct::None, 0, spec.request.row_begin, spec.request.row_end}, spec.samples)),
+        shape_(SampleMatrixSums::zeros({0, PairProduct::None, 0, spec.request.row_begin,
+                                        spec.request.row_end, CellValue::None},
+                                       spec.samples)),
         products_(op::products_for(spec.request.counts)),
         operands_(op::operands_for(products_)),
         with_product_(spec.request.product != PairProduct::None),
@@ -243,15 +245,38 @@ class GpuSampleMatrix final : public SampleMatrixAccumulator {
     ctx_.make_current();
     if (fill_ > 0) flush();
     matrix_.synchronize();
-    SampleMatrixSums out = SampleMatrixSums::zeros(spec_.request, n_);
+    const bool values = spec_.request.value != CellValue::None;
+    // With a formula, its values alone: no sum is copied (the shape's request has none).
+    SampleMatrixSums out = values ? shape_ : SampleMatrixSums::zeros(spec_.request, n_);
     out.variants = variants_;
     out.weight_total = weight_total_;
     const std::int64_t rows = shape_.rows(), cols = shape_.cols();
     if (rows == 0) return out;
-    // Each count from the product sums on the device, then straight into the output.
     cuda::ProductSums ps;
     for (int p = 0; p < op::kProducts; ++p)
       if (products_ & (1u << p)) ps.product[p] = sums_[p].as<std::int32_t>();
+    if (values) {
+      out.values.resize(static_cast<std::size_t>(rows * cols));
+      cuda::CellValueArgs a;
+      a.sums = ps;
+      a.products = products_;
+      a.counts = spec_.request.counts;
+      a.product = with_product_ ? product_.as<double>() : nullptr;
+      a.diagonal = with_product_ ? diagonal_.as<double>() : nullptr;
+      a.formula = spec_.request.value;
+      a.weighted = spec_.request.product == PairProduct::MissingWeight;
+      a.variants = variants_;
+      a.weight_total = weight_total_;
+      a.row_begin = shape_.row_begin;
+      a.rows = rows;
+      a.cols = cols;
+      a.ld = ld_;
+      DeviceBuffer cells(ctx_.pool(), rows * cols * 8, matrix_.get());
+      cuda::launch_cell_values(a, cells.as<double>(), matrix_.get());
+      copy_to_host(out.values.data(), cols * 8, cells.data(), cols * 8, cols * 8, rows);
+      return out;
+    }
+    // Each count from the product sums on the device, then straight into the output.
     DeviceBuffer counts;
     for (int c = 0; c < kPairCounts; ++c) {
       auto& dst = out.counts[static_cast<std::size_t>(c)];

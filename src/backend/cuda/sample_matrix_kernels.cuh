@@ -73,4 +73,24 @@ void launch_counts_from_products(const ProductSums& sums, std::uint32_t products
                                  std::int64_t row_begin, std::int64_t rows, std::int64_t cols,
                                  std::int64_t ld, std::int32_t* out, cudaStream_t stream);
 
+/// What launch_cell_values reads: the sums of a stripe as they lie on the device.
+struct CellValueArgs {
+  ProductSums sums;                  ///< int32 product sums (pitch ld)
+  std::uint32_t products = 0;        ///< which of them were computed
+  std::uint32_t counts = 0;          ///< the request's PairCount bits
+  const double* product = nullptr;   ///< the product's sums (pitch ld), or null
+  const double* diagonal = nullptr;  ///< the product's diagonal (cols), or null
+  CellValue formula = CellValue::None;
+  bool weighted = false;  ///< the product is MissingWeight
+  std::int64_t variants = 0;
+  double weight_total = 0;
+  std::int64_t row_begin = 0, rows = 0, cols = 0, ld = 0;
+};
+
+/// out (rows x cols, row-major) = stats/matrix_math.hpp's cell_value of every cell (i, j) of the
+/// stripe, i = row_begin + its row: cells j <= i from their sums, those above the diagonal from
+/// their mirror's (j, i), as the host's matrix holds them (sample_matrix_values.cu, compiled
+/// without FMA contraction). @throws CudaError.
+void launch_cell_values(const CellValueArgs& a, double* out, cudaStream_t stream);
+
 }  // namespace vczstats::cuda
