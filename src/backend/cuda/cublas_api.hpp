@@ -1,8 +1,8 @@
 #pragma once
 // cuBLAS, loaded on first use: linking libcublas costs every process ~0.1 s at start (its
 // relocations and static data: ~26,000 page faults), also the many runs that never touch a
-// matrix. The entry points are the _v2 symbols cublas_v2.h maps the names to. (The same loader
-// as sample_matrix_gpu.cpp's, shared from here so that file can drop its copy.)
+// matrix. The entry points are the _v2 symbols cublas_v2.h maps the names to. Shared by the
+// matrix family (sample_matrix_gpu.cpp) and the randomized PCA (pca_product_gpu.cpp).
 
 #include <cublas_v2.h>
 #include <dlfcn.h>

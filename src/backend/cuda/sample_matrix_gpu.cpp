@@ -13,9 +13,6 @@
 // equal the CPU's popcounts exactly. With a CellValue formula, finish() computes each cell's value
 // there too and copies that one matrix of doubles, not the sums.
 
-#include <cublas_v2.h>
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -25,6 +22,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "backend/cuda/cublas_api.hpp"
 #include "backend/cuda/cuda_util.cuh"
 #include "backend/cuda/gpu_pipeline.hpp"
 #include "backend/cuda/sample_matrix_kernels.cuh"
@@ -40,77 +38,8 @@ using cuda::Event;
 using cuda::PinnedBuffer;
 namespace op = stats::pairs;
 
-/// cuBLAS, loaded on first use: linking libcublas costs every process ~0.1 s at start (its
-/// relocations and static data: ~26,000 page faults), also the many runs that never touch a
-/// matrix. The entry points are the _v2 symbols cublas_v2.h maps the names to.
-struct CublasApi {
-  decltype(&cublasCreate) create = nullptr;
-  decltype(&cublasDestroy) destroy = nullptr;
-  decltype(&cublasSetStream) set_stream = nullptr;
-  decltype(&cublasSetWorkspace) set_workspace = nullptr;
-  // cublasGemmEx is overloaded in C++ (cublas_api.h): the C entry point's type.
-  using GemmEx = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int,
-                                    int, const void*, const void*, cudaDataType, int, const void*,
-                                    cudaDataType, int, const void*, void*, cudaDataType, int,
-                                    cublasComputeType_t, cublasGemmAlgo_t);
-  GemmEx gemm_ex = nullptr;
-  decltype(&cublasDgemm) dgemm = nullptr;
-  decltype(&cublasGetStatusString) status_string = nullptr;
-
-  static const CublasApi& get() {
-    static const CublasApi api = load();
-    return api;
-  }
-
- private:
-  static CublasApi load() {
-    const std::string name = "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
-    void* lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!lib)
-      throw CudaError("cuBLAS (for the matrix statistics on the GPU): cannot load " + name + ": " +
-                      dlerror() + "; use --device cpu, or put the CUDA libraries on the path");
-    CublasApi a;
-    auto sym = [&](auto& fn, const char* symbol) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, symbol));
-      if (!fn) throw CudaError(name + " has no " + symbol);
-    };
-    sym(a.create, "cublasCreate_v2");
-    sym(a.destroy, "cublasDestroy_v2");
-    sym(a.set_stream, "cublasSetStream_v2");
-    sym(a.set_workspace, "cublasSetWorkspace_v2");
-    sym(a.gemm_ex, "cublasGemmEx");
-    sym(a.dgemm, "cublasDgemm_v2");
-    sym(a.status_string, "cublasGetStatusString");
-    return a;  // the library stays loaded for the process
-  }
-};
-
-void check_cublas(cublasStatus_t s, const char* call) {
-  if (s != CUBLAS_STATUS_SUCCESS)
-    throw CudaError(std::string("cuBLAS: ") + call + ": " + CublasApi::get().status_string(s));
-}
-#define VCZ_CUBLAS_CHECK(call) check_cublas((call), #call)
-
-/// A cuBLAS handle bound to one stream, with its workspace from the device's pool.
-class Blas {
- public:
-  Blas(cuda::DevicePool& pool, cudaStream_t stream) {
-    VCZ_CUBLAS_CHECK(blas().create(&h_));
-    VCZ_CUBLAS_CHECK(blas().set_stream(h_, stream));
-    workspace_ = DeviceBuffer(pool, kWorkspace, stream);
-    VCZ_CUBLAS_CHECK(blas().set_workspace(h_, workspace_.data(), kWorkspace));
-  }
-  ~Blas() { blas().destroy(h_); }
-  Blas(const Blas&) = delete;
-  Blas& operator=(const Blas&) = delete;
-  cublasHandle_t get() const { return h_; }
-  static const CublasApi& blas() { return CublasApi::get(); }
-
- private:
-  static constexpr std::int64_t kWorkspace = 32ll << 20;  // cuBLAS's advice for Hopper
-  cublasHandle_t h_ = nullptr;
-  DeviceBuffer workspace_;
-};
+using Blas = cuda::BlasHandle;
+#define VCZ_CUBLAS_CHECK(call) cuda::check_cublas((call), #call)
 
 constexpr std::int64_t kTile = 8192;                 // samples per GEMM tile side
 constexpr std::int64_t kOperandBytes = 1ll << 30;    // one batch's operands
