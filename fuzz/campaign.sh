@@ -13,7 +13,7 @@
 # ended with a finding (crash, leak, timeout or out-of-memory).
 #
 # Options (defaults: the packed layout, folders next to this script):
-#   --bin FILE       the fuzz_all binary (bin/fuzz_all)
+#   --bin DIR        holds fuzz_TARGET for each target: a binary, or a link to fuzz_all (bin)
 #   --corpus DIR     DIR/TARGET receives new inputs (corpus)
 #   --seeds DIR      DIR/TARGET is read too; repeatable (seeds)
 #   --out DIR        artifacts and logs (out)
@@ -88,7 +88,7 @@ campaign_slice() {
   start=$(date +%s)
   # shellcheck disable=SC2046
   VCZ_FUZZ_TARGET=$t LSAN_OPTIONS=$(fuzz_lsan_options "$t" "$supp") nice -n "$niceness" \
-    "$bin" -max_total_time="$secs" $(fuzz_flags "$t") -artifact_prefix="$out/artifacts/$t/" \
+    "$bin/fuzz_$t" -max_total_time="$secs" $(fuzz_flags "$t") -artifact_prefix="$out/artifacts/$t/" \
     "${dirs[@]}" >"$log" 2>&1 || status=$?
   end=$(date +%s)
   local execs=0 line
@@ -103,7 +103,7 @@ campaign_slice() {
 campaign_main() {
   local here
   here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-  bin=$here/bin/fuzz_all
+  bin=$here/bin
   corpus=$here/corpus
   seeds=()
   out=$here/out
@@ -134,17 +134,19 @@ campaign_main() {
       [ -n "$line" ] && targets+=("$line")
     done <"$here/targets"
   fi
-  [ -x "$bin" ] || { echo "run-campaign: $bin is not an executable" >&2; exit 1; }
+  for t in "${targets[@]}"; do
+    [ -x "$bin/fuzz_$t" ] || { echo "run-campaign: no executable $bin/fuzz_$t" >&2; exit 1; }
+  done
   [ -d "$here/lib" ] && export LD_LIBRARY_PATH=$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
   # Each target's share of core-seconds, in m slices of equal length L: with n * m a multiple
-  # of the jobs every job gets the same work; slices stay at least 60 s (each one reloads the
-  # corpus), which may leave the last round unbalanced.
+  # of the jobs every job gets the same work; slices stay at least 300 s (each one first runs
+  # the whole corpus: 30-100 s for convert_vcf), which may leave the last round unbalanced.
   local n=${#targets[@]}
   local share=$((seconds * jobs / n))
   [ "$share" -gt 0 ] || share=1
   local m=$((jobs / $(gcd "$n" "$jobs")))
-  local min_slice=60
+  local min_slice=300
   [ "$share" -lt "$min_slice" ] && min_slice=$share
   if [ $((share / m)) -lt "$min_slice" ]; then m=$((share / min_slice)); fi
   [ "$m" -gt 0 ] || m=1
