@@ -143,12 +143,15 @@ pack() {
       return 1
     fi
   done
-  # Shared libraries the binary needs: on another machine, from unpacked .debs through
-  # LD_LIBRARY_PATH (or copied into DIR/lib).
-  objdump -p "$dir/bin/fuzz_all" | awk '/NEEDED/ {print $2}' >"$dir/NEEDED"
+  # Shared libraries the binary loads, directly or not, and their Debian packages: on another
+  # machine, from unpacked .debs through LD_LIBRARY_PATH (or copied into DIR/lib).
+  ldd "$dir/bin/fuzz_all" | awk '$2 == "=>" && $3 ~ /^\// {print $1}' |
+    while read -r soname; do
+      echo "$soname $(dpkg -S "*x86_64-linux-gnu*/$soname" 2>/dev/null | head -1 | cut -d: -f1)"
+    done >"$dir/NEEDED"
   cat >"$dir/README" <<'EOF'
-vczstats fuzz campaign: bash and coreutils only. The shared libraries listed in NEEDED are found
-through LD_LIBRARY_PATH, or copied into lib/ here.
+vczstats fuzz campaign: bash and coreutils only. The shared libraries listed in NEEDED (soname,
+Debian package) are found through LD_LIBRARY_PATH, or copied into lib/ here.
   ./run-campaign.sh SECONDS JOBS [TARGET...]      e.g. ./run-campaign.sh 3000 16
 New inputs go to corpus/TARGET, findings to out/artifacts/TARGET, logs to out/logs. Reproduce a
 finding with bin/fuzz_TARGET out/artifacts/TARGET/crash-...; bring the folder back and run
