@@ -28,17 +28,23 @@ const char* kCrcIndex =
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace vczstats;
-  static const std::vector<std::string> kLayouts = {
-      sharded(kBytes, kBytes, "end"),
-      sharded(kBytes, kBytes, "start"),
-      sharded(kBytesGzip, kBytes, "end"),
-      sharded(kBytes, kCrcIndex, "end"),
-      sharded(R"([{"name": "vlen-utf8"}])", kBytes, "start", "string"),
-  };
+  // Each layout's store and array are opened once (an Array is immutable); an input replaces
+  // the shard.
+  static const auto kOpened = [] {
+    std::vector<std::pair<std::shared_ptr<fuzz::MemoryStore>, zarr::Array>> out;
+    for (const auto& metadata :
+         {sharded(kBytes, kBytes, "end"), sharded(kBytes, kBytes, "start"),
+          sharded(kBytesGzip, kBytes, "end"), sharded(kBytes, kCrcIndex, "end"),
+          sharded(R"([{"name": "vlen-utf8"}])", kBytes, "start", "string")}) {
+      auto store = std::make_shared<fuzz::MemoryStore>();
+      store->put("a/zarr.json", metadata);
+      auto array = zarr::Array::open(store, "a");
+      out.emplace_back(std::move(store), std::move(array));
+    }
+    return out;
+  }();
   if (size == 0) return 0;
-  auto store = std::make_shared<fuzz::MemoryStore>();
-  store->put("a/zarr.json", kLayouts[data[0] % kLayouts.size()]);
-  const auto array = zarr::Array::open(store, "a");
+  const auto& [store, array] = kOpened[data[0] % kOpened.size()];
   store->put("a/c/0/0", fuzz::as_bytes(data + 1, size - 1));
   fuzz::read_first_chunk(array);
   return 0;

@@ -89,7 +89,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     (void)store->children("");
     (void)zarr::open_group(*store);
+    // The first few arrays: each one's metadata and chunk codecs have their own targets, and
+    // opening the thirty arrays of a whole store made an input cost 20 ms under ASan.
+    int arrays = 0;
     for (const auto& name : zarr::list_arrays(*store)) {
+      if (++arrays > 4) break;
       try {
         fuzz::read_first_chunk(zarr::Array::open(store, name));
       } catch (const Error&) {

@@ -109,8 +109,14 @@ bool parse_number(std::string_view s, T& v) {
 struct MsInput {
   std::vector<Replicate> replicates;
   std::int64_t haplotypes = -1;
-  std::int64_t nsites = 0;  ///< -r RHO NSITES of the command line, when given
+  std::int64_t nsites = 0;     ///< -r RHO NSITES of the command line, when given
+  bool declared_only = false;  ///< no haplotype line: the count is the command line's NSAM
 };
+
+/// Sample chunks (files of sample_id, none of genotypes) a store may get from a command line's
+/// NSAM alone, when no replicate holds a haplotype line: the data then bounds nothing, and a
+/// header of a few bytes could otherwise ask for millions of files (issue 16).
+constexpr std::int64_t kMaxDeclaredSampleChunks = 4096;
 
 MsInput index_ms(const MsText& in, bool first_only) {
   MsInput out;
@@ -186,7 +192,10 @@ MsInput index_ms(const MsText& in, bool first_only) {
   }
   if (out.replicates.empty())
     throw FormatError(fmt::format("{}: no replicate (`//` line) found: not ms output", in.name()));
-  if (out.haplotypes < 0) out.haplotypes = command_haplotypes;
+  if (out.haplotypes < 0) {
+    out.haplotypes = command_haplotypes;
+    out.declared_only = true;
+  }
   if (first_only) out.replicates.resize(1);
   return out;
 }
@@ -222,6 +231,15 @@ WriteReport ms_to_vcz(const std::string& input, const std::filesystem::path& sto
   if (haps % o.ploidy != 0)
     throw UsageError(fmt::format("{}: {} haplotypes do not make samples of ploidy {}", text.name(),
                                  haps, o.ploidy));
+  const std::int64_t declared_samples = haps / o.ploidy;
+  if (ms.declared_only && o.samples_chunk_size > 0 &&
+      (declared_samples + o.samples_chunk_size - 1) / o.samples_chunk_size >
+          kMaxDeclaredSampleChunks)
+    throw FormatError(fmt::format(
+        "{}: line 1 declares {} haplotypes but no replicate has a haplotype line; {} samples in "
+        "chunks of {} would be more than {} sample_id chunks holding no genotype (use a larger "
+        "--samples-chunk-size)",
+        text.name(), haps, declared_samples, o.samples_chunk_size, kMaxDeclaredSampleChunks));
   const std::int64_t length = o.length > 0 ? o.length : ms.nsites > 0 ? ms.nsites : 1'000'000;
   if (length > 2'147'483'646)
     throw UsageError(fmt::format("--length {} exceeds variant_position's int32", length));

@@ -177,6 +177,35 @@ TEST(HostileConvert, OutputThatIsTheInputIsRefused) {
   EXPECT_TRUE(std::filesystem::is_regular_file(ms));
 }
 
+TEST(HostileConvert, MsHeaderDeclaringMillionsOfSamplesWithoutSitesIsRefused) {
+  // Found by fuzz_convert_ms (issue 16): a 51-byte scrm header declaring 6.8 million haplotypes,
+  // and one replicate with no site. With 2-sample chunks the store got 1.7 million sample_id
+  // chunk files (24 s under ASan) for a file holding no genotype. Bounded by work: the
+  // conversion either fails cleanly or writes a few files, never one per declared sample.
+  TempDir dir;
+  const auto in =
+      write_file(dir, "empty.ms", "scrm 6814236 1 -t 5 -seed 1\n1\n\n//\nsegsites: 0\n");
+  const auto out = (dir / "out.vcz").string();
+  const auto r =
+      run(limited(binary() + " convert --from ms --samples-chunk-size 2 " + in + " " + out));
+  std::int64_t files = 0;  // in the folder: the store is written next to OUT, then renamed
+  for (auto it = std::filesystem::recursive_directory_iterator(dir.path());
+       it != std::filesystem::recursive_directory_iterator() && files <= 1000; ++it)
+    ++files;
+  EXPECT_LE(files, 1000) << "files written for a header with no genotype";
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("empty.ms"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--samples-chunk-size"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  // Fewer declared samples, or chunks that make fewer files, still convert.
+  const auto small = write_file(dir, "small.ms", "ms 16000 1\n1\n\n//\nsegsites: 0\n");
+  const auto r1 = run(limited(binary() + " convert --from ms " + small + " " + out));
+  EXPECT_EQ(r1.exit_code, 0) << r1.err;
+  const auto r2 = run(
+      limited(binary() + " convert --from ms --samples-chunk-size 2 " + small + " " + out + " -f"));
+  EXPECT_EQ(r2.exit_code, 0) << r2.err;
+}
+
 TEST(HostileRegions, RegionFilePositionsMustBeWholeIntegers) {
   TempDir dir;
   TinyStore s(dir / "t.vcz");
