@@ -179,6 +179,9 @@ class MatrixValues : public MatrixCommon<Base> {
   Table finish() override { return matrix_table(finish_matrix()); }
 
  protected:
+  /// The formula of each cell: the request's, which a backend may also apply itself.
+  virtual CellValue formula() const { return this->request_.value; }
+
   /// The value of the pair j <= i (i in the stripe), from the sums.
   double value(std::int64_t i, std::int64_t j) const {
     const SampleMatrixSums& s = this->sums_;
@@ -194,7 +197,7 @@ class MatrixValues : public MatrixCommon<Base> {
       c.diagonal_j = s.diagonal[static_cast<std::size_t>(j)];
     }
     c.diagonal = i == j;
-    return stats::matrix::cell_value(this->request_.value, c, s.variants, s.weight_total,
+    return stats::matrix::cell_value(formula(), c, s.variants, s.weight_total,
                                      this->request_.product == PairProduct::MissingWeight);
   }
 
@@ -239,6 +242,11 @@ class King final : public MatrixValues<KingStatistic> {
     p.kinship = stats::matrix::king_kinship(p.hethet, p.ibs0, p.het_i_hom_j, p.hom_i_het_j);
     return p;
   }
+
+ private:
+  // The matrix holds kinships also when the request keeps the counts for pair() (with_nsnp:
+  // then no backend computes the values, and they come from the sums here).
+  CellValue formula() const override { return CellValue::KingKinship; }
 };
 
 class KingTable final : public Statistic {
