@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <future>
 #include <map>
 #include <memory>
 #include <string>
@@ -62,8 +63,19 @@ class GpuSampleMatrix final : public SampleMatrixAccumulator {
                                        spec.samples)),
         products_(op::products_for(spec.request.counts)),
         operands_(op::operands_for(products_)),
-        with_product_(spec.request.product != PairProduct::None),
-        blas_(ctx_.pool(), matrix_.get()) {
+        with_product_(spec.request.product != PairProduct::None) {
+    // cuBLAS loads (and its handle is made) on another thread while this one allocates and the
+    // pass starts: the first GEMMs come a batch later (blas()).
+    blas_loading_ = std::async(std::launch::async, [device = spec.device] {
+      VCZ_CUDA_CHECK(cudaSetDevice(device));
+      return Blas::create();
+    });
+    // The host's matrix of values (first-touching 800 MB takes ~0.5 s at 10^4 samples) is made
+    // beside the pass too.
+    if (spec_.request.value != CellValue::None)
+      host_values_ = std::async(std::launch::async, [cells = shape_.rows() * shape_.cols()] {
+        return std::vector<double>(static_cast<std::size_t>(cells));
+      });
     cuda::DevicePool& pool = ctx_.pool();
     const cudaStream_t ms = matrix_.get();
     int used = 0;
@@ -109,6 +121,10 @@ class GpuSampleMatrix final : public SampleMatrixAccumulator {
   ~GpuSampleMatrix() override {
     cudaStreamSynchronize(aux_.get());
     cudaStreamSynchronize(matrix_.get());
+    if (blas_loading_.valid()) try {  // never used (an error before the first batch)
+        if (const cublasHandle_t h = blas_loading_.get()) Blas::blas().destroy(h);
+      } catch (...) {
+      }
   }
 
   void host_unit(std::int64_t, const PackedGenotypeView&) override {
@@ -185,7 +201,7 @@ class GpuSampleMatrix final : public SampleMatrixAccumulator {
     for (int p = 0; p < op::kProducts; ++p)
       if (products_ & (1u << p)) ps.product[p] = sums_[p].as<std::int32_t>();
     if (values) {
-      out.values.resize(static_cast<std::size_t>(rows * cols));
+      out.values = host_values_.get();
       cuda::CellValueArgs a;
       a.sums = ps;
       a.products = products_;
@@ -259,6 +275,12 @@ class GpuSampleMatrix final : public SampleMatrixAccumulator {
     VCZ_CUDA_CHECK(sync);
   }
 
+  /// The cuBLAS handle (waits for the thread that made it, the first time).
+  cublasHandle_t blas() {
+    if (!blas_) blas_ = std::make_unique<Blas>(blas_loading_.get(), ctx_.pool(), matrix_.get());
+    return blas_->get();
+  }
+
   /// Zero a batch's slots (after its GEMMs, on the matrix stream) and mark it free.
   void clear(Batch& b) {
     const cudaStream_t ms = matrix_.get();
@@ -300,7 +322,7 @@ class GpuSampleMatrix final : public SampleMatrixAccumulator {
       const auto* right = b.operands[op::kRight[p]].as<std::int8_t>();
       for (const Tile& t : tiles_)
         VCZ_CUBLAS_CHECK(Blas::blas().gemm_ex(
-            blas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(t.j1 - t.j0),
+            blas(), CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(t.j1 - t.j0),
             static_cast<int>(t.i1 - t.i0), static_cast<int>(k), &one, right + t.j0 * k_cap_,
             CUDA_R_8I, static_cast<int>(k_cap_), left + t.i0 * k_cap_, CUDA_R_8I,
             static_cast<int>(k_cap_), &one,
@@ -318,7 +340,7 @@ class GpuSampleMatrix final : public SampleMatrixAccumulator {
       cuda::launch_add_squares(x, kb, shape_.cols(), diagonal_.as<double>(), ms);
       for (const Tile& t : tiles_)
         VCZ_CUBLAS_CHECK(Blas::blas().dgemm(
-            blas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(t.j1 - t.j0),
+            blas(), CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(t.j1 - t.j0),
             static_cast<int>(t.i1 - t.i0), static_cast<int>(kb), &done, x + t.j0 * kb,
             static_cast<int>(kb), x + t.i0 * kb, static_cast<int>(kb), &done,
             product_.as<double>() + (t.i0 - shape_.row_begin) * ld_ + t.j0, static_cast<int>(ld_)));
@@ -334,8 +356,10 @@ class GpuSampleMatrix final : public SampleMatrixAccumulator {
   SampleMatrixSums shape_;  // rows and columns only
   std::uint32_t products_, operands_;
   bool with_product_;
-  cuda::Stream matrix_, aux_;  // declared before the buffers: they go first
-  Blas blas_;
+  cuda::Stream matrix_, aux_;                 // declared before the buffers: they go first
+  std::future<cublasHandle_t> blas_loading_;  // until blas() takes it
+  std::unique_ptr<Blas> blas_;
+  std::future<std::vector<double>> host_values_;
   std::int64_t k_cap_ = 0, kf_ = 0, ld_ = 0;
   std::array<DeviceBuffer, op::kProducts> sums_;
   DeviceBuffer product_, values_, diagonal_;
