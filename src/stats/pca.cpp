@@ -126,6 +126,15 @@ class Pca final : public PcaStatistic {
   void accumulate(const UnitData& u) override {
     if (!keeps_genotypes() || !u.packed) return;
     const PackedGenotypeView& p = *u.packed;
+    if (retained_.rows.capacity() == 0) {
+      // Room for every selected row at once (address space only until written): growing a
+      // vector of 2.5 GB (10^5 x 10^5) by doubling copied and first-touched it several times,
+      // on the thread that delivers the units.
+      const auto rows = static_cast<std::size_t>(q_.plan.selected_variants());
+      retained_.rows.reserve(rows * static_cast<std::size_t>(p.words_per_row));
+      retained_.values.reserve(rows * 4);
+      retained_.alt_freq.reserve(rows);
+    }
     for (std::int64_t r = 0; r < u.rows(); ++r) {
       if (!u.selected(r)) continue;
       const std::uint64_t* row = p.words + r * p.words_per_row;
