@@ -196,11 +196,12 @@ class GpuPairBand final : public PairBand {
 
   /// Every wanted pair (i, j) of the later rows j in [begin, end), kMaxPairs a launch.
   void count_pairs(std::int64_t begin, std::int64_t end, std::vector<PairValue>& out) {
+    const bool every = !spec_.request.focal_only;  // then every pair but (j, j) is wanted
     std::int64_t n = 0;
     for (std::int64_t j = begin; j < end; ++j) {
       const std::int64_t first = rows_.at(j).first;
       for (std::int64_t i = first; i <= j; ++i) {
-        if (!rows_.wanted(i, j)) continue;
+        if (every ? i == j : !rows_.wanted(i, j)) continue;
         if (n == pairs_cap_) {
           if (pairs_cap_ < kMaxPairs) {
             grow_pairs();
