@@ -38,7 +38,6 @@
 #            text tables)
 #   prune    vczstats prune --indep-pairwise 500 50 0.2 --out
 #            plink1.9 --indep-pairwise 500 50 0.2
-# ld and prune run on the CPU only (their cells for another device read "-").
 # vczstats reads the store from disk (VCZ, decode included); plink reads its own .pgen/.bed.
 set -euo pipefail
 
@@ -173,10 +172,6 @@ for c in ${commands//,/ }; do
   echo "matrix.sh: $c: $pname $tp s" >&2  # progress (a run cut short keeps what it measured)
   row="| $c | $pname | $(printf '%.2f' "$tp") |"
   for d in ${devices//,/ }; do
-    if [ "$d" != cpu ] && { [ "$c" = ld ] || [ "$c" = prune ]; }; then
-      row+=" - |"  # no GPU implementation
-      continue
-    fi
     cmd=("$vczstats" "${ours[@]}" "$store" --device "$d" -t "$threads" -o "$out/ours")
     "${cmd[@]}" >/dev/null 2>&1  # warm the page cache (and the GPU)
     times=()

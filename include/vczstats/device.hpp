@@ -34,6 +34,7 @@ bool gpu_available(std::string* reason = nullptr, int index = 0);
 struct AutoDeviceWork {
   double calls = 0;          ///< genotype calls the site pass reads (variants x samples)
   double pair_variants = 0;  ///< matrix family: sample pairs x variants (n (n + 1) / 2 x m)
+  double pair_words = 0;     ///< variant-pair family: variant pairs x 64-bit words of a row
   unsigned threads = 1;      ///< CPU threads the run would use
 };
 
@@ -41,7 +42,9 @@ struct AutoDeviceWork {
 /// on the H100 machine with bench/auto_device.sh (README, "Choosing the device"): the CPU
 /// reads 1.6e8 calls/s and sums 4.7e10 pair-variants/s per thread; the GPU pays 0.35 s of setup
 /// (CUDA context, cuBLAS, pinned buffers; 0.1 s more with a matrix), then reads 4e9 calls/s and
-/// sums 4e12 pair-variants/s.
+/// sums 4e12 pair-variants/s. Variant pairs (ld, prune): the CPU band counts 9e8 pair words/s
+/// per thread (measured on a 2-core x86-64 helper machine, ld of 10^4 samples, window 100); the
+/// GPU band's 1e11 pair words/s is an estimate still to be measured on the H100.
 struct AutoDeviceEstimate {
   double cpu_seconds = 0, gpu_seconds = 0;
   /// @brief Whether auto takes the GPU: when it is estimated faster.

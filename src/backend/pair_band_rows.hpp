@@ -4,6 +4,8 @@
 // the first partner of each new row, and the rows handed over for pairs across partitions.
 // Rows are numbered by ordinal; the halo is rows [front(), end()).
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -13,6 +15,7 @@
 #include "stats/ld_math.hpp"
 #include "stats/pair_window.hpp"
 #include "vczstats/error.hpp"
+#include "vczstats/thread_pool.hpp"
 #include "vczstats/variants.hpp"
 
 namespace vczstats::backend {
@@ -138,5 +141,27 @@ class BandRows {
   stats::pairs::RowPlace first_;
   std::vector<std::int64_t> unit_rows_;
 };
+
+/// Pairs found in @p blocks blocks of work on up to @p threads threads (the caller's among them):
+/// @p block(b, part) appends block b's pairs to part; the parts are joined in block order.
+template <class Block>
+void pairs_in_blocks(unsigned threads, std::int64_t blocks, std::vector<PairValue>& out,
+                     Block&& block) {
+  if (blocks <= 0) return;
+  std::vector<std::vector<PairValue>> parts(static_cast<std::size_t>(blocks));
+  std::atomic<std::int64_t> next{0};
+  auto work = [&](unsigned) {
+    for (std::int64_t b; (b = next++) < blocks;) block(b, parts[static_cast<std::size_t>(b)]);
+  };
+  const auto helpers = static_cast<unsigned>(
+      std::min<std::int64_t>(static_cast<std::int64_t>(threads) - 1, blocks - 1));
+  {
+    ThreadPool::Group group;
+    if (helpers > 0) group = ThreadPool::shared().start(helpers, work);
+    work(0);
+    group.join();
+  }
+  for (auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+}
 
 }  // namespace vczstats::backend

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <memory>
 
@@ -77,8 +78,8 @@ bool use_gpu(const DeviceSpec& wanted, RunStats& stats) {
   return gpu;
 }
 
-/// The work of this run as `--device auto` weighs it (device.hpp): the site pass's calls and
-/// the matrix family's pair-variants.
+/// The work of this run as `--device auto` weighs it (device.hpp): the site pass's calls, the
+/// matrix family's pair-variants and the variant-pair family's pair words.
 AutoDeviceWork auto_work(const Query& q, std::span<Statistic* const> statistics,
                          const RunOptions& run) {
   AutoDeviceWork w;
@@ -90,6 +91,18 @@ AutoDeviceWork auto_work(const Query& q, std::span<Statistic* const> statistics,
       const double r0 = static_cast<double>(r->row_begin);
       const double r1 = r->row_end < 0 ? n : static_cast<double>(r->row_end);
       w.pair_variants += (r1 * (r1 + 1) - r0 * (r0 + 1)) / 2 * variants;  // rows r0..r1-1, j <= i
+    }
+  for (const Statistic* s : statistics)
+    if (const PairRequest* r = s->pair_request()) {
+      // Pairs of the band (at most max_variants partners a row; a bp window is not known here),
+      // each counted over the words of two rows.
+      double partners = std::min(static_cast<double>(r->max_variants), variants);
+      if (r->focal_only)  // the pairs of the focal rows only
+        partners = std::min(partners, 2 * partners * static_cast<double>(r->focal.size()) /
+                                          std::max(variants, 1.0));
+      const double bits = r->haplotypes() ? n * static_cast<double>(q.store.ploidy()) : n;
+      const double words = (r->haplotypes() ? 2 : 3) * std::ceil(bits / 64);
+      w.pair_words += variants * partners * words;
     }
   w.threads = run.threads ? run.threads : hardware_threads();
   return w;
@@ -185,16 +198,6 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
           "s on the GPU, most of it the GPU's setup (--device gpu uses the GPU anyway)",
           work.threads, e.cpu_seconds, e.gpu_seconds);
     }
-  }
-  // The variant-pair family (ld, prune) has no GPU band yet: auto runs it on the CPU.
-  const bool any_pairs = std::any_of(statistics.begin(), statistics.end(),
-                                     [](const Statistic* s) { return s->pair_request(); });
-  if (gpu && any_pairs) {
-    if (run.device.kind == DeviceKind::Gpu)
-      throw UsageError("--device " + run.device.to_string() +
-                       ": ld and prune run on the CPU only for now; use --device cpu or auto");
-    gpu = false;
-    rs.note = "ld and prune have no GPU implementation yet; using the CPU";
   }
   pairs = std::make_unique<dispatch::PairPasses>(q, statistics, run, gpu);
   if (pairs->packed()) spec.packed = pairs->packed();

@@ -94,3 +94,19 @@ TEST(AutoDevice, MoreCpuThreadsNeedMoreWorkBeforeTheGpuPays) {
 }
 
 }  // namespace
+
+TEST(AutoDevice, LargeLdTakesTheGpuAndASmallOneStaysOnTheCpu) {
+  // LD of 10^4 samples x 10^5 variants, window 1000 (3 planes of 157 words a row): 10^8 pairs
+  // x 471 words on 16 threads goes to the GPU; 100 samples x 2000 variants, window 10, stays on
+  // the CPU (the GPU's setup alone costs more).
+  AutoDeviceWork ld;
+  ld.threads = 16;
+  ld.calls = 1e4 * 1e5;
+  ld.pair_words = 1e5 * 1000 * 471;
+  EXPECT_TRUE(estimate_auto_device(ld).gpu());
+  AutoDeviceWork small;
+  small.threads = 16;
+  small.calls = 100 * 2000;
+  small.pair_words = 2000 * 10 * 6;
+  EXPECT_FALSE(estimate_auto_device(small).gpu());
+}

@@ -10,7 +10,6 @@
 
 #include "backend/cpu/ld_kernels.hpp"
 #include "backend/pair_band_rows.hpp"
-#include "vczstats/thread_pool.hpp"
 
 namespace vczstats::backend {
 namespace {
@@ -127,28 +126,16 @@ class CpuPairBand final : public PairBand {
   /// rows handed out in order, each block's pairs kept apart and joined in order.
   void count_pairs(std::int64_t begin, std::int64_t end, std::vector<PairValue>& out) {
     constexpr std::int64_t kBlock = 16;
-    const std::int64_t blocks = (end - begin + kBlock - 1) / kBlock;
-    if (blocks == 0) return;
-    std::vector<std::vector<PairValue>> parts(static_cast<std::size_t>(blocks));
-    std::atomic<std::int64_t> next{0}, ns{0};
-    auto work = [&](unsigned) {
-      const auto t0 = Clock::now();
-      for (std::int64_t b; (b = next++) < blocks;) {
-        const std::int64_t j0 = begin + b * kBlock, j1 = std::min(end, j0 + kBlock);
-        for (std::int64_t j = j0; j < j1; ++j) pairs_of(j, parts[static_cast<std::size_t>(b)]);
-      }
-      ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
-    };
-    const auto helpers = static_cast<unsigned>(
-        std::min<std::int64_t>(static_cast<std::int64_t>(threads_) - 1, blocks - 1));
-    {
-      ThreadPool::Group group;
-      if (helpers > 0) group = ThreadPool::shared().start(helpers, work);
-      work(0);
-      group.join();
-    }
+    std::atomic<std::int64_t> ns{0};
+    pairs_in_blocks(
+        threads_, (end - begin + kBlock - 1) / kBlock, out,
+        [&](std::int64_t b, std::vector<PairValue>& part) {
+          const auto t0 = Clock::now();
+          const std::int64_t j0 = begin + b * kBlock, j1 = std::min(end, j0 + kBlock);
+          for (std::int64_t j = j0; j < j1; ++j) pairs_of(j, part);
+          ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
+        });
     compute_ns_ += ns.load();
-    for (auto& p : parts) out.insert(out.end(), p.begin(), p.end());
   }
 
   /// Every wanted pair (i, j), i from j's first partner to j itself.

@@ -43,6 +43,7 @@
 #include "backend/cuda/gpu_pipeline.hpp"
 #include "backend/cuda/haplo_kernels.cuh"
 #include "backend/cuda/packed_kernels.cuh"
+#include "backend/cuda/pair_band_kernels.cuh"
 #include "backend/cuda/sample_kernels.cuh"
 #include "backend/site_pass.hpp"
 #include "stream/genotype_reader.hpp"
@@ -121,6 +122,7 @@ struct Lane {
   DeviceBuffer partial;                 // per-sample sums of the unit
   DeviceBuffer packed;                  // the unit's packed genotypes
   DeviceBuffer phased;                  // the unit's phased haplotype planes
+  DeviceBuffer haplotypes;              // the unit's haplotype planes (variant pairs, --hap)
   PinnedBuffer host_counts, host_afdist, host_tallies, host_mask, host_phased;
   std::vector<std::int32_t> pageable_counts;       // baseline
   std::vector<stats::AfdistSite> pageable_afdist;  // baseline
@@ -228,6 +230,8 @@ class GpuSitePass {
             pool, samples * static_cast<std::int64_t>(sizeof(cuda::DeviceSampleSums)), st);
       }
       if (spec.packed) lane->packed = DeviceBuffer(pool, max_rows_ * packed_words(samples) * 8, st);
+      if (spec.haplotypes)
+        lane->haplotypes = DeviceBuffer(pool, max_rows_ * 2 * phased_words() * 8, st);
       if (spec.phased) {
         const std::int64_t bytes = max_rows_ * phased_row_words() * 8;
         lane->phased = DeviceBuffer(pool, bytes, st);
@@ -540,6 +544,9 @@ class GpuSitePass {
       if (spec_.phased)
         cuda::launch_pack_haplotypes(dv, spec_.phased->planes, lane.phased.as<std::uint64_t>(),
                                      phased_words(), st);
+      if (spec_.haplotypes)
+        cuda::launch_pack_haplotype_planes(dv, lane.haplotypes.as<std::uint64_t>(), phased_words(),
+                                           st);
       calls_ += dv.calls();
     } else {
       const auto* r = spec_.tallies;
@@ -573,6 +580,9 @@ class GpuSitePass {
     if (spec_.phased)
       VCZ_CUDA_CHECK(cudaMemsetAsync(lane.phased.data(), 0,
                                      rows_bytes(unit.size(), phased_row_words() * 8), st));
+    if (spec_.haplotypes)
+      VCZ_CUDA_CHECK(cudaMemsetAsync(lane.haplotypes.data(), 0,
+                                     rows_bytes(unit.size(), 2 * phased_words() * 8), st));
   }
 
   void phase_done(std::int64_t u, int phase) {
@@ -605,6 +615,15 @@ class GpuSitePass {
         view.words_per_row = packed_words(view.samples);
         view.variant_offset = unit.begin;
         spec_.packed->device_unit(u, view, st);
+      }
+      if (spec_.haplotypes) {
+        PackedHaplotypeView view;
+        view.words = lane.haplotypes.as<std::uint64_t>();
+        view.variants = unit.size();
+        view.haplotypes = spec_.samples->size() * reader_.ploidy();
+        view.words_per_plane = phased_words();
+        view.variant_offset = unit.begin;
+        spec_.haplotypes->device_haplotypes(u, view, st);
       }
       // The unit's per-site outputs come back to the lane's host buffers.
       const int t = timer_.start(st);

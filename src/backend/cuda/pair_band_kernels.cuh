@@ -1,0 +1,65 @@
+#pragma once
+// The variant-pair band's kernels (cuda/pair_band_gpu.cpp): bit planes and totals of a unit's
+// selected rows in the device halo, and the pairs of a list counted by AND + popcount, each
+// evaluated with stats/ld_math.hpp as the CPU band evaluates it (the same bits:
+// pair_band_kernels.cu is compiled with -fmad=false).
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "stats/ld_math.hpp"
+#include "vczstats/genotypes.hpp"
+#include "vczstats/variant_pairs.hpp"
+
+namespace vczstats::cuda {
+
+/// @brief OR the haplotype planes (non-REF, called; backend/site_pass.hpp) of @p block into a
+/// unit's rows of two planes of @p words_per_plane words (zeroed by the caller before the unit's
+/// first block), at the block's haplotype offset. The GPU site pass's input of the --hap band.
+/// @throws UsageError, CudaError.
+void launch_pack_haplotype_planes(const GenotypeChunkView& block, std::uint64_t* words,
+                                  std::int64_t words_per_plane, cudaStream_t stream);
+
+/// @brief Where new rows go: @p count rows (unit rows @p unit_rows) written at @p planes (rows
+/// of @p row_words words: planes of @p words words) and their totals at @p totals (3 per row:
+/// called, het, two non-REF; haplotypes: called, 0, non-REF), zeroed by the caller.
+struct PairRowsArgs {
+  const std::int32_t* unit_rows = nullptr;
+  std::int64_t count = 0;
+  std::uint64_t* planes = nullptr;
+  std::int64_t words = 0;
+  std::int64_t row_words = 0;
+  unsigned long long* totals = nullptr;
+};
+
+/// @brief Genotype rows from packed 2-bit codes (@p code_words words per row, @p samples).
+void launch_genotype_rows(const PairRowsArgs& a, const std::uint64_t* codes,
+                          std::int64_t code_words, std::int64_t samples, cudaStream_t stream);
+/// @brief Haplotype rows copied from two planes of @p words_per_plane words per row.
+void launch_haplotype_rows(const PairRowsArgs& a, const std::uint64_t* planes,
+                           std::int64_t words_per_plane, cudaStream_t stream);
+
+/// @brief A list of pairs (i, j) of halo rows (indices into the buffer) to count and evaluate.
+struct PairListArgs {
+  const std::uint64_t* planes = nullptr;       ///< halo rows, row_words words each
+  const unsigned long long* totals = nullptr;  ///< 3 per halo row (PairRowsArgs)
+  const std::int32_t* pairs = nullptr;         ///< 2 per pair: i, j
+  std::int64_t count = 0;
+  std::int64_t words = 0;  ///< per plane
+  std::int64_t row_words = 0;
+  std::int64_t width = 0;  ///< samples (haplotypes): a row is complete when called at all
+  PairMeasure measure = PairMeasure::GenotypeR2;
+  double min_r2 = 0, prune_thr = 0;
+  int lanes = 32;  ///< threads per pair (a power of two, at most 32)
+  /// R2, PruneEdge, Haplotype: passing pairs (a, b = buffer indices i, j) appended at *found.
+  PairValue* values = nullptr;
+  unsigned long long* found = nullptr;
+  /// GenotypeEm: the counts of every pair (margins filled in), evaluated on the host.
+  stats::ld::GenotypeCounts* counts = nullptr;
+};
+
+/// @brief Count and evaluate the pairs of @p a.
+void launch_pair_list(const PairListArgs& a, cudaStream_t stream);
+
+}  // namespace vczstats::cuda

@@ -1,0 +1,185 @@
+// ld and prune give byte-identical output with --device gpu and --device cpu (the GPU band,
+// src/backend/cuda/pair_band_gpu.cpp, against the CPU band): r2, --dprime (EM on the host from
+// the device's counts), --hap, prune --indep-pairwise, windows in variants and in bp, thresholds,
+// on the stores of gpu_test_stores.tsv (missing calls, multi-allelic sites, other ploidies), the
+// Ag1000G store and simulated stores with and without missing calls (the four-popcount path of
+// rows called everywhere), with work units smaller than the window so the halo crosses units.
+// One case is checked against plink 1.9 directly. Skips visibly without a GPU.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "backend/gpu_test_support.hpp"
+#include "ld_compare.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using vcztest::binary;
+using vcztest::run;
+using vcztest::shell_quote;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// Run `vczstats @p command` on both devices: the same exit status and stdout (and, on failure,
+/// stderr); returns whether it succeeded.
+bool expect_same(const std::string& command) {
+  const auto cpu = run(binary() + " " + command + " --device cpu -t 2");
+  const auto gpu = run(binary() + " " + command + " --device gpu -t 3");
+  EXPECT_EQ(cpu.exit_code, gpu.exit_code)
+      << command << "\ncpu: " << cpu.err << "\ngpu: " << gpu.err;
+  EXPECT_EQ(cpu.out, gpu.out) << command;
+  if (cpu.exit_code != 0) {
+    EXPECT_EQ(cpu.err, gpu.err) << command;
+  }
+  return cpu.exit_code == 0;
+}
+
+/// The ld and prune runs of one store; returns how many succeeded (at least the r2 ones must).
+int expect_ld_same_on_both_devices(const vcztest::TempDir& dir, const std::string& store) {
+  // Ag1000G: 100 kb of it (about 25,000 variants) keeps the small units quick.
+  const std::string s = shell_quote(store) + " " +
+                        (store.find("ag1000g") != std::string::npos ? "-r X:8000000-8100000 " : "");
+  const std::vector<std::string> commands = {
+      "ld " + s + "--ld-window 10 --ld-window-r2 0 --max-unit-variants 7",
+      "ld " + s + "--ld-window 25 --ld-window-r2 0.1 --max-unit-variants 3",
+      "ld " + s + "--ld-window 100000 --ld-window-bp 300 --ld-window-r2 0",
+      "ld " + s,
+      "ld " + s + "--dprime --ld-window 10 --ld-window-r2 0 --max-unit-variants 5",
+      "ld " + s + "--dprime --ld-window 40 --ld-window-r2 0.05",
+      "ld " + s + "--hap --ld-window 10 --ld-window-r2 0 --max-unit-variants 7",
+      "ld " + s + "--hap --ld-window 100000 --ld-window-bp 500 --ld-window-r2 0.2",
+      "ld " + s + "--format json --ld-window 6 --ld-window-r2 0 --max-unit-variants 4",
+  };
+  int ok = 0;
+  for (std::size_t k = 0; k < commands.size(); ++k) {
+    const bool good = expect_same(commands[k]);
+    if (k < 4) {
+      EXPECT_TRUE(good) << commands[k];
+    }
+    ok += good;
+  }
+  // prune: the table and both files.
+  for (const std::string args : {"--indep-pairwise 50 5 0.2 --max-unit-variants 7",
+                                 "--indep-pairwise 20 3 0.5", "--indep-pairwise 5kb 1 0.1"}) {
+    const std::string cpu = (dir / "cpu").string(), gpu = (dir / "gpu").string();
+    const auto a =
+        run(binary() + " prune " + s + args + " --out " + shell_quote(cpu) + " --device cpu -t 2");
+    const auto b =
+        run(binary() + " prune " + s + args + " --out " + shell_quote(gpu) + " --device gpu -t 3");
+    EXPECT_EQ(a.exit_code, 0) << args << ": " << a.err;
+    EXPECT_EQ(b.exit_code, 0) << args << ": " << b.err;
+    EXPECT_EQ(a.out, b.out) << args;
+    EXPECT_EQ(slurp(cpu + ".prune.in"), slurp(gpu + ".prune.in")) << args;
+    EXPECT_EQ(slurp(cpu + ".prune.out"), slurp(gpu + ".prune.out")) << args;
+    EXPECT_FALSE((slurp(cpu + ".prune.in") + slurp(cpu + ".prune.out")).empty()) << args;
+    ok += a.exit_code == 0;
+  }
+  return ok;
+}
+
+/// (bp_a, bp_b) -> r2 of plink's .ld (@p ours false) or of ld's TSV; pairs of positions seen
+/// twice (two records at one position) are dropped from both.
+using Pairs = std::map<std::pair<long, long>, double>;
+Pairs read_pairs(const std::string& path, bool ours, std::set<std::pair<long, long>>& twice) {
+  std::ifstream in(path);
+  Pairs p;
+  bool header = true;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    if (header) {
+      header = false;
+      continue;
+    }
+    std::istringstream f(line);
+    std::string chr_a, id_a, chr_b, id_b, n, r2;
+    long bp_a = 0, bp_b = 0;
+    f >> chr_a >> bp_a >> id_a >> chr_b >> bp_b >> id_b;
+    if (ours) f >> n;
+    f >> r2;
+    if (!p.emplace(std::make_pair(bp_a, bp_b), std::strtod(r2.c_str(), nullptr)).second)
+      twice.insert({bp_a, bp_b});
+  }
+  return p;
+}
+
+}  // namespace
+
+TEST(CudaLdCli, LdAndPruneAreTheSameOnGpuAndCpu) {
+  VCZ_REQUIRE_GPU();
+  vcztest::TempDir dir;
+  const int stores = gputest::for_each_test_store(
+      dir, [&](const std::string& p) { EXPECT_GE(expect_ld_same_on_both_devices(dir, p), 7); });
+  if (stores == 0)
+    GTEST_SKIP() << "skipped: no test store (needs python3-zarr and bcftools, or "
+                    "VCZSTATS_TEST_STORES from scripts/fetch-gpu-deps.sh)";
+}
+
+TEST(CudaLdCli, SimulatedStoresAreTheSameOnGpuAndCpu) {
+  // Without missing calls every row takes the four-popcount path (rows called everywhere); 70
+  // samples fill two words per plane, 3000 fill 47 (more words than a warp's lanes); phased
+  // calls for --hap; small variant chunks so units are smaller than the windows.
+  VCZ_REQUIRE_GPU();
+  vcztest::TempDir dir;
+  struct Sim {
+    int samples;
+    double missing;
+    int chunk;
+  };
+  for (const Sim sim :
+       {Sim{70, 0.0, 40}, Sim{70, 0.03, 17}, Sim{3000, 0.0, 100}, Sim{3000, 0.001, 64}}) {
+    const std::string store =
+        (dir / ("sim" + std::to_string(sim.samples) + "_" + std::to_string(sim.chunk) + ".vcz"))
+            .string();
+    vcztest::run_ok(binary() + " simulate --samples " + std::to_string(sim.samples) +
+                    " --variants 1500 --seed 11 --missing " + std::to_string(sim.missing) +
+                    " --variants-chunk-size " + std::to_string(sim.chunk) + " -f " +
+                    shell_quote(store));
+    SCOPED_TRACE(store);
+    EXPECT_GE(expect_ld_same_on_both_devices(dir, store), 9);
+  }
+}
+
+TEST(CudaLdCli, GpuR2MatchesPlink19OnAg1000g) {
+  // The GPU band against plink 1.9 --r2 directly (positions X:8,000,000-8,030,000; multi-allelic
+  // sites as REF against the rest for plink, by tests/tools/biallelic_vcf.py, as ld reads them).
+  VCZ_REQUIRE_GPU();
+  VCZ_REQUIRE_SHARED_DATA();
+  VCZ_REQUIRE_PROGRAM("plink1.9");
+  vcztest::TempDir dir;
+  const auto shared = vcztest::shared_data() / "ag1000g";
+  const std::string vcf = (shared / "gamb.X.8-12Mb.n100.derived.vcf.gz").string();
+  const std::string store = (shared / "gamb.X.8-12Mb.n100.derived.vcz.zip").string();
+  const std::string sub = (dir / "sub.vcf").string(), bi = (dir / "bi.vcf").string();
+  vcztest::run_ok("gzip -dc " + shell_quote(vcf) +
+                  " | awk '/^#/ || ($2 >= 8000000 && $2 <= 8030000)' > " + shell_quote(sub));
+  vcztest::run_ok("python3 " + vcztest::tool("biallelic_vcf.py") + " " + shell_quote(sub) + " " +
+                  shell_quote(bi) + " --unphase");
+  vcztest::run_ok("plink1.9 --vcf " + shell_quote(bi) +
+                  " --allow-extra-chr --double-id --threads 1 --r2 --ld-window 10 "
+                  "--ld-window-kb 1000 --ld-window-r2 0 --out " +
+                  shell_quote((dir / "pl").string()) + " > /dev/null");
+  vcztest::run_ok(binary() + " ld " + shell_quote(store) +
+                  " -r X:8000000-8030000 --regions-overlap pos --device gpu --ld-window 10 "
+                  "--ld-window-kb 1000 --ld-window-r2 0 --max-unit-variants 37 -o " +
+                  shell_quote((dir / "ours.ld").string()));
+  std::set<std::pair<long, long>> twice;
+  Pairs want = read_pairs((dir / "pl.ld").string(), false, twice);
+  Pairs got = read_pairs((dir / "ours.ld").string(), true, twice);
+  for (const auto& k : twice) {
+    want.erase(k);
+    got.erase(k);
+  }
+  EXPECT_LT(twice.size(), want.size() / 100);
+  vcztest::expect_same_r2(want, got, 5000);
+}
