@@ -197,6 +197,10 @@ class GpuPairBand final : public PairBand {
   /// Every wanted pair (i, j) of the later rows j in [begin, end), kMaxPairs a launch.
   void count_pairs(std::int64_t begin, std::int64_t end, std::vector<PairValue>& out) {
     const bool every = !spec_.request.focal_only;  // then every pair but (j, j) is wanted
+    if (every && !em_) {
+      count_band_pairs(begin, end, out);
+      return;
+    }
     std::int64_t n = 0;
     for (std::int64_t j = begin; j < end; ++j) {
       const std::int64_t first = rows_.at(j).first;
@@ -219,6 +223,39 @@ class GpuPairBand final : public PairBand {
     if (n > 0) run_pairs(n, out);
   }
 
+  /// count_pairs() without a focal filter (and not the EM): the kernel numbers the pairs itself
+  /// from each row's first partner, so no list of (at window 1000) 10^8 pairs is built on the
+  /// host and copied.
+  void count_band_pairs(std::int64_t begin, std::int64_t end, std::vector<PairValue>& out) {
+    const std::int64_t rows = end - begin;
+    if (rows <= 0) return;
+    reserve(first_host_, rows * 4);
+    reserve(offsets_host_, (rows + 1) * 8);
+    auto* first = reinterpret_cast<std::int32_t*>(first_host_.data());
+    auto* offsets = reinterpret_cast<std::int64_t*>(offsets_host_.data());
+    offsets[0] = 0;
+    for (std::int64_t k = 0; k < rows; ++k) {
+      const std::int64_t j = begin + k, f = rows_.at(j).first;
+      first[k] = static_cast<std::int32_t>(f - planes_front_);
+      offsets[k + 1] = offsets[k] + (j - f);
+    }
+    const std::int64_t total = offsets[rows];
+    if (total == 0) return;
+    reserve(first_dev_, rows * 4);
+    reserve(offsets_dev_, (rows + 1) * 8);
+    const cudaStream_t s = stream_.get();
+    VCZ_CUDA_CHECK(cudaMemcpyAsync(first_dev_.data(), first, static_cast<std::size_t>(rows * 4),
+                                   cudaMemcpyHostToDevice, s));
+    VCZ_CUDA_CHECK(cudaMemcpyAsync(offsets_dev_.data(), offsets,
+                                   static_cast<std::size_t>((rows + 1) * 8), cudaMemcpyHostToDevice,
+                                   s));
+    while (pairs_cap_ < std::min(total, kMaxPairs)) grow_pairs();
+    Band band{first_dev_.as<std::int32_t>(), offsets_dev_.as<std::int64_t>(), rows,
+              begin - planes_front_, 0};
+    for (band.pair0 = 0; band.pair0 < total; band.pair0 += pairs_cap_)
+      run_pairs(std::min(pairs_cap_, total - band.pair0), out, &band);
+  }
+
   /// Double the pair list's room (keeping the pairs listed so far).
   void grow_pairs() {
     const std::int64_t cap = std::min(kMaxPairs, std::max<std::int64_t>(2 * pairs_cap_, 4096));
@@ -235,17 +272,33 @@ class GpuPairBand final : public PairBand {
     pairs_cap_ = cap;
   }
 
-  /// Count and evaluate the @p n pairs listed; the passing ones (global indices) to @p out.
-  void run_pairs(std::int64_t n, std::vector<PairValue>& out) {
+  struct Band {  // pairs numbered by the kernel (count_band_pairs)
+    const std::int32_t* first;
+    const std::int64_t* offsets;
+    std::int64_t rows, row0, pair0;
+  };
+
+  /// Count and evaluate the @p n pairs listed (or those of @p band from band->pair0); the
+  /// passing ones (global indices) to @p out.
+  void run_pairs(std::int64_t n, std::vector<PairValue>& out, const Band* band = nullptr) {
     const cudaStream_t s = stream_.get();
-    VCZ_CUDA_CHECK(cudaMemcpyAsync(pairs_dev_.data(), pairs_host_.data(),
-                                   static_cast<std::size_t>(n * 8), cudaMemcpyHostToDevice, s));
+    if (!band)
+      VCZ_CUDA_CHECK(cudaMemcpyAsync(pairs_dev_.data(), pairs_host_.data(),
+                                     static_cast<std::size_t>(n * 8), cudaMemcpyHostToDevice, s));
     VCZ_CUDA_CHECK(cudaMemsetAsync(found_.data(), 0, 8, s));
     cuda::PairListArgs a;
     a.planes = planes_.as<std::uint64_t>();
     a.totals = totals_.as<unsigned long long>();
-    a.pairs = pairs_dev_.as<std::int32_t>();
     a.count = n;
+    if (band) {
+      a.first = band->first;
+      a.offsets = band->offsets;
+      a.rows = band->rows;
+      a.row0 = band->row0;
+      a.pair0 = band->pair0;
+    } else {
+      a.pairs = pairs_dev_.as<std::int32_t>();
+    }
     a.words = rows_.plane_words();
     a.row_words = rows_.row_words();
     a.width = rows_.width();
@@ -333,6 +386,8 @@ class GpuPairBand final : public PairBand {
   PinnedBuffer unit_rows_host_, totals_host_;
   DeviceBuffer pairs_dev_, out_dev_, found_;
   PinnedBuffer pairs_host_, out_host_, found_host_;
+  DeviceBuffer first_dev_, offsets_dev_;  // count_band_pairs
+  PinnedBuffer first_host_, offsets_host_;
   std::int64_t pairs_cap_ = 0;
   std::vector<PairBatch> ready_;
   double kernel_ms_ = 0;

@@ -108,9 +108,21 @@ __global__ void __launch_bounds__(kPairThreads) pair_list_kernel(PairListArgs a)
   const std::int64_t p = t / a.lanes;
   const bool live = p < a.count;
   std::int64_t i = 0, j = 0;
-  if (live) {
+  if (live && a.pairs) {
     i = a.pairs[2 * p];
     j = a.pairs[2 * p + 1];
+  } else if (live) {  // the row whose pairs hold pair q: the last k with offsets[k] <= q
+    const std::int64_t q = a.pair0 + p;
+    std::int64_t lo = 0, hi = a.rows - 1;
+    while (lo < hi) {
+      const std::int64_t mid = (lo + hi + 1) / 2;
+      if (a.offsets[mid] <= q)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    j = a.row0 + lo;
+    i = a.first[lo] + (q - a.offsets[lo]);
   }
   const std::uint64_t* pi = a.planes + i * a.row_words;
   const std::uint64_t* pj = a.planes + j * a.row_words;

@@ -44,8 +44,14 @@ void launch_haplotype_rows(const PairRowsArgs& a, const std::uint64_t* planes,
 struct PairListArgs {
   const std::uint64_t* planes = nullptr;       ///< halo rows, row_words words each
   const unsigned long long* totals = nullptr;  ///< 3 per halo row (PairRowsArgs)
-  const std::int32_t* pairs = nullptr;         ///< 2 per pair: i, j
+  const std::int32_t* pairs = nullptr;         ///< 2 per pair: i, j (or null: below)
   std::int64_t count = 0;
+  /// Without a list, every pair of the rows [row0, row0 + rows) with its earlier partners: row
+  /// row0 + k pairs with first[k] .. row0 + k - 1, its pairs numbered from offsets[k]
+  /// (offsets[rows]: their number); the launch takes pairs pair0 .. pair0 + count - 1.
+  const std::int32_t* first = nullptr;
+  const std::int64_t* offsets = nullptr;
+  std::int64_t rows = 0, row0 = 0, pair0 = 0;
   std::int64_t words = 0;  ///< per plane
   std::int64_t row_words = 0;
   std::int64_t width = 0;  ///< samples (haplotypes): a row is complete when called at all
