@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -111,6 +112,7 @@ class Pca final : public PcaStatistic {
   }
   void attach(const ExecutionContext& c) override {
     gpu_product_ = c.gpu ? c.gpu_packed_product : nullptr;
+    threads_ = static_cast<std::int64_t>(c.threads ? c.threads : hardware_threads());
   }
   const SampleMatrixRequest* sample_matrix() const override {
     return method_ == PcaMethod::Exact ? &request_ : nullptr;
@@ -126,24 +128,45 @@ class Pca final : public PcaStatistic {
   void accumulate(const UnitData& u) override {
     if (!keeps_genotypes() || !u.packed) return;
     const PackedGenotypeView& p = *u.packed;
+    const std::int64_t words = p.words_per_row, rows = u.rows();
     if (retained_.rows.capacity() == 0) {
       // Room for every selected row at once (address space only until written): growing a
       // vector of 2.5 GB (10^5 x 10^5) by doubling copied and first-touched it several times,
       // on the thread that delivers the units.
-      const auto rows = static_cast<std::size_t>(q_.plan.selected_variants());
-      retained_.rows.reserve(rows * static_cast<std::size_t>(p.words_per_row));
-      retained_.values.reserve(rows * 4);
-      retained_.alt_freq.reserve(rows);
+      const auto selected = static_cast<std::size_t>(q_.plan.selected_variants());
+      retained_.rows.reserve(selected * static_cast<std::size_t>(words));
+      retained_.values.reserve(selected * 4);
+      retained_.alt_freq.reserve(selected);
     }
-    for (std::int64_t r = 0; r < u.rows(); ++r) {
-      if (!u.selected(r)) continue;
-      const std::uint64_t* row = p.words + r * p.words_per_row;
-      const auto counts = stats::matrix::row_counts(row, p.words_per_row, n_);
-      const auto v = stats::matrix::variant_values(counts, n_, o_.maf, PairProduct::Standardized);
-      if (!v.keep) continue;
-      retained_.rows.insert(retained_.rows.end(), row, row + p.words_per_row);
-      retained_.values.insert(retained_.values.end(), v.value, v.value + 4);
-      retained_.alt_freq.push_back(stats::matrix::alt_frequency(counts, n_));
+    // Each row's counts and values, and then the kept rows' words, on the run's threads: at
+    // 10^5 samples a unit's 1,000 rows are 25 MB and 3 x 10^6 words to count (6 s of the
+    // delivering thread for 10^5 variants when it did this alone).
+    struct Row {
+      stats::matrix::VariantValues v;
+      double freq = 0;
+    };
+    std::vector<Row> row(static_cast<std::size_t>(rows));
+    in_parts(rows, [&](std::int64_t r) {
+      if (!u.selected(r)) return;
+      const auto counts = stats::matrix::row_counts(p.words + r * words, words, n_);
+      row[static_cast<std::size_t>(r)] = {
+          stats::matrix::variant_values(counts, n_, o_.maf, PairProduct::Standardized),
+          stats::matrix::alt_frequency(counts, n_)};
+    });
+    std::vector<std::int64_t> kept;
+    for (std::int64_t r = 0; r < rows; ++r)
+      if (u.selected(r) && row[static_cast<std::size_t>(r)].v.keep) kept.push_back(r);
+    const std::size_t at = retained_.rows.size();
+    retained_.rows.resize(at + kept.size() * static_cast<std::size_t>(words));
+    in_parts(static_cast<std::int64_t>(kept.size()), [&](std::int64_t k) {
+      std::memcpy(retained_.rows.data() + at + static_cast<std::size_t>(k * words),
+                  p.words + kept[static_cast<std::size_t>(k)] * words,
+                  static_cast<std::size_t>(words) * 8);
+    });
+    for (const std::int64_t r : kept) {
+      const Row& x = row[static_cast<std::size_t>(r)];
+      retained_.values.insert(retained_.values.end(), x.v.value, x.v.value + 4);
+      retained_.alt_freq.push_back(x.freq);
       if (o_.loadings) {
         const vcz::VariantBlock& b = *u.variants;
         retained_.chrom.push_back(q_.store.contig_ids()[static_cast<std::size_t>(b.contig[r])]);
@@ -153,6 +176,14 @@ class Pca final : public PcaStatistic {
         retained_.alt.push_back(alt_alleles(b, r));
       }
     }
+  }
+
+  /// fn(i) for i in [0, n) in up to threads_ ranges on the shared pool.
+  void in_parts(std::int64_t n, const std::function<void(std::int64_t)>& fn) const {
+    const std::int64_t parts = std::clamp<std::int64_t>(n / 16, 1, threads_);
+    ThreadPool::shared().parallel_for(parts, [&](std::int64_t k) {
+      for (std::int64_t i = n * k / parts; i < n * (k + 1) / parts; ++i) fn(i);
+    });
   }
 
   void merge(Statistic& later) override {
@@ -335,6 +366,7 @@ class Pca final : public PcaStatistic {
   SampleMatrixSums grm_;
   bool have_grm_ = false;
   Retained retained_;
+  std::int64_t threads_ = 1;  // the run's CPU threads (attach)
   std::function<std::unique_ptr<stats::PackedProduct>(const stats::PackedMatrixView&)> gpu_product_;
   std::unique_ptr<stats::PackedProduct> product_;
   std::int64_t variants_ = 0;
