@@ -42,9 +42,8 @@ struct AutoDeviceWork {
 /// on the H100 machine with bench/auto_device.sh (README, "Choosing the device"): the CPU
 /// reads 1.6e8 calls/s and sums 4.7e10 pair-variants/s per thread; the GPU pays 0.35 s of setup
 /// (CUDA context, cuBLAS, pinned buffers; 0.1 s more with a matrix), then reads 4e9 calls/s and
-/// sums 4e12 pair-variants/s. Variant pairs (ld, prune): the CPU band counts 9e8 pair words/s
-/// per thread (measured on a 2-core x86-64 helper machine, ld of 10^4 samples, window 100); the
-/// GPU band's 1e11 pair words/s is an estimate still to be measured on the H100.
+/// sums 4e12 pair-variants/s. Variant pairs (ld, prune): the CPU band counts 1.3e9 pair row-words/s
+/// per thread, the GPU band 2e11 (H100 machine, bench/matrix.sh -c ld).
 struct AutoDeviceEstimate {
   double cpu_seconds = 0, gpu_seconds = 0;
   /// @brief Whether auto takes the GPU: when it is estimated faster.

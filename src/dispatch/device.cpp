@@ -46,10 +46,11 @@ AutoDeviceEstimate estimate_auto_device(const AutoDeviceWork& work) {
   constexpr double kCpuCallsPerThread = 1.6e8, kCpuPairVariantsPerThread = 4.7e10;
   constexpr double kGpuSetup = 0.35, kGpuMatrixSetup = 0.1;
   constexpr double kGpuCalls = 4e9, kGpuPairVariants = 4e12;
-  // Variant pairs: the CPU band's rate measured on a 2-core helper machine (Xeon 2.8 GHz, ld of
-  // 10^4 samples x 4000 variants, window 100, one thread: 9.5e8); the GPU's is an estimate, to be
-  // measured on the H100.
-  constexpr double kCpuPairWordsPerThread = 9e8, kGpuPairWords = 1e11;
+  // Variant pairs: measured on the H100 machine (bench/matrix.sh -c ld, 10^4 x 10^5, windows of
+  // 100 and 1000 variants, 16 threads; the rates from the difference of the two): the CPU band
+  // counts 1.3e9 pair words/s per thread, the GPU band 2e11 (words of a
+  // row: three planes of 157 words at 10^4 samples).
+  constexpr double kCpuPairWordsPerThread = 1.3e9, kGpuPairWords = 2e11;
   const double threads = std::max(1u, work.threads);
   AutoDeviceEstimate e;
   e.cpu_seconds = work.calls / (threads * kCpuCallsPerThread) +
