@@ -64,6 +64,12 @@ class ThreadPool : public zarr::Executor {
   /// fewer than n workers are idle), and return at once.
   Group start(unsigned n, std::function<void(unsigned)> fn);
 
+  /// @brief Run fn(i) for i in [0, n), indices claimed in increasing order by the calling thread
+  /// and a group of up to @p threads - 1 workers of its own (started as by start()), and wait.
+  /// Unlike parallel_for it gets its threads while other tasks (e.g. a pass's readers) hold the
+  /// pool's workers. The first exception of a worker is rethrown.
+  void run_claimed(unsigned threads, std::int64_t n, const std::function<void(std::int64_t)>& fn);
+
  private:
   void worker_loop();
   void push(std::vector<std::function<void()>> tasks, bool concurrent);

@@ -5,7 +5,6 @@
 // Rows are numbered by ordinal; the halo is rows [front(), end()).
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -149,18 +148,8 @@ void pairs_in_blocks(unsigned threads, std::int64_t blocks, std::vector<PairValu
                      Block&& block) {
   if (blocks <= 0) return;
   std::vector<std::vector<PairValue>> parts(static_cast<std::size_t>(blocks));
-  std::atomic<std::int64_t> next{0};
-  auto work = [&](unsigned) {
-    for (std::int64_t b; (b = next++) < blocks;) block(b, parts[static_cast<std::size_t>(b)]);
-  };
-  const auto helpers = static_cast<unsigned>(
-      std::min<std::int64_t>(static_cast<std::int64_t>(threads) - 1, blocks - 1));
-  {
-    ThreadPool::Group group;
-    if (helpers > 0) group = ThreadPool::shared().start(helpers, work);
-    work(0);
-    group.join();
-  }
+  ThreadPool::shared().run_claimed(
+      threads, blocks, [&](std::int64_t b) { block(b, parts[static_cast<std::size_t>(b)]); });
   for (auto& p : parts) out.insert(out.end(), p.begin(), p.end());
 }
 

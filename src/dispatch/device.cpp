@@ -48,8 +48,8 @@ AutoDeviceEstimate estimate_auto_device(const AutoDeviceWork& work) {
   constexpr double kGpuCalls = 4e9, kGpuPairVariants = 4e12;
   // Variant pairs: measured on the H100 machine (bench/matrix.sh -c ld, 10^4 x 10^5, windows of
   // 100 and 1000 variants, 16 threads; the rates from the difference of the two): the CPU band
-  // counts 1.3e9 pair words/s per thread, the GPU band 2e11 (words of a
-  // row: three planes of 157 words at 10^4 samples).
+  // counts 1.3e9 pair words/s per thread, the GPU band 2e11 (the words of a row: three planes of
+  // 157 words at 10^4 samples).
   constexpr double kCpuPairWordsPerThread = 1.3e9, kGpuPairWords = 2e11;
   const double threads = std::max(1u, work.threads);
   AutoDeviceEstimate e;

@@ -4,7 +4,6 @@
 // variant loadings, and the projection of other samples onto them.
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -179,20 +178,13 @@ class Pca final : public PcaStatistic {
     }
   }
 
-  /// fn(i) for i in [0, n) in up to threads_ ranges, on this thread and a group of the shared
-  /// pool's workers (a group gets workers of its own: during the pass the pool's workers are
-  /// busy reading, and a parallel_for would run on this thread alone).
+  /// fn(i) for i in [0, n) in up to threads_ ranges (ThreadPool::run_claimed: during the pass
+  /// the pool's workers are busy reading, and a parallel_for would run on this thread alone).
   void in_parts(std::int64_t n, const std::function<void(std::int64_t)>& fn) const {
     const std::int64_t parts = std::clamp<std::int64_t>(n / 16, 1, threads_);
-    std::atomic<std::int64_t> next{0};
-    auto work = [&](unsigned) {
-      for (std::int64_t k; (k = next++) < parts;)
-        for (std::int64_t i = n * k / parts; i < n * (k + 1) / parts; ++i) fn(i);
-    };
-    ThreadPool::Group group;
-    if (parts > 1) group = ThreadPool::shared().start(static_cast<unsigned>(parts - 1), work);
-    work(0);
-    group.join();
+    ThreadPool::shared().run_claimed(static_cast<unsigned>(parts), parts, [&](std::int64_t k) {
+      for (std::int64_t i = n * k / parts; i < n * (k + 1) / parts; ++i) fn(i);
+    });
   }
 
   void merge(Statistic& later) override {

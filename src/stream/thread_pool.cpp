@@ -131,6 +131,21 @@ void ThreadPool::parallel_for(std::int64_t n, const std::function<void(std::int6
   if (sh->error) std::rethrow_exception(sh->error);
 }
 
+void ThreadPool::run_claimed(unsigned threads, std::int64_t n,
+                             const std::function<void(std::int64_t)>& fn) {
+  if (n <= 0) return;
+  std::atomic<std::int64_t> next{0};
+  auto work = [&](unsigned) {
+    for (std::int64_t i; (i = next++) < n;) fn(i);
+  };
+  const auto helpers =
+      static_cast<unsigned>(std::min<std::int64_t>(std::int64_t{std::max(threads, 1u)} - 1, n - 1));
+  Group group;
+  if (helpers > 0) group = start(helpers, work);
+  work(0);
+  group.join();
+}
+
 ThreadPool::Group ThreadPool::start(unsigned n, std::function<void(unsigned)> fn) {
   Group g;
   g.state_ = std::make_shared<Group::State>();

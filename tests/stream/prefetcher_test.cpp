@@ -6,7 +6,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 
@@ -112,4 +114,39 @@ TEST(StreamThreadPool, RunsEveryIndexOnceAndRethrows) {
   std::atomic<int> n{0};
   pool.parallel_for(10, [&](std::int64_t) { ++n; });
   EXPECT_EQ(n.load(), 10);
+}
+
+TEST(StreamThreadPool, RunClaimedGetsItsThreadsWhileTheWorkersAreBusy) {
+  vczstats::ThreadPool pool(2);
+  // Both workers held (as a pass's readers hold them), until released.
+  std::mutex m;
+  std::condition_variable cv;
+  bool release = false;
+  auto busy = pool.start(2, [&](unsigned) {
+    std::unique_lock lock(m);
+    cv.wait(lock, [&] { return release; });
+  });
+  // Every index once, and three threads inside fn at the same time: the caller and two workers
+  // of the call's own group.
+  std::vector<std::atomic<int>> hits(3);
+  std::atomic<int> inside{0};
+  std::atomic<bool> together{true};
+  pool.run_claimed(3, 3, [&](std::int64_t i) {
+    ++hits[static_cast<std::size_t>(i)];
+    ++inside;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (inside.load() < 3 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    if (inside.load() < 3) together = false;
+  });
+  for (auto& h : hits) EXPECT_EQ(h.load(), 1);
+  EXPECT_TRUE(together.load());
+  {
+    std::lock_guard lock(m);
+    release = true;
+  }
+  cv.notify_all();
+  busy.join();
+  std::atomic<int> n{0};
+  pool.run_claimed(1, 5, [&](std::int64_t) { ++n; });  // the caller alone
+  EXPECT_EQ(n.load(), 5);
 }
