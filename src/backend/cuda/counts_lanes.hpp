@@ -13,7 +13,7 @@
 // Three ways to read a segment, as in afdist:
 //  - SWAR, int8 diploid with alleles <= 4 (the common VCZ layout): the segment's aligned 16-byte
 //    words (row_segments) are read coalesced across the warp, U per lane in flight, and counted
-//    two calls per 32-bit word with byte-wise predicates into packed byte counters;
+//    two calls per 32-bit word with byte-wise predicates into counters on the FMA pipe;
 //  - words, any layout whose call (ploidy × element bytes) divides 16: the same loads, per-call
 //    math on the register copy;
 //  - generic, any layout: one call per lane in turn with element loads.
@@ -143,28 +143,34 @@ VCZ_HD inline LaneCounts<KR> lane_counts_words(const std::byte* seg, std::int64_
 //   hom_alt = C & !E0a & (EQ | Fb)                       missing = calls with a slot (!Fa) - C
 //   het_alt = calls with a slot minus the other four classes.
 // Without fills (Fa = Fb = 0, the usual row; the number of calls is known) the formulas shorten;
-// a warp-uniform branch picks. Per-byte predicates are added as (mask >> 7) into packed byte
-// counters, the kSlotA ones as the mask itself (bits 7 and 23 count up into bits 7..14 and
-// 23..30, with a multiply-add that runs off the integer ALU pipe); both are folded into 32-bit
-// totals before 255 additions. The calls before the first and after the last whole word of a
-// segment are counted from those words with the bytes outside the segment set to fills, and
-// each step asks L2 for the next step's words (across a segment's end: the next segment's).
-// These formulas are ALU-bound on the H100 (about 25 integer operations per 32-bit word), so
-// each operation saved shows in the bandwidth; bench/NOTES-gpu-counts.md has the measurements.
+// a warp-uniform branch picks. Per-byte predicates are added as byte sums of the mask (a dp4a
+// on the FMA pipe, 128 per predicate), the kSlotA ones as the mask itself (bits 7 and 23 count
+// up into bits 7..14 and 23..30, with a multiply-add that also runs off the integer ALU pipe,
+// folded into 32-bit totals before 255 additions). The calls before the first and after the
+// last whole word of a segment are counted from those words with the bytes outside the segment
+// set to fills, and each step asks L2 for the next step's words (across a segment's end: the
+// next segment's). These formulas are ALU-bound on the H100 (about 20 ALU operations per
+// 32-bit word, 9 more on the FMA pipe), so each operation saved shows in the bandwidth;
+// bench/NOTES-gpu-counts.md has the measurements.
 
 namespace swar {  // kHigh, kLow7, kOnes, kSlotA: afdist_lanes.hpp
 
-/// @brief Sum of the four bytes of @p packed (any byte values).
-VCZ_HD inline std::int32_t sum_bytes(std::uint32_t packed) {
-  const std::uint32_t pairs = (packed & 0x00FF00FFu) + ((packed >> 8) & 0x00FF00FFu);
-  return static_cast<std::int32_t>((pairs & 0xFFFFu) + (pairs >> 16));
+/// @brief @p acc + the sum of the four bytes of @p mask, for a mask with bits only at 7, 15, 23,
+/// 31: 128 per byte predicate that holds. On the GPU one byte dot product with 1,1,1,1 (dp4a),
+/// which runs on the FMA pipe beside the integer ALU, where a shift and an add would take two
+/// ALU operations. (hi32(mask × (2^25 + 1)) + acc on the FMA pipe was slower on the H100: the
+/// 64-bit addend of IMAD.HI costs registers and moves.)
+VCZ_HD inline std::uint32_t add_top_bits(std::uint32_t acc, std::uint32_t mask) {
+#if defined(__CUDA_ARCH__)
+  return __dp4a(mask, kOnes, acc);
+#else
+  return acc + (mask & 0xFFu) + ((mask >> 8) & 0xFFu) + ((mask >> 16) & 0xFFu) + (mask >> 24);
+#endif
 }
 
-/// @brief @p acc + (@p mask >> 7) for a mask with bits only at 7, 15, 23, 31 (packed byte
-/// counters). (As hi32(mask × (2^25 + 1)) + acc, a multiply-add off the ALU pipe, it was slower
-/// on the H100: the 64-bit addend of IMAD.HI costs registers and moves.)
-VCZ_HD inline std::uint32_t add_top_bits(std::uint32_t acc, std::uint32_t mask) {
-  return acc + (mask >> 7);
+/// @brief Count held by a counter of add_top_bits (128 per predicate).
+VCZ_HD inline std::int32_t sum_top_bits(std::uint32_t c) {
+  return static_cast<std::int32_t>(c >> 7);
 }
 
 /// @brief @p acc + @p mask × 257 for a kSlotA mask (bits 7 and 23): a multiply-add on the FMA
@@ -217,8 +223,8 @@ VCZ_HD inline std::int32_t sum_slot_a(std::uint32_t c) {
 /// @brief Packed counters of one lane since the last fold, and their totals.
 template <int KS>
 struct Counts {
-  std::uint32_t ac[KS] = {};                            ///< packed bytes
-  std::uint32_t called = 0;                             ///< packed bytes
+  std::uint32_t ac[KS] = {};                            ///< add_top_bits counters
+  std::uint32_t called = 0;                             ///< add_top_bits counter
   std::uint32_t hom_ref = 0, het_ref = 0, hom_alt = 0;  ///< kSlotA masks
   std::uint32_t complete = 0, slots = 0;                ///< kSlotA masks
   LaneCounts<KS> total;
@@ -276,8 +282,8 @@ struct Counts {
 
   VCZ_HD void fold() {
     VCZ_UNROLL
-    for (int j = 0; j < KS; ++j) total.v[j] += sum_bytes(ac[j]);
-    total.v[KS + stats::kCalled] += sum_bytes(called);
+    for (int j = 0; j < KS; ++j) total.v[j] += sum_top_bits(ac[j]);
+    total.v[KS + stats::kCalled] += sum_top_bits(called);
     total.v[KS + stats::kHomRef] += sum_slot_a(hom_ref);
     total.v[KS + stats::kHetRef] += sum_slot_a(het_ref);
     total.v[KS + stats::kHomAlt] += sum_slot_a(hom_alt);
@@ -345,10 +351,11 @@ template <int KS, int U = kWordsInFlight>
 VCZ_HD inline LaneCounts<KS> lane_counts_int8_diploid(const std::byte* seg, std::int64_t calls,
                                                       int alleles, int lane, int lanes,
                                                       const std::byte* prefetch_end = nullptr) {
-  // Each step adds at most 4U per counter position; the remainder (fewer than U·lanes words,
-  // at most U more steps of one word) at most 4U more, the two partial words 8 more.
+  // Each step adds at most 4U per slot-A counter position (8-bit fields; the dp4a counters are
+  // 32-bit); the remainder (fewer than U·lanes words, at most U more steps of one word) at most
+  // 4U more, the two partial words 8 more.
   constexpr int kFoldSteps = (255 - 4 * U - 8) / (4 * U);
-  static_assert(kFoldSteps >= 1, "too many words per step for byte counters");
+  static_assert(kFoldSteps >= 1, "too many words per step for the slot-A counters");
   const RowSegments rs = row_segments(seg, calls * 2, 2);
   const std::int64_t per_step = std::int64_t{U} * lanes;
   const std::int64_t full = rs.words / per_step * per_step;
