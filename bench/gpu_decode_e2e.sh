@@ -68,7 +68,7 @@ fi
 calls=$((samples * variants * 2))
 info=$("$vczstats" info "$store" | grep -E '^gpu_decode' || true)
 
-echo "## Device decode end to end: $shape (${calls} calls), $info"
+echo "## Device decode end to end: ${samples}x${variants} (${calls} calls), $info"
 echo
 echo "| command | configuration | wall s (median of $runs) | calls/s | vs CPU | stages (-v) |"
 echo "| --- | --- | ---: | ---: | ---: | --- |"

@@ -2,8 +2,12 @@
 // release what they own and ignore errors (after a failed kernel every CUDA call fails, and
 // the original exception is already on its way to the caller).
 
+#include <sys/mman.h>
+
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <string_view>
 #include <utility>
 
 #include "backend/cuda/cuda_util.cuh"
@@ -44,22 +48,79 @@ void Event::synchronize() const {
   VCZ_CUDA_CHECK(cudaEventSynchronize(e_));
 }
 
+namespace {
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+
+/// Huge pages for pinned memory, unless VCZSTATS_PINNED=hostalloc (benchmarks: the peer,
+/// cudaHostAlloc and small pages, as before; bench/gpu_pinned_ab.sh).
+bool huge_pinned() {
+  static const bool on = [] {
+    const char* v = std::getenv("VCZSTATS_PINNED");
+    return !(v && std::string_view(v) == "hostalloc");
+  }();
+  return on;
+}
+}  // namespace
+
+void advise_huge_pages(void* p, std::size_t bytes) {
+  if (!huge_pinned()) return;
+  const auto begin = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t first = (begin + kHugePage - 1) & ~(kHugePage - 1);
+  const std::uintptr_t last = (begin + bytes) & ~(kHugePage - 1);
+  if (last > first)  // advice only: without THP the memory keeps its small pages
+    (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+}
+
 PinnedBuffer::PinnedBuffer(std::int64_t bytes) : bytes_(bytes) {
   if (bytes <= 0) return;
+  if (bytes >= kHugeBytes && huge_pinned()) {
+    const std::size_t len = (static_cast<std::size_t>(bytes) + kHugePage - 1) & ~(kHugePage - 1);
+    // One huge page more than needed, so that the start can be aligned to one.
+    void* raw =
+        mmap(nullptr, len + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw != MAP_FAILED) {
+      auto* p = reinterpret_cast<std::byte*>(
+          (reinterpret_cast<std::uintptr_t>(raw) + kHugePage - 1) & ~(kHugePage - 1));
+      advise_huge_pages(p, len);
+      if (cudaHostRegister(p, len, cudaHostRegisterPortable) == cudaSuccess) {
+        p_ = p;
+        map_ = raw;
+        map_bytes_ = len + kHugePage;
+        return;
+      }
+      (void)cudaGetLastError();  // not fatal: cudaHostAlloc below
+      munmap(raw, len + kHugePage);
+    }
+  }
   void* p = nullptr;
   VCZ_CUDA_CHECK(cudaHostAlloc(&p, static_cast<std::size_t>(bytes), cudaHostAllocPortable));
   p_ = static_cast<std::byte*>(p);
 }
 
+void PinnedBuffer::release() noexcept {
+  if (map_) {
+    cudaHostUnregister(p_);
+    munmap(map_, map_bytes_);
+  } else if (p_) {
+    cudaFreeHost(p_);
+  }
+  p_ = nullptr;
+  map_ = nullptr;
+  bytes_ = 0;
+  map_bytes_ = 0;
+}
+
 PinnedBuffer::~PinnedBuffer() {
-  if (p_) cudaFreeHost(p_);
+  release();
 }
 
 PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& o) noexcept {
   if (this != &o) {
-    if (p_) cudaFreeHost(p_);
+    release();
     p_ = std::exchange(o.p_, nullptr);
     bytes_ = std::exchange(o.bytes_, 0);
+    map_ = std::exchange(o.map_, nullptr);
+    map_bytes_ = std::exchange(o.map_bytes_, 0);
   }
   return *this;
 }
