@@ -6,7 +6,8 @@
 #   3. runs the CUDA tests (ctest -R Cuda), then compute-sanitizer memcheck on the CUDA GPU tests;
 #   4. runs the kernel benchmarks (bench/gpu_afdist_bench: afdist and allele-counts kernels
 #      against the D2D copy; bench/gpu_zstd_bench: the zstd decoder on genotype chunks against
-#      the D2D copy and host libzstd) and records registers and SASS;
+#      the D2D copy and host libzstd; bench/gpu_pinned_bench: pinned host memory on huge pages
+#      against cudaHostAlloc) and records registers and SASS;
 #   5. end to end on a generated 10^4 x 10^5 store: afdist through the CLI and the allele-counts
 #      pass through the benchmark's --counts-e2e mode, each on the CPU (all cores), the GPU
 #      pipeline and the seed-style baseline (--gpu-seed-baseline: one thread per
@@ -196,6 +197,10 @@ if { [ "$phase" = all ] || [ "$phase" = test ] || [ "$phase" = bench ]; } && [ $
   step bench "$logs/bench.md" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     "$build/bench/gpu_afdist_bench"
   cat "$logs/bench.md"
+  # Pinning host memory: PinnedBuffer (huge pages + cudaHostRegister) against cudaHostAlloc.
+  step "pinned bench" "$logs/pinned-bench.md" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    "$build/bench/gpu_pinned_bench"
+  cat "$logs/pinned-bench.md"
   # The zstd decoding kernel on genotype chunks, against the D2D copy and host libzstd.
   step "zstd bench" "$logs/zstd-bench.md" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     "$build/bench/gpu_zstd_bench"
