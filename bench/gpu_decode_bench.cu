@@ -32,6 +32,7 @@
 #include "backend/cuda/cuda_util.cuh"
 #include "backend/cuda/decode/chunk_decoder.cuh"
 #include "backend/cuda/decode/framing.hpp"
+#include "gpu_timing.cuh"
 #include "vczstats/error.hpp"
 #include "vczstats/zarr.hpp"
 
@@ -44,11 +45,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 /// A label for how a chunk is encoded, from its blosc header when it has one.
@@ -156,8 +152,8 @@ Result run_group(const zarr::Array& a, const std::string& group,
         framing_s.push_back(framing);
       }
     }
-    r.device_gbs = r.decoded_mb / 1e3 / median(device_s);
-    r.framing_ms = median(framing_s) * 1e3;
+    r.device_gbs = r.decoded_mb / 1e3 / bench::median(device_s);
+    r.framing_ms = bench::median(framing_s) * 1e3;
   } catch (const FormatError& e) {
     r.note = e.what();
   }
@@ -180,7 +176,7 @@ Result run_group(const zarr::Array& a, const std::string& group,
       VCZ_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
       if (rep > 0) copy_s.push_back(ms / 1e3);
     }
-    r.copy_gbs = r.decoded_mb / 1e3 / median(copy_s);
+    r.copy_gbs = r.decoded_mb / 1e3 / bench::median(copy_s);
   }
   // Peer: host decode on all threads.
   std::vector<double> host_s;
@@ -188,7 +184,7 @@ Result run_group(const zarr::Array& a, const std::string& group,
     const double s = host_decode(a, chunks, threads);
     if (rep > 0) host_s.push_back(s);
   }
-  r.host_gbs = r.decoded_mb / 1e3 / median(host_s);
+  r.host_gbs = r.decoded_mb / 1e3 / bench::median(host_s);
   return r;
 }
 

@@ -14,19 +14,16 @@
 #include <vector>
 
 #include "backend/cuda/cuda_util.cuh"
+#include "gpu_timing.cuh"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using vczstats::bench::median;
 using vczstats::cuda::PinnedBuffer;
 
 double seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 struct Times {

@@ -1,6 +1,6 @@
 #pragma once
 // Timing shared by the GPU benchmarks: the median of repeated launches, measured with CUDA
-// events on one stream after two warm-up launches.
+// events on one stream after two warm-up launches, and the median of host timings.
 
 #include <cuda_runtime.h>
 
@@ -10,6 +10,13 @@
 #include "backend/cuda/cuda_util.cuh"
 
 namespace vczstats::bench {
+
+/// @brief The median of @p v (the upper one of an even count; 0 when empty).
+inline double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
 
 /// @brief Median milliseconds of @p reps calls of @p launch (which queues work on @p st), after
 /// two warm-up calls. @throws CudaError.

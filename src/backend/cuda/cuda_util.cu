@@ -49,7 +49,13 @@ void Event::synchronize() const {
 }
 
 namespace {
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
+constexpr std::int64_t kHugePage = std::int64_t{2} << 20;
+
+/// The mapping behind a registered PinnedBuffer of @p bytes: the bytes rounded up to huge
+/// pages, and one huge page more so that the start can be aligned to one.
+std::size_t mapping_bytes(std::int64_t bytes) {
+  return static_cast<std::size_t>(align_up(bytes, kHugePage) + kHugePage);
+}
 
 /// Huge pages for pinned memory, unless VCZSTATS_PINNED=hostalloc (benchmarks: the peer,
 /// cudaHostAlloc and small pages, as before; bench/gpu_pinned_ab.sh).
@@ -64,32 +70,31 @@ bool huge_pinned() {
 
 void advise_huge_pages(void* p, std::size_t bytes) {
   if (!huge_pinned()) return;
-  const auto begin = reinterpret_cast<std::uintptr_t>(p);
-  const std::uintptr_t first = (begin + kHugePage - 1) & ~(kHugePage - 1);
-  const std::uintptr_t last = (begin + bytes) & ~(kHugePage - 1);
+  const auto begin = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(p));
+  const std::int64_t first = align_up(begin, kHugePage);
+  const std::int64_t last = (begin + static_cast<std::int64_t>(bytes)) & ~(kHugePage - 1);
   if (last > first)  // advice only: without THP the memory keeps its small pages
-    (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+    (void)madvise(reinterpret_cast<void*>(first), static_cast<std::size_t>(last - first),
+                  MADV_HUGEPAGE);
 }
 
 PinnedBuffer::PinnedBuffer(std::int64_t bytes) : bytes_(bytes) {
   if (bytes <= 0) return;
   if (bytes >= kHugeBytes && huge_pinned()) {
-    const std::size_t len = (static_cast<std::size_t>(bytes) + kHugePage - 1) & ~(kHugePage - 1);
-    // One huge page more than needed, so that the start can be aligned to one.
-    void* raw =
-        mmap(nullptr, len + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    const std::size_t map = mapping_bytes(bytes);
+    void* raw = mmap(nullptr, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw != MAP_FAILED) {
       auto* p = reinterpret_cast<std::byte*>(
-          (reinterpret_cast<std::uintptr_t>(raw) + kHugePage - 1) & ~(kHugePage - 1));
+          align_up(static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(raw)), kHugePage));
+      const auto len = static_cast<std::size_t>(align_up(bytes, kHugePage));
       advise_huge_pages(p, len);
       if (cudaHostRegister(p, len, cudaHostRegisterPortable) == cudaSuccess) {
         p_ = p;
         map_ = raw;
-        map_bytes_ = len + kHugePage;
         return;
       }
       (void)cudaGetLastError();  // not fatal: cudaHostAlloc below
-      munmap(raw, len + kHugePage);
+      munmap(raw, map);
     }
   }
   void* p = nullptr;
@@ -100,14 +105,13 @@ PinnedBuffer::PinnedBuffer(std::int64_t bytes) : bytes_(bytes) {
 void PinnedBuffer::release() noexcept {
   if (map_) {
     cudaHostUnregister(p_);
-    munmap(map_, map_bytes_);
+    munmap(map_, mapping_bytes(bytes_));
   } else if (p_) {
     cudaFreeHost(p_);
   }
   p_ = nullptr;
   map_ = nullptr;
   bytes_ = 0;
-  map_bytes_ = 0;
 }
 
 PinnedBuffer::~PinnedBuffer() {
@@ -120,7 +124,6 @@ PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& o) noexcept {
     p_ = std::exchange(o.p_, nullptr);
     bytes_ = std::exchange(o.bytes_, 0);
     map_ = std::exchange(o.map_, nullptr);
-    map_bytes_ = std::exchange(o.map_bytes_, 0);
   }
   return *this;
 }
