@@ -10,8 +10,11 @@
 //     diploid) and the per-call word path, for both methods; a seed-style baseline (one thread
 //     per variant looping over its samples with 1-byte loads);
 //   - the allele-counts kernels as the pipeline runs them (clear the counts, count the block)
-//     for 1, 2 and 4 populations (equal runs of samples) and 2 or 4 allele columns: the default
-//     path (SWAR), the word path, and the seed-style baseline.
+//     for 1, 2, 4 and 26 populations (equal runs of samples; 26 as in the 1000 Genomes) and 2
+//     or 4 allele columns: the default path (SWAR with the lanes per row and words in flight
+//     that launch_allele_counts picks), SWAR with each of 32 (one row per warp, the kernel
+//     before 2026-11-25), 16, 8 and 4 lanes per row and 4 or 2 words in flight, the word path,
+//     and the seed-style baseline.
 // Reports GB/s of genotype bytes read and their ratio to the copy bandwidth as Markdown tables,
 // and checks that every kernel produced the same sites / counts as the baseline.
 //
@@ -123,7 +126,7 @@ bool bench_counts(cuda::DevicePool& pool, cudaStream_t st, const cuda::DeviceBuf
   std::printf("|---|---:|---:|---:|---:|---:|\n");
   bool all_same = true;
   for (int alleles : {2, 4})
-    for (int pops : {1, 2, 4}) {
+    for (int pops : {1, 2, 4, 26}) {
       std::vector<cuda::CountSegment> segs;
       for (int p = 0; p < pops; ++p)
         segs.push_back({samples * p / pops, samples * (p + 1) / pops, p, 0});
@@ -162,16 +165,32 @@ bool bench_counts(cuda::DevicePool& pool, cudaStream_t st, const cuda::DeviceBuf
       struct Case {
         const char* name;
         cuda::CountsPath path;
+        int row_lanes;  // SWAR: lanes per row (0: the default launch)
+        int words;      // SWAR: words in flight per lane
       };
-      for (const Case c :
-           {Case{"counts, default (SWAR, 4 words in flight)", cuda::CountsPath::Auto},
-            Case{"counts, SWAR, 2 words in flight", cuda::CountsPath::Swar},
-            Case{"counts, word path", cuda::CountsPath::Word}}) {
-        const bool swar2 = c.path == cuda::CountsPath::Swar;
+      std::vector<Case> cases{
+          {"counts, default (SWAR, lanes per row and words in flight as "
+           "launch_allele_counts picks)",
+           cuda::CountsPath::Auto, 0, 0}};
+      static const char* const kNames[] = {
+          "counts, SWAR, 32 lanes per row (one row per warp), 4 words in flight",
+          "counts, SWAR, 16 lanes per row, 4 words in flight",
+          "counts, SWAR, 8 lanes per row, 4 words in flight",
+          "counts, SWAR, 4 lanes per row, 4 words in flight",
+          "counts, SWAR, 32 lanes per row (one row per warp), 2 words in flight",
+          "counts, SWAR, 16 lanes per row, 2 words in flight",
+          "counts, SWAR, 8 lanes per row, 2 words in flight",
+          "counts, SWAR, 4 lanes per row, 2 words in flight"};
+      for (int i = 0; i < 8; ++i)
+        cases.push_back({kNames[i], cuda::CountsPath::Swar, 32 >> (i % 4), i < 4 ? 4 : 2});
+      cases.push_back({"counts, word path", cuda::CountsPath::Word, 0, 0});
+      std::printf("| (default: %d lanes per row, %d words in flight) | %d | %d | | | |\n",
+                  cuda::swar_row_lanes(a), cuda::swar_words_in_flight(alleles), alleles, pops);
+      for (const Case& c : cases) {
         const double ms = median_ms(st, reps, [&] {
           VCZ_CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, count_bytes, st));
-          if (swar2)
-            cuda::launch_swar(a, st, 2);
+          if (c.row_lanes > 0)
+            cuda::launch_swar(a, st, c.row_lanes, c.words);
           else
             cuda::launch_allele_counts(a, st, c.path);
         });

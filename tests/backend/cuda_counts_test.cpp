@@ -311,7 +311,7 @@ TEST(CudaCountsLanes, EveryPathSummedOverLanesEqualsCpuCountSites) {
         pass.init(c.layout, c.pop_of);
         const auto want = cpu_counts(pass, c.block.view);
         for (vc::CountsPath path : paths_for(elem, ploidy, alleles))
-          for (int lanes : {32, 5})
+          for (int lanes : {32, 8, 5})
             expect_same_counts(want, lanes_count(c.block.view, pass, path, lanes), c.layout,
                                c.what + " " + path_name(path) + " lanes " + std::to_string(lanes));
       }
@@ -360,18 +360,32 @@ TEST(CudaCountsGpu, KernelsEqualCpuCountSitesBitForBit) {
         const auto want = cpu_counts(pass, second.view, cpu_counts(pass, c.block.view));
         std::vector<vc::CountsPath> paths = paths_for(elem, ploidy, alleles);
         paths.push_back(vc::CountsPath::Auto);
-        for (vc::CountsPath path : paths)
-          for (bool baseline : {false, true}) {
-            if (baseline && path != vc::CountsPath::Auto) continue;
-            std::vector<std::int32_t> got(want.size(), 0);
-            gputest::kernels::allele_counts(c.block.view, c.layout, pass.segments(c.block.view),
-                                            path, got, baseline);
-            gputest::kernels::allele_counts(second.view, c.layout, pass.segments(second.view), path,
-                                            got, baseline);
-            expect_same_counts(want, got, c.layout,
-                               c.what + " " + (baseline ? "seed baseline" : path_name(path)));
-            ++cases;
-          }
+        // Each run: a path, the seed-style baseline, or the SWAR kernel with 4/8/16/32 lanes
+        // per row (several rows per warp, rows of different alignment when samples is odd).
+        struct Run {
+          vc::CountsPath path;
+          bool baseline;
+          int row_lanes, words;
+        };
+        std::vector<Run> launches;
+        for (vc::CountsPath path : paths) launches.push_back({path, false, 0, 0});
+        launches.push_back({vc::CountsPath::Auto, true, 0, 0});
+        if (vc::counts_path_fits(vc::CountsPath::Swar, elem, ploidy, alleles))
+          for (int l : {4, 8, 16, 32})
+            for (int u : {2, 4}) launches.push_back({vc::CountsPath::Swar, false, l, u});
+        for (const Run& r : launches) {
+          std::vector<std::int32_t> got(want.size(), 0);
+          gputest::kernels::allele_counts(c.block.view, c.layout, pass.segments(c.block.view),
+                                          r.path, got, r.baseline, r.row_lanes, r.words);
+          gputest::kernels::allele_counts(second.view, c.layout, pass.segments(second.view), r.path,
+                                          got, r.baseline, r.row_lanes, r.words);
+          expect_same_counts(want, got, c.layout,
+                             c.what + " " + (r.baseline ? "seed baseline" : path_name(r.path)) +
+                                 (r.row_lanes > 0 ? " lanes/row " + std::to_string(r.row_lanes) +
+                                                        " words " + std::to_string(r.words)
+                                                  : std::string()));
+          ++cases;
+        }
       }
   EXPECT_GT(cases, quick ? 50 : 1000);
 #endif

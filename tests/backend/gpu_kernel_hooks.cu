@@ -64,7 +64,8 @@ void count_sites(const GenotypeChunkView& block, stats::AfdistMethod method, Hea
 
 void allele_counts(const GenotypeChunkView& block, const stats::CountsLayout& layout,
                    std::span<const stats::AlleleCountsPass::Segment> segments, CountsPath path,
-                   std::span<std::int32_t> sites, bool seed_baseline) {
+                   std::span<std::int32_t> sites, bool seed_baseline, int swar_row_lanes,
+                   int swar_words) {
   if (static_cast<std::int64_t>(sites.size()) != block.variants * layout.site_width())
     throw UsageError("allele_counts: rows × site width counts expected");
   std::vector<CountSegment> segs;
@@ -80,6 +81,8 @@ void allele_counts(const GenotypeChunkView& block, const stats::CountsLayout& la
                                                reinterpret_cast<std::int32_t*>(dsites));
               if (seed_baseline)
                 launch_allele_counts_baseline(a, st);
+              else if (swar_row_lanes > 0)
+                launch_swar(a, st, swar_row_lanes, swar_words);
               else
                 launch_allele_counts(a, st, path);
             });

@@ -20,10 +20,12 @@ void count_sites(const vczstats::GenotypeChunkView& block, vczstats::stats::Afdi
 
 /// Run the allele-counts kernel of @p path (or the seed-style baseline kernel) on @p block with
 /// its population @p segments, ADDING to @p sites (rows × layout.site_width()).
+/// @p swar_row_lanes > 0: the SWAR kernel with that many lanes per row and @p swar_words in
+/// flight (launch_swar).
 void allele_counts(const vczstats::GenotypeChunkView& block,
                    const vczstats::stats::CountsLayout& layout,
                    std::span<const vczstats::stats::AlleleCountsPass::Segment> segments,
                    vczstats::cuda::CountsPath path, std::span<std::int32_t> sites,
-                   bool seed_baseline = false);
+                   bool seed_baseline = false, int swar_row_lanes = 0, int swar_words = 4);
 
 }  // namespace gputest::kernels

@@ -104,6 +104,31 @@ VCZ_HD inline bool warp_any(bool p) {
 #endif
 }
 
+/// @brief The least (kMax: the greatest) of @p x over the warp's lanes (on the host: this
+/// lane's). For loop counts that must be warp-uniform (the loop calls warp_any) when the lanes
+/// of one warp work on rows of different lengths; 0 <= x < 2^32.
+template <bool kMax>
+VCZ_HD inline std::int64_t warp_bound_count(std::int64_t x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const auto u = static_cast<unsigned>(x);
+  return kMax ? __reduce_max_sync(0xFFFFFFFFu, u) : __reduce_min_sync(0xFFFFFFFFu, u);
+#elif defined(__CUDA_ARCH__)
+  for (int o = 16; o > 0; o /= 2) {
+    const std::int64_t y = __shfl_xor_sync(0xFFFFFFFFu, x, o);
+    x = kMax ? max(x, y) : min(x, y);
+  }
+  return x;
+#else
+  return x;
+#endif
+}
+VCZ_HD inline std::int64_t warp_min_count(std::int64_t x) {
+  return warp_bound_count<false>(x);
+}
+VCZ_HD inline std::int64_t warp_max_count(std::int64_t x) {
+  return warp_bound_count<true>(x);
+}
+
 /// @brief Element @p i of a word read as an array of T (little endian).
 template <class T>
 VCZ_HD inline T word_element(const Word16& w, int i) {

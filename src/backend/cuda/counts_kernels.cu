@@ -1,21 +1,26 @@
 // Allele-counts kernels (the heavy pass of the population statistics).
 //
-// One warp per variant row (grid-stride over rows, 8 warps per block). The warp walks the row's
-// population segments in turn; for each, every lane runs the per-lane code of counts_lanes.hpp
-// (aligned 16-byte loads coalesced across the warp, counts in registers), the warp sums the 32
-// lane results with a reduce-scatter of xor shuffles (lane 2j or 4j ends with the total of value
-// j), and those lanes add their value into the row's counts: one coalesced read-modify-write per
-// segment. No global atomics:
-// a row belongs to one warp, and the sample blocks of a row are queued one after the other on
-// one stream. Alleles beyond the register columns (kRegisterAlleles, word and generic paths) go
-// to per-warp shared-memory counters with shared atomics and are added to the row at the end of
-// the segment; only when those would not fit in shared memory (more than ~1500 alleles) do they
-// go to the row with global atomics.
+// A group of L lanes counts one variant row (grid-stride over groups of rows, 8 warps per block):
+// L = 32 (one row per warp) for the word and generic paths; for SWAR, 4 to 32 lanes so that
+// each lane has about kSwarWordsPerLane words of a population segment (swar_row_lanes): 32 for
+// whole rows of 10^4 samples in one population, 8 for four populations, 4 for the 1,000-sample
+// chunks of a bio2zarr store. The group walks the row's population segments in turn; for each,
+// every lane runs the per-lane code of counts_lanes.hpp (aligned 16-byte loads coalesced across
+// the group, counts in registers), the warp sums each group's lane results with a reduce-scatter
+// of xor shuffles (all the warp's rows at once), and the lanes holding a total add it into the
+// row's counts: one coalesced read-modify-write per segment. Several rows per warp pay each
+// segment's sums, partial words and remainder steps once for several rows. No global atomics: a
+// row belongs to one group, and the sample blocks of a row are queued one after the other on one
+// stream. Alleles beyond the register columns (kRegisterAlleles, word and generic paths) go to
+// per-warp shared-memory counters with shared atomics and are added to the row at the end of the
+// segment; only when those would not fit in shared memory (more than ~1500 alleles) do they go
+// to the row with global atomics.
 //
-// Instantiations: SWAR for 2 and 4 alleles with 4 (default) or 2 words in flight, the word path
-// for the 14 (element, ploidy) layouts whose calls do not straddle 16-byte words, one generic
-// kernel per element type, and the seed-style baseline per element type. The SWAR kernels read
-// up to the end of the block's last 16-byte word (DeviceBuffer sizes are rounded up to 256).
+// Instantiations: SWAR for 2 and 4 alleles with 2 or 4 words in flight and 4, 8, 16 or 32 lanes
+// per row (launch_allele_counts picks; the benchmark and the tests run each), the word path for
+// the 14 (element, ploidy) layouts whose calls do not straddle 16-byte words, one generic kernel
+// per element type, and the seed-style baseline per element type. The SWAR kernels read up to the
+// end of the block's last 16-byte word (DeviceBuffer sizes are rounded up to 256).
 
 #include <algorithm>
 #include <cstdint>
@@ -65,47 +70,70 @@ __device__ void halve(const std::int32_t (&in)[N], std::int32_t (&out)[N / 2], i
   }
 }
 
-/// Sum each of the V values over the warp's 32 lanes (a reduce-scatter by recursive halving:
-/// 9 shuffles for V <= 8, 16 for V <= 16, instead of 5 per value). Lane l returns the total of
-/// value l >> shift (shift: kScatterShift<V>).
-template <int V>
-inline constexpr int kScatterShift = V <= 8 ? 2 : 1;
-template <int V>
-__device__ std::int32_t warp_reduce_scatter(const std::int32_t (&v)[V], int lane) {
+/// Sum N values (a power of two) over each group of L lanes (L a power of two, lane ^ Offset
+/// stays in the group for Offset < L) by recursive halving at offsets Offset, Offset/2, ..., 1:
+/// while a lane holds more than one value it halves them (N/2 shuffles), then it adds its
+/// partners' single value (one shuffle per offset left). A lane ends with max(N / L, 1) values.
+template <int N, int Offset>
+inline constexpr int kValuesLeft = Offset == 0      ? N
+                                   : N > 2 * Offset ? N / (2 * Offset)
+                                                    : 1;
+template <int N, int Offset, int M = kValuesLeft<N, Offset>>
+__device__ void reduce_group(const std::int32_t (&in)[N], std::int32_t (&out)[M], int lane) {
+  if constexpr (Offset == 0) {
+    VCZ_UNROLL
+    for (int i = 0; i < N; ++i) out[i] = in[i];
+  } else if constexpr (N > 1) {
+    std::int32_t half[N / 2];
+    halve<N, Offset>(in, half, lane);
+    reduce_group<N / 2, Offset / 2>(half, out, lane);
+  } else {
+    std::int32_t one[1] = {in[0] + __shfl_xor_sync(kFullMask, in[0], Offset)};
+    reduce_group<1, Offset / 2>(one, out, lane);
+  }
+}
+
+/// How the V values of LaneCounts are summed over a group of L lanes (reduce_scatter): padded to
+/// N (8 or 16); each lane ends with kPer values, and kShare lanes hold the same ones.
+template <int V, int L>
+struct Scatter {
   static_assert(V <= 16, "at most 16 values");
-  constexpr int N = V <= 8 ? 8 : 16;
+  static constexpr int N = V <= 8 ? 8 : 16;
+  static constexpr int kPer = N > L ? N / L : 1;
+  static constexpr int kShare = L > N ? L / N : 1;
+  /// Value i of lane @p lane (its lane in the group): the first of kShare lanes writes it.
+  __device__ static int value(int lane, int i) { return lane / kShare * kPer + i; }
+  __device__ static bool writes(int lane) { return lane % kShare == 0; }
+};
+
+/// Sum each of the V values over the lanes of each group of L lanes (a reduce-scatter by
+/// recursive halving: for one row per warp, 9 shuffles for V <= 8, 16 for V <= 16, instead of 5
+/// per value; for four rows of 8 lanes, 7 and 14 shuffles sum all four rows at once). Lane l
+/// returns values Scatter<V, L>::value(l % L, i), i < kPer.
+template <int V, int L>
+__device__ void reduce_scatter(const std::int32_t (&v)[V], std::int32_t (&out)[Scatter<V, L>::kPer],
+                               int lane) {
+  constexpr int N = Scatter<V, L>::N;
   std::int32_t a[N];
   VCZ_UNROLL
   for (int i = 0; i < N; ++i) a[i] = i < V ? v[i] : 0;
-  std::int32_t one[1];
-  if constexpr (N == 16) {
-    std::int32_t b[8], c[4], d[2];
-    halve<16, 16>(a, b, lane);
-    halve<8, 8>(b, c, lane);
-    halve<4, 4>(c, d, lane);
-    halve<2, 2>(d, one, lane);
-  } else {
-    std::int32_t b[4], c[2];
-    halve<8, 16>(a, b, lane);
-    halve<4, 8>(b, c, lane);
-    halve<2, 4>(c, one, lane);
-    one[0] += __shfl_xor_sync(kFullMask, one[0], 2);
-  }
-  return one[0] + __shfl_xor_sync(kFullMask, one[0], 1);
+  reduce_group<N, L / 2>(a, out, lane);
 }
 
-/// SWAR with U words in flight per lane (4 by default; the benchmark also times 2). Measured on
-/// the H100 (bench/NOTES-gpu-counts.md): 3 blocks per SM (80 registers, 24 warps) beat 2 (128
-/// registers) even where ptxas spills a little for four alleles.
-template <int KS, int U>
+/// SWAR with U words in flight per lane and L lanes per row. Measured on the H100
+/// (bench/NOTES-gpu-counts.md): 3 blocks per SM (80 registers, 24 warps) beat 2 (128 registers)
+/// even where ptxas spills a little for four alleles; swar_words_in_flight and swar_row_lanes
+/// say which U and L run.
+template <int KS, int U, int L>
 struct SwarPath {
   static constexpr int KR = KS;
   static constexpr bool kBig = false;
   static constexpr int kBlocksPerSm = kWordBlocksPerSm;
+  static constexpr int kRowLanes = L;
   template <class Big>
   __device__ static LaneCounts<KR> lane(const CountsArgs& a, const std::byte* seg,
                                         std::int64_t calls, int lane, Big&) {
-    return lane_counts_int8_diploid<KS, U>(seg, calls, a.alleles, lane, kWarpLanes,
+    return lane_counts_int8_diploid<KS, U>(seg, calls, a.alleles, lane, L,
                                            a.data + a.rows * a.samples * 2);
   }
 };
@@ -115,6 +143,7 @@ struct WordPath {
   static constexpr int KR = kRegisterAlleles;
   static constexpr bool kBig = true;
   static constexpr int kBlocksPerSm = kWordBlocksPerSm;
+  static constexpr int kRowLanes = kWarpLanes;
   template <class Big>
   __device__ static LaneCounts<KR> lane(const CountsArgs& a, const std::byte* seg,
                                         std::int64_t calls, int lane, Big& big) {
@@ -127,6 +156,7 @@ struct GenericPath {
   static constexpr int KR = kGenericAlleles;
   static constexpr bool kBig = true;
   static constexpr int kBlocksPerSm = kGenericBlocksPerSm;
+  static constexpr int kRowLanes = kWarpLanes;
   template <class Big>
   __device__ static LaneCounts<KR> lane(const CountsArgs& a, const std::byte* seg,
                                         std::int64_t calls, int lane, Big& big) {
@@ -140,9 +170,14 @@ __global__ void __launch_bounds__(kThreads, Path::kBlocksPerSm)
   extern __shared__ std::int32_t big_shared[];
   constexpr int KR = Path::KR;
   constexpr int kValues = LaneCounts<KR>::kValues;
+  constexpr int L = Path::kRowLanes;     // lanes per row
+  constexpr int kRows = kWarpLanes / L;  // rows a warp counts at once
+  using Sc = Scatter<kValues, L>;
   static_assert(kValues <= kWarpLanes, "one value per lane");
+  static_assert(!Path::kBig || L == kWarpLanes, "shared big-allele counters are per warp");
   const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
   const int warp = static_cast<int>(threadIdx.x) / kWarpLanes;
+  const int row_lane = lane % L;
   const int width = a.alleles + CountsLayout::kExtra;
   const std::int64_t site_width = std::int64_t{a.pops} * width;
   const int nbig = Path::kBig ? std::max(a.alleles - KR, 0) : 0;
@@ -153,24 +188,32 @@ __global__ void __launch_bounds__(kThreads, Path::kBlocksPerSm)
   }
   const std::int64_t call_bytes = std::int64_t{a.ploidy} * a.elem_bytes;
   const std::int64_t row_bytes = a.samples * call_bytes;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kWarpsPerBlock;
-  // Warp-uniform loops: every lane of a warp takes the same rows and segments (the lanes' code
-  // uses __any_sync, the sums shuffle over the full warp).
-  for (std::int64_t v = static_cast<std::int64_t>(blockIdx.x) * kWarpsPerBlock + warp; v < a.rows;
-       v += stride) {
-    const std::byte* row = a.data + v * row_bytes;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kWarpsPerBlock * kRows;
+  // Warp-uniform loops: every lane of a warp takes the same row groups and segments (the lanes'
+  // code uses __any_sync and warp-wide loop counts, the sums shuffle over the full warp). A
+  // group past the last row counts the last row again and writes nothing.
+  for (std::int64_t v0 = (static_cast<std::int64_t>(blockIdx.x) * kWarpsPerBlock + warp) * kRows;
+       v0 < a.rows; v0 += stride) {
+    const std::int64_t v = v0 + lane / L;
+    const bool real = v < a.rows;
+    const std::byte* row = a.data + (real ? v : a.rows - 1) * row_bytes;
     std::int32_t* out_row = a.counts + v * site_width;
     for (std::int64_t s = 0; s < a.num_segments; ++s) {
       const CountSegment seg = a.segments[s];
       std::int32_t* out = out_row + std::int64_t{seg.pop} * width;
       BigAlleles<KR> big{shared, out};
       LaneCounts<KR> c =
-          Path::lane(a, row + seg.begin * call_bytes, seg.end - seg.begin, lane, big);
-      const std::int32_t total = warp_reduce_scatter(c.v, lane);
-      constexpr int kShift = kScatterShift<kValues>;
-      const int j = lane >> kShift;
-      const int col = lane_value_column(j, KR, a.alleles);
-      if ((lane & ((1 << kShift) - 1)) == 0 && j < kValues && col >= 0) out[col] += total;
+          Path::lane(a, row + seg.begin * call_bytes, seg.end - seg.begin, row_lane, big);
+      std::int32_t total[Sc::kPer];
+      reduce_scatter<kValues, L>(c.v, total, lane);
+      if (real && Sc::writes(row_lane)) {
+        VCZ_UNROLL
+        for (int i = 0; i < Sc::kPer; ++i) {
+          const int j = Sc::value(row_lane, i);
+          const int col = j < kValues ? lane_value_column(j, KR, a.alleles) : -1;
+          if (col >= 0) out[col] += total[i];
+        }
+      }
       if (shared) {  // the segment's alleles beyond KR, then clear them for the next
         __syncwarp();
         for (int k = lane; k < nbig; k += kWarpLanes) {
@@ -188,8 +231,9 @@ __global__ void __launch_bounds__(kThreads, Path::kBlocksPerSm)
 
 template <class Path>
 void launch_path(const CountsArgs& a, cudaStream_t stream) {
+  constexpr std::int64_t kRowsPerBlock = kWarpsPerBlock * (kWarpLanes / Path::kRowLanes);
   const std::int64_t blocks =
-      std::min<std::int64_t>((a.rows + kWarpsPerBlock - 1) / kWarpsPerBlock, kMaxBlocks);
+      std::min<std::int64_t>((a.rows + kRowsPerBlock - 1) / kRowsPerBlock, kMaxBlocks);
   const std::int64_t nbig = Path::kBig ? std::max(a.alleles - Path::KR, 0) : 0;
   const std::int64_t shared_bytes =
       nbig * kWarpsPerBlock * static_cast<std::int64_t>(sizeof(std::int32_t));
@@ -234,28 +278,67 @@ void check_args(const CountsArgs& a) {
     throw UsageError("allele counts: need at least one allele, population and slot");
 }
 
+/// Whether rows of @p a are short enough for the SWAR kernel's unfolded byte counters.
+bool swar_row_fits(const CountsArgs& a, int row_lanes) {
+  return a.samples * 2 <= swar::kMaxLaneBytes * row_lanes;
+}
+
 }  // namespace
 
-void launch_swar(const CountsArgs& a, cudaStream_t stream, int words_in_flight) {
+void launch_swar(const CountsArgs& a, cudaStream_t stream, int row_lanes, int words_in_flight) {
   if (!counts_path_fits(CountsPath::Swar, a.elem_bytes, a.ploidy, a.alleles))
     throw UsageError("allele counts: the SWAR kernel needs int8 diploid, at most 4 alleles");
   if (a.rows <= 0 || a.samples <= 0 || a.num_segments <= 0) return;
   check_args(a);
-  const bool two = a.alleles <= 2;
-  if (words_in_flight >= 4)
-    return two ? launch_path<SwarPath<2, 4>>(a, stream) : launch_path<SwarPath<4, 4>>(a, stream);
-  return two ? launch_path<SwarPath<2, 2>>(a, stream) : launch_path<SwarPath<4, 2>>(a, stream);
+  if (!swar_row_fits(a, row_lanes))
+    throw UsageError("allele counts: rows of " + std::to_string(a.samples) +
+                     " samples are too long for the SWAR kernel's counters with " +
+                     std::to_string(row_lanes) + " lanes per row");
+  auto run = [&]<int U, int L>() {
+    return a.alleles <= 2 ? launch_path<SwarPath<2, U, L>>(a, stream)
+                          : launch_path<SwarPath<4, U, L>>(a, stream);
+  };
+  auto lanes = [&]<int U>() {
+    switch (row_lanes) {
+      case 32:
+        return run.template operator()<U, 32>();
+      case 16:
+        return run.template operator()<U, 16>();
+      case 8:
+        return run.template operator()<U, 8>();
+      default:
+        return run.template operator()<U, 4>();
+    }
+  };
+  if (row_lanes != 4 && row_lanes != 8 && row_lanes != 16 && row_lanes != 32)
+    throw UsageError("allele counts: the SWAR kernel takes 4, 8, 16 or 32 lanes per row, not " +
+                     std::to_string(row_lanes));
+  if (words_in_flight == 4) return lanes.template operator()<4>();
+  if (words_in_flight == 2) return lanes.template operator()<2>();
+  throw UsageError("allele counts: the SWAR kernel takes 2 or 4 words in flight, not " +
+                   std::to_string(words_in_flight));
+}
+
+int swar_row_lanes(const CountsArgs& a) {
+  const std::int64_t segment_words = a.samples * 2 / 16 / std::max<std::int64_t>(a.num_segments, 1);
+  int lanes = 32;
+  while (lanes > 4 && segment_words < std::int64_t{kSwarWordsPerLane} * lanes) lanes /= 2;
+  while (lanes < 32 && !swar_row_fits(a, lanes)) lanes *= 2;
+  return lanes;
 }
 
 void launch_allele_counts(const CountsArgs& a, cudaStream_t stream, CountsPath path) {
   if (a.rows <= 0 || a.samples <= 0 || a.num_segments <= 0) return;
   check_args(a);
-  if (path == CountsPath::Auto) path = auto_counts_path(a.elem_bytes, a.ploidy, a.alleles);
+  if (path == CountsPath::Auto) {
+    path = auto_counts_path(a.elem_bytes, a.ploidy, a.alleles);
+    if (path == CountsPath::Swar && !swar_row_fits(a, kWarpLanes)) path = CountsPath::Word;
+  }
   if (!counts_path_fits(path, a.elem_bytes, a.ploidy, a.alleles))
     throw UsageError("allele counts: the requested kernel does not fit the layout");
   switch (path) {
     case CountsPath::Swar:
-      return launch_swar(a, stream, kSwarWordsInFlight);
+      return launch_swar(a, stream, swar_row_lanes(a), swar_words_in_flight(a.alleles));
     case CountsPath::Word:
       if (with_element_type(a.elem_bytes, [&](auto t) { launch_word<decltype(t)>(a, stream); }))
         return;

@@ -60,12 +60,27 @@ inline CountsArgs counts_args(const GenotypeChunkView& block, const stats::Count
 void launch_allele_counts(const CountsArgs& args, cudaStream_t stream,
                           CountsPath path = CountsPath::Auto);
 
-/// @brief Words in flight per lane of the SWAR kernel that launch_allele_counts runs.
-inline constexpr int kSwarWordsInFlight = 4;
+/// @brief Words in flight per lane of the SWAR kernel that launch_allele_counts runs: 4 for two
+/// allele columns; 2 for four, whose counters leave fewer registers (with 4, ptxas spills at the
+/// kernel's 80-register cap). bench/NOTES-gpu-counts.md step 8 has the measurements.
+constexpr int swar_words_in_flight(int alleles) {
+  return alleles <= 2 ? 4 : 2;
+}
 
-/// @brief The SWAR kernel with @p words_in_flight (2 or 4) 16-byte loads per lane in flight
-/// (for the benchmark, which times both). @throws UsageError when the layout does not fit.
-void launch_swar(const CountsArgs& args, cudaStream_t stream, int words_in_flight);
+/// @brief Words of a population segment per lane that launch_allele_counts aims for when it
+/// picks the SWAR kernel's lanes per row (swar_row_lanes).
+inline constexpr int kSwarWordsPerLane = 32;
+
+/// @brief Lanes per row of the SWAR kernel that launch_allele_counts runs: the most of 32, 16, 8,
+/// 4 that leaves each lane kSwarWordsPerLane 16-byte words of an average segment (a warp counts
+/// 32 / lanes rows at once, so each segment's sums and partial words are paid once for that
+/// many rows), and enough for the longest rows' counters.
+int swar_row_lanes(const CountsArgs& args);
+
+/// @brief The SWAR kernel with @p row_lanes (4, 8, 16 or 32) lanes per row and
+/// @p words_in_flight (2 or 4) loads per lane, for the benchmark and the tests, which run each.
+/// @throws UsageError when the layout or the combination does not fit.
+void launch_swar(const CountsArgs& args, cudaStream_t stream, int row_lanes, int words_in_flight);
 
 /// @brief The seed-style kernel (one thread per variant looping over its samples with element
 /// loads, adding straight into global memory) that the pipeline's baseline mode runs, for

@@ -1,18 +1,20 @@
 #pragma once
 // The work one lane of a warp does in the allele-counts kernels (counts_kernels.cu), written as
 // host/device functions like afdist_lanes.hpp: the kernels add only the warp shuffles that sum
-// the 32 lane results and the write into the row's counts, and tests/backend/cuda_counts_test.cpp
-// runs these very functions lane by lane on the CPU against AlleleCountsPass::count_sites.
+// the lane results of a row and the write into the row's counts, and
+// tests/backend/cuda_counts_test.cpp runs these very functions lane by lane on the CPU against
+// AlleleCountsPass::count_sites.
 //
-// A warp owns one variant row and walks the row's population segments (runs of columns of one
-// population, AlleleCountsPass::segments) in turn. For each segment a lane returns LaneCounts:
+// A group of `lanes` lanes (a whole warp, or for SWAR 4 to 16 lanes: several rows per warp) owns
+// one variant row and walks the row's population segments (runs of columns of one population,
+// AlleleCountsPass::segments) in turn. For each segment a lane returns LaneCounts:
 // KR allele columns (alleles 0..KR-1, compile-time indices so they stay in registers) and the
 // CountColumn extras. Alleles in [KR, alleles) are rare (multi-allelic sites beyond KR): they go
 // to a callback (the kernel adds them to per-warp shared-memory counters).
 //
 // Three ways to read a segment, as in afdist:
 //  - SWAR, int8 diploid with alleles <= 4 (the common VCZ layout): the segment's aligned 16-byte
-//    words (row_segments) are read coalesced across the warp, U per lane in flight, and counted
+//    words (row_segments) are read coalesced across the group, U per lane in flight, and counted
 //    two calls per 32-bit word with byte-wise predicates into counters on the FMA pipe;
 //  - words, any layout whose call (ploidy × element bytes) divides 16: the same loads, per-call
 //    math on the register copy;
@@ -220,16 +222,22 @@ VCZ_HD inline std::int32_t sum_slot_a(std::uint32_t c) {
   return static_cast<std::int32_t>(((c >> 7) & 0xFFu) + ((c >> 23) & 0xFFu));
 }
 
-/// @brief Packed counters of one lane since the last fold, and their totals.
+/// @brief Most bytes of a row per lane of the SWAR kernel (rows up to kMaxLaneBytes × lanes
+/// per row): its add_top_bits counters add at most 512 per 32-bit word and are never folded, so
+/// a lane's share must stay under 2^32 / 512 words, with room for the two partial words (2^22
+/// words: half that). launch_allele_counts takes the word path for longer rows.
+inline constexpr std::int64_t kMaxLaneBytes = std::int64_t{1} << 24;
+
+/// @brief Packed counters of one lane: byte counters (add_top_bits, 32 bits, read at the end)
+/// and kSlotA counters (8-bit fields, folded into their totals every few steps).
 template <int KS>
 struct Counts {
   std::uint32_t ac[KS] = {};                            ///< add_top_bits counters
   std::uint32_t called = 0;                             ///< add_top_bits counter
   std::uint32_t hom_ref = 0, het_ref = 0, hom_alt = 0;  ///< kSlotA masks
   std::uint32_t complete = 0, slots = 0;                ///< kSlotA masks
-  LaneCounts<KS> total;
-  std::int32_t calls = 0;  ///< calls with a slot (no-fill path: counted by the caller)
-  std::int32_t complete_total = 0;
+  std::int32_t hom_ref_total = 0, het_ref_total = 0, hom_alt_total = 0, complete_total = 0;
+  std::int32_t calls = 0;  ///< calls with a slot (the no-fill path: counted by the caller)
 
   /// @brief Top bits of the fill bytes of @p w.
   static VCZ_HD std::uint32_t fills(std::uint32_t w) {
@@ -280,27 +288,28 @@ struct Counts {
     for (int j = 0; j < KS; ++j) ac[j] = add_top_bits(ac[j], e[j] & keep);
   }
 
+  /// @brief Move the kSlotA counters into their totals (the byte counters need no fold).
   VCZ_HD void fold() {
-    VCZ_UNROLL
-    for (int j = 0; j < KS; ++j) total.v[j] += sum_top_bits(ac[j]);
-    total.v[KS + stats::kCalled] += sum_top_bits(called);
-    total.v[KS + stats::kHomRef] += sum_slot_a(hom_ref);
-    total.v[KS + stats::kHetRef] += sum_slot_a(het_ref);
-    total.v[KS + stats::kHomAlt] += sum_slot_a(hom_alt);
+    hom_ref_total += sum_slot_a(hom_ref);
+    het_ref_total += sum_slot_a(het_ref);
+    hom_alt_total += sum_slot_a(hom_alt);
     complete_total += sum_slot_a(complete);
     calls += sum_slot_a(slots);
-    VCZ_UNROLL
-    for (int j = 0; j < KS; ++j) ac[j] = 0;
-    called = hom_ref = het_ref = hom_alt = complete = slots = 0;
+    hom_ref = het_ref = hom_alt = complete = slots = 0;
   }
 
-  /// @brief The totals (call fold() first): missing = calls with a slot that are not complete,
+  /// @brief The counts (call fold() first): missing = calls with a slot that are not complete,
   /// het_alt = calls with a slot minus the other classes.
   VCZ_HD LaneCounts<KS> result() const {
-    LaneCounts<KS> r = total;
+    LaneCounts<KS> r;
+    VCZ_UNROLL
+    for (int j = 0; j < KS; ++j) r.v[j] = sum_top_bits(ac[j]);
+    r.v[KS + stats::kCalled] = sum_top_bits(called);
+    r.v[KS + stats::kHomRef] = hom_ref_total;
+    r.v[KS + stats::kHetRef] = het_ref_total;
+    r.v[KS + stats::kHomAlt] = hom_alt_total;
     r.v[KS + stats::kMissing] = calls - complete_total;
-    r.v[KS + stats::kHetAlt] = complete_total - total.v[KS + stats::kHomRef] -
-                               total.v[KS + stats::kHetRef] - total.v[KS + stats::kHomAlt];
+    r.v[KS + stats::kHetAlt] = complete_total - hom_ref_total - het_ref_total - hom_alt_total;
     return r;
   }
 };
@@ -352,13 +361,15 @@ VCZ_HD inline LaneCounts<KS> lane_counts_int8_diploid(const std::byte* seg, std:
                                                       int alleles, int lane, int lanes,
                                                       const std::byte* prefetch_end = nullptr) {
   // Each step adds at most 4U per slot-A counter position (8-bit fields; the dp4a counters are
-  // 32-bit); the remainder (fewer than U·lanes words, at most U more steps of one word) at most
-  // 4U more, the two partial words 8 more.
-  constexpr int kFoldSteps = (255 - 4 * U - 8) / (4 * U);
+  // 32-bit; a step of one word counts as a step), the two partial words 8 more.
+  constexpr int kFoldSteps = (255 - 8) / (4 * U);
   static_assert(kFoldSteps >= 1, "too many words per step for the slot-A counters");
   const RowSegments rs = row_segments(seg, calls * 2, 2);
   const std::int64_t per_step = std::int64_t{U} * lanes;
-  const std::int64_t full = rs.words / per_step * per_step;
+  // The lanes of a warp may count several rows at once (groups of `lanes` lanes), whose
+  // segments can differ by a word (their alignment): the loops run the warp's common counts
+  // (add_step asks the whole warp), words past a row's own end load as invalid.
+  const std::int64_t full = warp_min_count(rs.words / per_step) * per_step;
   swar::Counts<KS> acc;
   int steps = 0;
   for (std::int64_t base = 0; base < full; base += per_step) {
@@ -383,11 +394,16 @@ VCZ_HD inline LaneCounts<KS> lane_counts_int8_diploid(const std::byte* seg, std:
       steps = 0;
     }
   }
-  for (std::int64_t base = full; base < rs.words; base += lanes) {
+  const std::int64_t rest = warp_max_count((rs.words - full + lanes - 1) / lanes);
+  for (std::int64_t i = 0; i < rest; ++i) {
     Word16 w[1];
     bool valid[1];
-    load_step(rs.words_begin, rs.words, base, lane, lanes, w, valid);
+    load_step(rs.words_begin, rs.words, full + i * lanes, lane, lanes, w, valid);
     swar::add_step<KS, 1>(acc, w, valid);
+    if (++steps == kFoldSteps) {
+      acc.fold();
+      steps = 0;
+    }
   }
   // The calls before the first and after the last whole word: the 16-byte words holding them
   // (inside the buffer, which is readable up to its rounded end) with the bytes outside the
