@@ -32,6 +32,7 @@
 #include "vczstats/populations.hpp"
 #include "vczstats/vcz.hpp"
 #ifdef VCZSTATS_HAVE_CUDA
+#include "backend/cuda/counts_kernels.cuh"
 #include "backend/gpu_kernel_hooks.hpp"
 #endif
 
@@ -326,6 +327,31 @@ TEST(CudaCountsLanes, AutoPathPicksTheFastestFit) {
   EXPECT_EQ(vc::auto_counts_path(8, 4, 2), vc::CountsPath::Generic);
   EXPECT_EQ(vc::auto_counts_path(1, 3, 2), vc::CountsPath::Generic);
 }
+
+#ifdef VCZSTATS_HAVE_CUDA
+TEST(CudaCountsLanes, RowLanesFollowTheSegmentLength) {
+  // No GPU needed: the launcher's choice of lanes per row for the SWAR kernel.
+  vc::CountsArgs a;
+  auto lanes = [&](std::int64_t samples, std::int64_t segments) {
+    a.samples = samples;
+    a.num_segments = segments;
+    return vc::swar_row_lanes(a);
+  };
+  // 16-byte words per segment: 10^4 samples are 1,250 words.
+  EXPECT_EQ(lanes(10000, 1), 32);
+  EXPECT_EQ(lanes(10000, 2), 16);
+  EXPECT_EQ(lanes(10000, 4), 8);
+  EXPECT_EQ(lanes(10000, 26), 4);
+  EXPECT_EQ(lanes(1000, 1), 4);  // a bio2zarr sample chunk
+  EXPECT_EQ(lanes(1, 1), 4);
+  EXPECT_EQ(lanes(1 << 20, 1), 32);
+  // Rows too long for the unfolded byte counters at few lanes take more lanes: 2^26 samples in
+  // 2^16 segments (128 words each) would want 4 lanes, but 128 MiB rows need 8 (16 MiB a lane).
+  EXPECT_EQ(lanes(std::int64_t{1} << 26, 1 << 16), 8);
+  EXPECT_EQ(vc::swar_words_in_flight(2), 4);
+  EXPECT_EQ(vc::swar_words_in_flight(4), 2);
+}
+#endif
 
 // ---- GPU: the kernels
 // ----------------------------------------------------------------------------
