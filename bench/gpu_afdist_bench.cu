@@ -26,8 +26,9 @@
 // Registers (nvcc 13.0, sm_90, -Xptxas -v): afdist heavy kernels capped at 64 by
 // __launch_bounds__(256, 4): SWAR bcftools 62, SWAR zarr-afdist 59, word path 47-62, generic
 // 40-48; counts kernels capped at 85 by __launch_bounds__(256, 3) (SWAR, word) or
-// 64 (generic); every kernel 0 bytes of stack and no spills. scripts/gpu-check.sh records the
-// report (and SASS) on the GPU machine.
+// 64 (generic); no spills, except the SWAR counts kernels for four allele columns with 4 words
+// in flight (56-72 bytes; 2026-11-25). scripts/gpu-check.sh records the report (and SASS) on
+// the GPU machine.
 //
 // Usage: gpu_afdist_bench [--samples N] [--variants N] [--reps N]
 //        gpu_afdist_bench --counts-e2e STORE [--pops N] [--reps N]
@@ -185,7 +186,8 @@ bool bench_counts(cuda::DevicePool& pool, cudaStream_t st, const cuda::DeviceBuf
         cases.push_back({kNames[i], cuda::CountsPath::Swar, 32 >> (i % 4), i < 4 ? 4 : 2});
       cases.push_back({"counts, word path", cuda::CountsPath::Word, 0, 0});
       std::printf("| (default: %d lanes per row, %d words in flight) | %d | %d | | | |\n",
-                  cuda::swar_row_lanes(a), cuda::swar_words_in_flight(alleles), alleles, pops);
+                  cuda::swar_row_lanes(a), cuda::swar_words_in_flight(a, cuda::swar_row_lanes(a)),
+                  alleles, pops);
       for (const Case& c : cases) {
         const double ms = median_ms(st, reps, [&] {
           VCZ_CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, count_bytes, st));

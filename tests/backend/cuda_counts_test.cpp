@@ -260,7 +260,6 @@ TEST(CudaCountsLanes, SwarEqualsPerCallRulesOnEveryByteClass) {
           acc.add<false>(w, 0);
           acc.calls += 2;
         }
-        acc.fold();
         std::int32_t got[4 + CountsLayout::kExtra] = {};
         add_lanes(got, acc.result(), k);
         for (int j = 0; j < k + CountsLayout::kExtra; ++j)
@@ -274,8 +273,8 @@ TEST(CudaCountsLanes, SwarEqualsPerCallRulesOnEveryByteClass) {
 }
 
 TEST(CudaCountsLanes, SwarByteCountersDoNotOverflowOnUniformRows) {
-  // Every byte of every word counted (all 0/0, all 1/1, ...): the packed counters reach their
-  // bound between folds; one lane takes a whole segment, and 32 lanes.
+  // Every byte of every word counted (all 0/0, all 1/1, ...): every counter adds its most per
+  // word; one lane takes a whole segment, and 32 lanes.
   for (std::int8_t a : {0, 1})
     for (std::int8_t b : {0, 1, -2}) {
       const std::int64_t samples = 8195;
@@ -337,19 +336,31 @@ TEST(CudaCountsLanes, RowLanesFollowTheSegmentLength) {
     a.num_segments = segments;
     return vc::swar_row_lanes(a);
   };
-  // 16-byte words per segment: 10^4 samples are 1,250 words.
+  // 16-byte words per segment: 10^4 samples are 1,250 words; at least 12 per lane.
   EXPECT_EQ(lanes(10000, 1), 32);
-  EXPECT_EQ(lanes(10000, 2), 16);
-  EXPECT_EQ(lanes(10000, 4), 8);
+  EXPECT_EQ(lanes(10000, 2), 32);
+  EXPECT_EQ(lanes(10000, 4), 16);
   EXPECT_EQ(lanes(10000, 26), 4);
-  EXPECT_EQ(lanes(1000, 1), 4);  // a bio2zarr sample chunk
+  EXPECT_EQ(lanes(1000, 1), 8);  // a bio2zarr sample chunk: 125 words
+  EXPECT_EQ(lanes(1000, 2), 4);
   EXPECT_EQ(lanes(1, 1), 4);
   EXPECT_EQ(lanes(1 << 20, 1), 32);
   // Rows too long for the unfolded byte counters at few lanes take more lanes: 2^26 samples in
-  // 2^16 segments (128 words each) would want 4 lanes, but 128 MiB rows need 8 (16 MiB a lane).
-  EXPECT_EQ(lanes(std::int64_t{1} << 26, 1 << 16), 8);
-  EXPECT_EQ(vc::swar_words_in_flight(2), 4);
-  EXPECT_EQ(vc::swar_words_in_flight(4), 2);
+  // 2^17 segments (64 words each) would want 4 lanes, but 128 MiB rows need 8 (16 MiB a lane).
+  EXPECT_EQ(lanes(std::int64_t{1} << 26, 1 << 17), 8);
+  // Words in flight: 4 for two allele columns; for four, 4 from 16 words of a segment per lane.
+  auto words = [&](std::int64_t samples, std::int64_t segments, int alleles) {
+    a.samples = samples;
+    a.num_segments = segments;
+    a.alleles = alleles;
+    return vc::swar_words_in_flight(a, vc::swar_row_lanes(a));
+  };
+  EXPECT_EQ(words(10000, 4, 2), 4);
+  EXPECT_EQ(words(10000, 4, 4), 4);   // 312 words, 16 lanes: 19 each
+  EXPECT_EQ(words(10000, 26, 4), 2);  // 48 words, 4 lanes: 12 each
+  EXPECT_EQ(words(1000, 1, 4), 2);    // 125 words, 8 lanes: 15 each
+  EXPECT_EQ(words(1000, 4, 4), 2);    // 31 words, 4 lanes
+  EXPECT_EQ(words(1000, 26, 2), 4);
 }
 #endif
 

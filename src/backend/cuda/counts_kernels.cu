@@ -2,9 +2,9 @@
 //
 // A group of L lanes counts one variant row (grid-stride over groups of rows, 8 warps per block):
 // L = 32 (one row per warp) for the word and generic paths; for SWAR, 4 to 32 lanes so that
-// each lane has about kSwarWordsPerLane words of a population segment (swar_row_lanes): 32 for
-// whole rows of 10^4 samples in one population, 8 for four populations, 4 for the 1,000-sample
-// chunks of a bio2zarr store. The group walks the row's population segments in turn; for each,
+// each lane has at least kSwarWordsPerLane words of a population segment (swar_row_lanes): 32
+// for rows of 10^4 samples in one or two populations, 16 for four, 8 for the 1,000-sample chunks
+// of a bio2zarr store. The group walks the row's population segments in turn; for each,
 // every lane runs the per-lane code of counts_lanes.hpp (aligned 16-byte loads coalesced across
 // the group, counts in registers), the warp sums each group's lane results with a reduce-scatter
 // of xor shuffles (all the warp's rows at once), and the lanes holding a total add it into the
@@ -319,10 +319,22 @@ void launch_swar(const CountsArgs& a, cudaStream_t stream, int row_lanes, int wo
                    std::to_string(words_in_flight));
 }
 
+namespace {
+/// 16-byte words of an average population segment of a row.
+std::int64_t segment_words(const CountsArgs& a) {
+  return a.samples * 2 / 16 / std::max<std::int64_t>(a.num_segments, 1);
+}
+}  // namespace
+
+int swar_words_in_flight(const CountsArgs& a, int row_lanes) {
+  return a.alleles <= 2 || segment_words(a) >= std::int64_t{kSwarMinWordsForFour} * row_lanes ? 4
+                                                                                              : 2;
+}
+
 int swar_row_lanes(const CountsArgs& a) {
-  const std::int64_t segment_words = a.samples * 2 / 16 / std::max<std::int64_t>(a.num_segments, 1);
+  const std::int64_t words = segment_words(a);
   int lanes = 32;
-  while (lanes > 4 && segment_words < std::int64_t{kSwarWordsPerLane} * lanes) lanes /= 2;
+  while (lanes > 4 && words < std::int64_t{kSwarWordsPerLane} * lanes) lanes /= 2;
   while (lanes < 32 && !swar_row_fits(a, lanes)) lanes *= 2;
   return lanes;
 }
@@ -337,8 +349,10 @@ void launch_allele_counts(const CountsArgs& a, cudaStream_t stream, CountsPath p
   if (!counts_path_fits(path, a.elem_bytes, a.ploidy, a.alleles))
     throw UsageError("allele counts: the requested kernel does not fit the layout");
   switch (path) {
-    case CountsPath::Swar:
-      return launch_swar(a, stream, swar_row_lanes(a), swar_words_in_flight(a.alleles));
+    case CountsPath::Swar: {
+      const int lanes = swar_row_lanes(a);
+      return launch_swar(a, stream, lanes, swar_words_in_flight(a, lanes));
+    }
     case CountsPath::Word:
       if (with_element_type(a.elem_bytes, [&](auto t) { launch_word<decltype(t)>(a, stream); }))
         return;

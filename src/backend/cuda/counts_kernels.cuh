@@ -60,22 +60,25 @@ inline CountsArgs counts_args(const GenotypeChunkView& block, const stats::Count
 void launch_allele_counts(const CountsArgs& args, cudaStream_t stream,
                           CountsPath path = CountsPath::Auto);
 
-/// @brief Words in flight per lane of the SWAR kernel that launch_allele_counts runs: 4 for two
-/// allele columns; 2 for four, whose counters leave fewer registers (with 4, ptxas spills at the
-/// kernel's 80-register cap). bench/NOTES-gpu-counts.md step 8 has the measurements.
-constexpr int swar_words_in_flight(int alleles) {
-  return alleles <= 2 ? 4 : 2;
-}
-
-/// @brief Words of a population segment per lane that launch_allele_counts aims for when it
-/// picks the SWAR kernel's lanes per row (swar_row_lanes).
-inline constexpr int kSwarWordsPerLane = 32;
+/// @brief Fewest words of a population segment per lane that launch_allele_counts leaves when it
+/// picks the SWAR kernel's lanes per row (swar_row_lanes; the best of 4-32 lanes in every cell
+/// of bench/gpu_afdist_bench but one, bench/NOTES-gpu-counts.md step 9).
+inline constexpr int kSwarWordsPerLane = 12;
 
 /// @brief Lanes per row of the SWAR kernel that launch_allele_counts runs: the most of 32, 16, 8,
 /// 4 that leaves each lane kSwarWordsPerLane 16-byte words of an average segment (a warp counts
 /// 32 / lanes rows at once, so each segment's sums and partial words are paid once for that
 /// many rows), and enough for the longest rows' counters.
 int swar_row_lanes(const CountsArgs& args);
+
+/// @brief Words of a segment per lane from which four allele columns run 4 words in flight.
+inline constexpr int kSwarMinWordsForFour = 16;
+
+/// @brief Words in flight per lane of the SWAR kernel that launch_allele_counts runs with
+/// @p row_lanes lanes per row: 4 for two allele columns; for four, 4 when each lane has at
+/// least kSwarMinWordsForFour words of an average segment, else 2 (short segments: the four
+/// columns' registers leave too few for the loads). bench/NOTES-gpu-counts.md step 9.
+int swar_words_in_flight(const CountsArgs& args, int row_lanes);
 
 /// @brief The SWAR kernel with @p row_lanes (4, 8, 16 or 32) lanes per row and
 /// @p words_in_flight (2 or 4) loads per lane, for the benchmark and the tests, which run each.

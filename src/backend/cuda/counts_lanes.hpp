@@ -131,13 +131,14 @@ VCZ_HD inline LaneCounts<KR> lane_counts_words(const std::byte* seg, std::int64_
 // ---- int8 diploid: two calls per 32-bit word with byte-wise arithmetic
 // ---------------------------
 //
-// A 32-bit word w holds two calls, bytes a0 b0 a1 b1 (a = first slot); ws = w >> 8 brings each
-// call's b byte under its a byte, so a call's predicates sit at its a byte (top bits 7 and 23,
-// kSlotA). Byte predicates come out as the top bit of each byte, exact (no carries between
+// A 32-bit word w holds two calls, bytes a0 b0 a1 b1 (a = first slot); wa = w << 8 brings each
+// call's a byte under its b byte, so a call's predicates sit at its b byte (top bits 15 and 31,
+// kSlotB). Byte predicates come out as the top bit of each byte, exact (no carries between
 // bytes); with t = w & 0x7F..:
-//   N = byte < 0: w & 0x80..               Ej = byte == j: ~(((t ^ j·0x01..) + 0x7F..) | w) &
-//   0x80.. F = byte == -2 (fill): ~((t ^ 0x7E..) + 0x7F..) & w & 0x80.. EQ = a == b: the zero test
-//   of w ^ ws at kSlotA
+//   N = byte < 0: w & 0x80..
+//   Ej = byte == j: ~(((t ^ j·0x01..) + 0x7F..) | w) & 0x80..
+//   F = byte == -2 (fill): ~((t ^ 0x7E..) + 0x7F..) & w & 0x80..
+//   EQ = a == b: the zero test of w ^ wa at kSlotB
 // With Fa, Fb = F at a, at b (a call of length 1) and C = complete (a >= 0 and b >= 0 or a fill),
 // the rules of add_call for a diploid call:
 //   called += bytes >= 0, except a b after a fill         Ej likewise (allele j, j < KS)
@@ -145,17 +146,18 @@ VCZ_HD inline LaneCounts<KR> lane_counts_words(const std::byte* seg, std::int64_
 //   hom_alt = C & !E0a & (EQ | Fb)                       missing = calls with a slot (!Fa) - C
 //   het_alt = calls with a slot minus the other four classes.
 // Without fills (Fa = Fb = 0, the usual row; the number of calls is known) the formulas shorten;
-// a warp-uniform branch picks. Per-byte predicates are added as byte sums of the mask (a dp4a
-// on the FMA pipe, 128 per predicate), the kSlotA ones as the mask itself (bits 7 and 23 count
-// up into bits 7..14 and 23..30, with a multiply-add that also runs off the integer ALU pipe,
-// folded into 32-bit totals before 255 additions). The calls before the first and after the
-// last whole word of a segment are counted from those words with the bytes outside the segment
-// set to fills, and each step asks L2 for the next step's words (across a segment's end: the
-// next segment's). These formulas are ALU-bound on the H100 (about 20 ALU operations per
-// 32-bit word, 9 more on the FMA pipe), so each operation saved shows in the bandwidth;
-// bench/NOTES-gpu-counts.md has the measurements.
+// a warp-uniform branch picks. Every mask is added as the byte sum of its top bits (a dp4a on
+// the FMA pipe, 128 per predicate) into a 32-bit counter, read once at the end of the segment.
+// (Until 2026-11-25 the call predicates sat at the a byte, moved there by a right shift on the
+// ALU pipe, and were counted in 8-bit fields folded every few steps: more registers, spills at
+// four alleles, and 2-6 points slower; bench/NOTES-gpu-counts.md step 9.) The calls before the
+// first and after the last whole word of a segment are counted from those words with the bytes
+// outside the segment set to fills, and each step asks L2 for the next step's words (across a
+// segment's end: the next segment's). These formulas are ALU-bound on the H100 (about 18 ALU
+// operations per 32-bit word, 12 more on the FMA pipe), so each operation saved shows in the
+// bandwidth; bench/NOTES-gpu-counts.md has the measurements.
 
-namespace swar {  // kHigh, kLow7, kOnes, kSlotA: afdist_lanes.hpp
+namespace swar {  // kHigh, kLow7, kOnes: afdist_lanes.hpp
 
 /// @brief @p acc + the sum of the four bytes of @p mask, for a mask with bits only at 7, 15, 23,
 /// 31: 128 per byte predicate that holds. On the GPU one byte dot product with 1,1,1,1 (dp4a),
@@ -173,20 +175,6 @@ VCZ_HD inline std::uint32_t add_top_bits(std::uint32_t acc, std::uint32_t mask) 
 /// @brief Count held by a counter of add_top_bits (128 per predicate).
 VCZ_HD inline std::int32_t sum_top_bits(std::uint32_t c) {
   return static_cast<std::int32_t>(c >> 7);
-}
-
-/// @brief @p acc + @p mask × 257 for a kSlotA mask (bits 7 and 23): a multiply-add on the FMA
-/// pipe, off the ALU. The counts stay in bits 7..14 and 23..30 (sum_slot_a); the copies the
-/// multiply makes count in bits 15..22 (below bit 23 while a count is under 256) and from
-/// bit 31 up (dropped).
-VCZ_HD inline std::uint32_t add_slot_a(std::uint32_t acc, std::uint32_t mask) {
-#if defined(__CUDA_ARCH__)
-  std::uint32_t r;
-  asm("mad.lo.u32 %0, %1, 257, %2;" : "=r"(r) : "r"(mask), "r"(acc));
-  return r;
-#else
-  return acc + mask * 257u;
-#endif
 }
 
 /// @brief 4 bytes at @p p (4-byte aligned), on the GPU with the streaming cache hint.
@@ -217,27 +205,25 @@ VCZ_HD inline std::uint32_t byte_range_mask(int lo, int hi) {
   return ones(hi) & ~ones(lo);
 }
 
-/// @brief Count held by a counter of kSlotA masks added as they are.
-VCZ_HD inline std::int32_t sum_slot_a(std::uint32_t c) {
-  return static_cast<std::int32_t>(((c >> 7) & 0xFFu) + ((c >> 23) & 0xFFu));
-}
-
 /// @brief Most bytes of a row per lane of the SWAR kernel (rows up to kMaxLaneBytes × lanes
 /// per row): its add_top_bits counters add at most 512 per 32-bit word and are never folded, so
 /// a lane's share must stay under 2^32 / 512 words, with room for the two partial words (2^22
 /// words: half that). launch_allele_counts takes the word path for longer rows.
 inline constexpr std::int64_t kMaxLaneBytes = std::int64_t{1} << 24;
 
-/// @brief Packed counters of one lane: byte counters (add_top_bits, 32 bits, read at the end)
-/// and kSlotA counters (8-bit fields, folded into their totals every few steps).
+/// @brief Top bits of the b bytes of a word's two calls (bits 15 and 31), where the call
+/// predicates sit.
+inline constexpr std::uint32_t kSlotB = 0x80008000u;
+
+/// @brief Counters of one lane, all add_top_bits counters (32 bits, 128 per predicate that holds,
+/// read at the end: no folds).
 template <int KS>
 struct Counts {
-  std::uint32_t ac[KS] = {};                            ///< add_top_bits counters
-  std::uint32_t called = 0;                             ///< add_top_bits counter
-  std::uint32_t hom_ref = 0, het_ref = 0, hom_alt = 0;  ///< kSlotA masks
-  std::uint32_t complete = 0, slots = 0;                ///< kSlotA masks
-  std::int32_t hom_ref_total = 0, het_ref_total = 0, hom_alt_total = 0, complete_total = 0;
-  std::int32_t calls = 0;  ///< calls with a slot (the no-fill path: counted by the caller)
+  std::uint32_t ac[KS] = {};  ///< bytes equal to each allele
+  std::uint32_t called = 0;   ///< bytes >= 0 (not after a fill)
+  std::uint32_t hom_ref = 0, het_ref = 0, hom_alt = 0, complete = 0;  ///< call masks
+  std::uint32_t slots = 0;  ///< calls with a slot (full formulas only)
+  std::int32_t calls = 0;   ///< calls with a slot counted by the caller (no-fill formulas)
 
   /// @brief Top bits of the fill bytes of @p w.
   static VCZ_HD std::uint32_t fills(std::uint32_t w) {
@@ -264,52 +250,46 @@ struct Counts {
       e[0] = ~((t + kLow7) | w) & kHigh;
       e[1] = ~(((t ^ kOnes) + kLow7) | w) & kHigh;
     }
-    const std::uint32_t e0 = e[0];
-    const std::uint32_t ws = w >> 8, d = w ^ ws;
-    const std::uint32_t eq = ~(((d & kLow7) + kLow7) | d) & kSlotA;
+    // wa: each call's a byte moved under its b byte, where the call predicates sit (kSlotB); a
+    // left shift, which can run on the FMA pipe (a right shift cannot). ea: a == 0 at kSlotB.
+    const std::uint32_t wa = w << 8, d = w ^ wa;
+    const std::uint32_t e0 = e[0], ea = e0 << 8;
+    const std::uint32_t eq = ~(((d & kLow7) + kLow7) | d) & kSlotB;
     std::uint32_t keep = kHigh, c, hom;
     if constexpr (kFills) {
-      const std::uint32_t fa = f & kSlotA, fb = (f >> 8) & kSlotA;
-      keep = ~(fa << 8) & kHigh;  // a b byte after a fill is no slot
-      slots = add_slot_a(slots, ~fa & kSlotA);
-      c = ~w & (~ws | fb) & kSlotA;
+      const std::uint32_t fa = (f << 8) & kSlotB, fb = f & kSlotB;  // a, b is a fill
+      keep = ~fa & kHigh;  // a b byte after a fill is no slot
+      slots = add_top_bits(slots, ~fa & kSlotB);
+      c = ~wa & (~w | fb) & kSlotB;
       hom = eq | fb;
-      het_ref = add_slot_a(het_ref, (e0 ^ (e0 >> 8)) & c & ~fb);
+      het_ref = add_top_bits(het_ref, (e0 ^ ea) & c & ~fb);
     } else {
-      c = ~(w | ws) & kSlotA;
+      c = ~(w | wa) & kSlotB;
       hom = eq;
-      het_ref = add_slot_a(het_ref, (e0 ^ (e0 >> 8)) & c);
+      het_ref = add_top_bits(het_ref, (e0 ^ ea) & c);
     }
-    complete = add_slot_a(complete, c);
-    hom_ref = add_slot_a(hom_ref, e0 & hom);
-    hom_alt = add_slot_a(hom_alt, c & ~e0 & hom);
+    complete = add_top_bits(complete, c);
+    hom_ref = add_top_bits(hom_ref, ea & hom);
+    hom_alt = add_top_bits(hom_alt, c & ~ea & hom);
     called = add_top_bits(called, ~w & keep);
     VCZ_UNROLL
     for (int j = 0; j < KS; ++j) ac[j] = add_top_bits(ac[j], e[j] & keep);
   }
 
-  /// @brief Move the kSlotA counters into their totals (the byte counters need no fold).
-  VCZ_HD void fold() {
-    hom_ref_total += sum_slot_a(hom_ref);
-    het_ref_total += sum_slot_a(het_ref);
-    hom_alt_total += sum_slot_a(hom_alt);
-    complete_total += sum_slot_a(complete);
-    calls += sum_slot_a(slots);
-    hom_ref = het_ref = hom_alt = complete = slots = 0;
-  }
-
-  /// @brief The counts (call fold() first): missing = calls with a slot that are not complete,
-  /// het_alt = calls with a slot minus the other classes.
+  /// @brief The counts: missing = calls with a slot that are not complete, het_alt = complete
+  /// calls minus the other classes.
   VCZ_HD LaneCounts<KS> result() const {
     LaneCounts<KS> r;
     VCZ_UNROLL
     for (int j = 0; j < KS; ++j) r.v[j] = sum_top_bits(ac[j]);
+    const std::int32_t hr = sum_top_bits(hom_ref), he = sum_top_bits(het_ref),
+                       ha = sum_top_bits(hom_alt), co = sum_top_bits(complete);
     r.v[KS + stats::kCalled] = sum_top_bits(called);
-    r.v[KS + stats::kHomRef] = hom_ref_total;
-    r.v[KS + stats::kHetRef] = het_ref_total;
-    r.v[KS + stats::kHomAlt] = hom_alt_total;
-    r.v[KS + stats::kMissing] = calls - complete_total;
-    r.v[KS + stats::kHetAlt] = complete_total - hom_ref_total - het_ref_total - hom_alt_total;
+    r.v[KS + stats::kHomRef] = hr;
+    r.v[KS + stats::kHetRef] = he;
+    r.v[KS + stats::kHomAlt] = ha;
+    r.v[KS + stats::kMissing] = calls + sum_top_bits(slots) - co;
+    r.v[KS + stats::kHetAlt] = co - hr - he - ha;
     return r;
   }
 };
@@ -360,10 +340,6 @@ template <int KS, int U = kWordsInFlight>
 VCZ_HD inline LaneCounts<KS> lane_counts_int8_diploid(const std::byte* seg, std::int64_t calls,
                                                       int alleles, int lane, int lanes,
                                                       const std::byte* prefetch_end = nullptr) {
-  // Each step adds at most 4U per slot-A counter position (8-bit fields; the dp4a counters are
-  // 32-bit; a step of one word counts as a step), the two partial words 8 more.
-  constexpr int kFoldSteps = (255 - 8) / (4 * U);
-  static_assert(kFoldSteps >= 1, "too many words per step for the slot-A counters");
   const RowSegments rs = row_segments(seg, calls * 2, 2);
   const std::int64_t per_step = std::int64_t{U} * lanes;
   // The lanes of a warp may count several rows at once (groups of `lanes` lanes), whose
@@ -371,7 +347,6 @@ VCZ_HD inline LaneCounts<KS> lane_counts_int8_diploid(const std::byte* seg, std:
   // (add_step asks the whole warp), words past a row's own end load as invalid.
   const std::int64_t full = warp_min_count(rs.words / per_step) * per_step;
   swar::Counts<KS> acc;
-  int steps = 0;
   for (std::int64_t base = 0; base < full; base += per_step) {
     Word16 w[U];
     bool valid[U];
@@ -389,10 +364,6 @@ VCZ_HD inline LaneCounts<KS> lane_counts_int8_diploid(const std::byte* seg, std:
       if (next < prefetch_end) swar::prefetch_l2(next);
     }
     swar::add_step<KS, U>(acc, w, valid);
-    if (++steps == kFoldSteps) {
-      acc.fold();
-      steps = 0;
-    }
   }
   const std::int64_t rest = warp_max_count((rs.words - full + lanes - 1) / lanes);
   for (std::int64_t i = 0; i < rest; ++i) {
@@ -400,10 +371,6 @@ VCZ_HD inline LaneCounts<KS> lane_counts_int8_diploid(const std::byte* seg, std:
     bool valid[1];
     load_step(rs.words_begin, rs.words, full + i * lanes, lane, lanes, w, valid);
     swar::add_step<KS, 1>(acc, w, valid);
-    if (++steps == kFoldSteps) {
-      acc.fold();
-      steps = 0;
-    }
   }
   // The calls before the first and after the last whole word: the 16-byte words holding them
   // (inside the buffer, which is readable up to its rounded end) with the bytes outside the
@@ -430,7 +397,6 @@ VCZ_HD inline LaneCounts<KS> lane_counts_int8_diploid(const std::byte* seg, std:
     const std::uint32_t x = (raw & keep) | (0xFEFEFEFEu & ~keep);
     acc.template add<true>(x, swar::Counts<KS>::fills(x));
   }
-  acc.fold();
   (void)alleles;
   return acc.result();
 }
