@@ -164,7 +164,7 @@ bool bench_counts(cuda::DevicePool& pool, cudaStream_t st, const cuda::DeviceBuf
       });
       fetch(want);
       struct Case {
-        const char* name;
+        std::string name;
         cuda::CountsPath path;
         int row_lanes;  // SWAR: lanes per row (0: the default launch)
         int words;      // SWAR: words in flight per lane
@@ -173,17 +173,12 @@ bool bench_counts(cuda::DevicePool& pool, cudaStream_t st, const cuda::DeviceBuf
           {"counts, default (SWAR, lanes per row and words in flight as "
            "launch_allele_counts picks)",
            cuda::CountsPath::Auto, 0, 0}};
-      static const char* const kNames[] = {
-          "counts, SWAR, 32 lanes per row (one row per warp), 4 words in flight",
-          "counts, SWAR, 16 lanes per row, 4 words in flight",
-          "counts, SWAR, 8 lanes per row, 4 words in flight",
-          "counts, SWAR, 4 lanes per row, 4 words in flight",
-          "counts, SWAR, 32 lanes per row (one row per warp), 2 words in flight",
-          "counts, SWAR, 16 lanes per row, 2 words in flight",
-          "counts, SWAR, 8 lanes per row, 2 words in flight",
-          "counts, SWAR, 4 lanes per row, 2 words in flight"};
-      for (int i = 0; i < 8; ++i)
-        cases.push_back({kNames[i], cuda::CountsPath::Swar, 32 >> (i % 4), i < 4 ? 4 : 2});
+      for (int words : {4, 2})
+        for (int lanes : {32, 16, 8, 4})
+          cases.push_back({"counts, SWAR, " + std::to_string(lanes) + " lanes per row" +
+                               (lanes == 32 ? " (one row per warp)" : "") + ", " +
+                               std::to_string(words) + " words in flight",
+                           cuda::CountsPath::Swar, lanes, words});
       cases.push_back({"counts, word path", cuda::CountsPath::Word, 0, 0});
       std::printf("| (default: %d lanes per row, %d words in flight) | %d | %d | | | |\n",
                   cuda::swar_row_lanes(a), cuda::swar_words_in_flight(a, cuda::swar_row_lanes(a)),
@@ -198,10 +193,11 @@ bool bench_counts(cuda::DevicePool& pool, cudaStream_t st, const cuda::DeviceBuf
         });
         fetch(got);
         if (got != want) {
-          std::fprintf(stderr, "MISMATCH: %s, %d alleles, %d pops\n", c.name, alleles, pops);
+          std::fprintf(stderr, "MISMATCH: %s, %d alleles, %d pops\n", c.name.c_str(), alleles,
+                       pops);
           all_same = false;
         }
-        row(c.name, ms);
+        row(c.name.c_str(), ms);
       }
       row("seed-style baseline (thread per variant)", base_ms);
     }

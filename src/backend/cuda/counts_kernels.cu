@@ -196,8 +196,9 @@ __global__ void __launch_bounds__(kThreads, Path::kBlocksPerSm)
        v0 < a.rows; v0 += stride) {
     const std::int64_t v = v0 + lane / L;
     const bool real = v < a.rows;
-    const std::byte* row = a.data + (real ? v : a.rows - 1) * row_bytes;
-    std::int32_t* out_row = a.counts + v * site_width;
+    const std::int64_t r = real ? v : a.rows - 1;
+    const std::byte* row = a.data + r * row_bytes;
+    std::int32_t* out_row = a.counts + r * site_width;
     for (std::int64_t s = 0; s < a.num_segments; ++s) {
       const CountSegment seg = a.segments[s];
       std::int32_t* out = out_row + std::int64_t{seg.pop} * width;
@@ -283,6 +284,11 @@ bool swar_row_fits(const CountsArgs& a, int row_lanes) {
   return a.samples * 2 <= swar::kMaxLaneBytes * row_lanes;
 }
 
+/// 16-byte words of an average population segment of a row.
+std::int64_t segment_words(const CountsArgs& a) {
+  return a.samples * 2 / 16 / std::max<std::int64_t>(a.num_segments, 1);
+}
+
 }  // namespace
 
 void launch_swar(const CountsArgs& a, cudaStream_t stream, int row_lanes, int words_in_flight) {
@@ -290,6 +296,12 @@ void launch_swar(const CountsArgs& a, cudaStream_t stream, int row_lanes, int wo
     throw UsageError("allele counts: the SWAR kernel needs int8 diploid, at most 4 alleles");
   if (a.rows <= 0 || a.samples <= 0 || a.num_segments <= 0) return;
   check_args(a);
+  if (row_lanes != 4 && row_lanes != 8 && row_lanes != 16 && row_lanes != 32)
+    throw UsageError("allele counts: the SWAR kernel takes 4, 8, 16 or 32 lanes per row, not " +
+                     std::to_string(row_lanes));
+  if (words_in_flight != 2 && words_in_flight != 4)
+    throw UsageError("allele counts: the SWAR kernel takes 2 or 4 words in flight, not " +
+                     std::to_string(words_in_flight));
   if (!swar_row_fits(a, row_lanes))
     throw UsageError("allele counts: rows of " + std::to_string(a.samples) +
                      " samples are too long for the SWAR kernel's counters with " +
@@ -298,7 +310,7 @@ void launch_swar(const CountsArgs& a, cudaStream_t stream, int row_lanes, int wo
     return a.alleles <= 2 ? launch_path<SwarPath<2, U, L>>(a, stream)
                           : launch_path<SwarPath<4, U, L>>(a, stream);
   };
-  auto lanes = [&]<int U>() {
+  auto with_lanes = [&]<int U>() {
     switch (row_lanes) {
       case 32:
         return run.template operator()<U, 32>();
@@ -310,21 +322,9 @@ void launch_swar(const CountsArgs& a, cudaStream_t stream, int row_lanes, int wo
         return run.template operator()<U, 4>();
     }
   };
-  if (row_lanes != 4 && row_lanes != 8 && row_lanes != 16 && row_lanes != 32)
-    throw UsageError("allele counts: the SWAR kernel takes 4, 8, 16 or 32 lanes per row, not " +
-                     std::to_string(row_lanes));
-  if (words_in_flight == 4) return lanes.template operator()<4>();
-  if (words_in_flight == 2) return lanes.template operator()<2>();
-  throw UsageError("allele counts: the SWAR kernel takes 2 or 4 words in flight, not " +
-                   std::to_string(words_in_flight));
+  return words_in_flight == 4 ? with_lanes.template operator()<4>()
+                              : with_lanes.template operator()<2>();
 }
-
-namespace {
-/// 16-byte words of an average population segment of a row.
-std::int64_t segment_words(const CountsArgs& a) {
-  return a.samples * 2 / 16 / std::max<std::int64_t>(a.num_segments, 1);
-}
-}  // namespace
 
 int swar_words_in_flight(const CountsArgs& a, int row_lanes) {
   return a.alleles <= 2 || segment_words(a) >= std::int64_t{kSwarMinWordsForFour} * row_lanes ? 4
