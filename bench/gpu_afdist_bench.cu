@@ -25,10 +25,10 @@
 //
 // Registers (nvcc 13.0, sm_90, -Xptxas -v): afdist heavy kernels capped at 64 by
 // __launch_bounds__(256, 4): SWAR bcftools 62, SWAR zarr-afdist 59, word path 47-62, generic
-// 40-48; counts kernels capped at 85 by __launch_bounds__(256, 3) (SWAR, word) or
-// 64 (generic); no spills, except the SWAR counts kernels for four allele columns with 4 words
-// in flight (56-72 bytes; 2026-11-25). scripts/gpu-check.sh records the report (and SASS) on
-// the GPU machine.
+// 40-48; counts kernels capped at 80 by __launch_bounds__(256, 3) (SWAR, word), 96 by
+// (128, 5) (SWAR with four allele columns and 4 words in flight: 0-24 bytes spilled) or 64
+// (generic); no other spills (2026-11-25). scripts/gpu-check.sh records the report (and SASS)
+// on the GPU machine.
 //
 // Usage: gpu_afdist_bench [--samples N] [--variants N] [--reps N]
 //        gpu_afdist_bench --counts-e2e STORE [--pops N] [--reps N]

@@ -331,9 +331,10 @@ TEST(CudaCountsLanes, AutoPathPicksTheFastestFit) {
 TEST(CudaCountsLanes, RowLanesFollowTheSegmentLength) {
   // No GPU needed: the launcher's choice of lanes per row for the SWAR kernel.
   vc::CountsArgs a;
-  auto lanes = [&](std::int64_t samples, std::int64_t segments) {
+  auto lanes = [&](std::int64_t samples, std::int64_t segments, int alleles = 2) {
     a.samples = samples;
     a.num_segments = segments;
+    a.alleles = alleles;
     return vc::swar_row_lanes(a);
   };
   // 16-byte words per segment: 10^4 samples are 1,250 words; at least 12 per lane.
@@ -345,22 +346,23 @@ TEST(CudaCountsLanes, RowLanesFollowTheSegmentLength) {
   EXPECT_EQ(lanes(1000, 2), 4);
   EXPECT_EQ(lanes(1, 1), 4);
   EXPECT_EQ(lanes(1 << 20, 1), 32);
+  // Four allele columns: at least 24 words per lane at 16 or 32 lanes, 12 at 8 or 4.
+  EXPECT_EQ(lanes(10000, 1, 4), 32);  // 39 words per lane
+  EXPECT_EQ(lanes(10000, 2, 4), 16);  // 625 words: 19 per lane at 32, 39 at 16
+  EXPECT_EQ(lanes(10000, 4, 4), 8);   // 312 words: 19 per lane at 16, 39 at 8
+  EXPECT_EQ(lanes(10000, 26, 4), 4);
+  EXPECT_EQ(lanes(1000, 1, 4), 8);  // 125 words: 15 per lane
+  EXPECT_EQ(lanes(1000, 4, 3), 4);
   // Rows too long for the unfolded byte counters at few lanes take more lanes: 2^26 samples in
   // 2^17 segments (64 words each) would want 4 lanes, but 128 MiB rows need 8 (16 MiB a lane).
   EXPECT_EQ(lanes(std::int64_t{1} << 26, 1 << 17), 8);
-  // Words in flight: 4 for two allele columns; for four, 4 from 16 words of a segment per lane.
-  auto words = [&](std::int64_t samples, std::int64_t segments, int alleles) {
-    a.samples = samples;
-    a.num_segments = segments;
-    a.alleles = alleles;
-    return vc::swar_words_in_flight(a, vc::swar_row_lanes(a));
-  };
-  EXPECT_EQ(words(10000, 4, 2), 4);
-  EXPECT_EQ(words(10000, 4, 4), 4);   // 312 words, 16 lanes: 19 each
-  EXPECT_EQ(words(10000, 26, 4), 2);  // 48 words, 4 lanes: 12 each
-  EXPECT_EQ(words(1000, 1, 4), 2);    // 125 words, 8 lanes: 15 each
-  EXPECT_EQ(words(1000, 4, 4), 2);    // 31 words, 4 lanes
-  EXPECT_EQ(words(1000, 26, 2), 4);
+  // Words in flight: 4 for every layout since the remainder of a segment is one masked step.
+  for (int alleles : {1, 2, 3, 4})
+    for (std::int64_t samples : {1, 1000, 10000})
+      for (std::int64_t segments : {1, 4, 26}) {
+        lanes(samples, segments, alleles);
+        EXPECT_EQ(vc::swar_words_in_flight(a, vc::swar_row_lanes(a)), 4);
+      }
 }
 #endif
 

@@ -1,18 +1,21 @@
 // Allele-counts kernels (the heavy pass of the population statistics).
 //
-// A group of L lanes counts one variant row (grid-stride over groups of rows, 8 warps per block):
-// L = 32 (one row per warp) for the word and generic paths; for SWAR, 4 to 32 lanes so that
-// each lane has at least kSwarWordsPerLane words of a population segment (swar_row_lanes): 32
-// for rows of 10^4 samples in one or two populations, 16 for four, 8 for the 1,000-sample chunks
-// of a bio2zarr store. The group walks the row's population segments in turn; for each,
-// every lane runs the per-lane code of counts_lanes.hpp (aligned 16-byte loads coalesced across
-// the group, counts in registers), the warp sums each group's lane results with a reduce-scatter
-// of xor shuffles (all the warp's rows at once), and the lanes holding a total add it into the
-// row's counts: one coalesced read-modify-write per segment. Several rows per warp pay each
-// segment's sums, partial words and remainder steps once for several rows. No global atomics: a
-// row belongs to one group, and the sample blocks of a row are queued one after the other on one
-// stream. Alleles beyond the register columns (kRegisterAlleles, word and generic paths) go to
-// per-warp shared-memory counters with shared atomics and are added to the row at the end of the
+// A group of L lanes counts one variant row (grid-stride over groups of rows, 8 warps per block;
+// 4 for SWAR with four allele columns and 4 words in flight): L = 32 (one row per warp) for the
+// word and generic paths; for SWAR, 4 to 32 lanes so that each lane has at least
+// kSwarWordsPerLane words of a population segment (swar_row_lanes): 32 for rows of 10^4 samples
+// in one population, 16 or 32 for two, 8 or 16 for four, 8 for the 1,000-sample chunks of a
+// bio2zarr store. The group walks the row's population segments in turn; for each, every lane
+// runs the per-lane code of counts_lanes.hpp (aligned 16-byte loads coalesced across the group,
+// counts in registers), the warp sums each group's lane results with a reduce-scatter of xor
+// shuffles (all the warp's rows at once), and the lanes holding a total add it into the row's
+// counts with a global reduction (atomicAdd whose result is unused: the warp does not wait for
+// a load of the counts, as a read-modify-write made it; 1-2 points of the D2D copy). Several
+// rows per warp pay each segment's sums, partial words and remainder steps once for several
+// rows. The sums do not depend on timing: a row belongs to one group, integer additions
+// commute, and the sample blocks of a row are queued one after the other on one stream.
+// Alleles beyond the register columns (kRegisterAlleles, word and generic paths) go to per-warp
+// shared-memory counters with shared atomics and are added to the row at the end of the
 // segment; only when those would not fit in shared memory (more than ~1500 alleles) do they go
 // to the row with global atomics.
 //
@@ -33,8 +36,7 @@
 namespace vczstats::cuda {
 namespace {
 
-constexpr int kThreads = 256;  // 8 warps = 8 rows per block
-constexpr int kWarpsPerBlock = kThreads / kWarpLanes;
+constexpr int kBlockThreads = 256;  // 8 warps per block
 // Blocks per SM the register cap allows: 3 (85 registers, 24 warps per SM: 48 KiB of loads in
 // flight per SM, ample) for the word-reading paths, whose words and packed counters need more
 // than 64; 4 for the generic path.
@@ -121,14 +123,18 @@ __device__ void reduce_scatter(const std::int32_t (&v)[V], std::int32_t (&out)[S
 }
 
 /// SWAR with U words in flight per lane and L lanes per row. Measured on the H100
-/// (bench/NOTES-gpu-counts.md): 3 blocks per SM (80 registers, 24 warps) beat 2 (128 registers)
-/// even where ptxas spills a little for four alleles; swar_words_in_flight and swar_row_lanes
-/// say which U and L run.
+/// (bench/NOTES-gpu-counts.md): 3 blocks per SM (80 registers, 24 warps) beat 2 (128 registers);
+/// swar_words_in_flight and swar_row_lanes say which U and L run.
 template <int KS, int U, int L>
 struct SwarPath {
   static constexpr int KR = KS;
   static constexpr bool kBig = false;
-  static constexpr int kBlocksPerSm = kWordBlocksPerSm;
+  // Four allele columns with 4 words in flight need more than 80 registers (ptxas spilled 60-90
+  // bytes at 3 blocks of 256 threads): they run 5 blocks of 128 threads per SM (96 registers,
+  // 0-24 bytes spilled; 20 warps per SM instead of 24), 4-8% faster on the H100 (NOTES step 10).
+  static constexpr bool kWide = KS == 4 && U == 4;
+  static constexpr int kThreads = kWide ? 128 : kBlockThreads;
+  static constexpr int kBlocksPerSm = kWide ? 5 : kWordBlocksPerSm;
   static constexpr int kRowLanes = L;
   template <class Big>
   __device__ static LaneCounts<KR> lane(const CountsArgs& a, const std::byte* seg,
@@ -142,6 +148,7 @@ template <class T, int P>
 struct WordPath {
   static constexpr int KR = kRegisterAlleles;
   static constexpr bool kBig = true;
+  static constexpr int kThreads = kBlockThreads;
   static constexpr int kBlocksPerSm = kWordBlocksPerSm;
   static constexpr int kRowLanes = kWarpLanes;
   template <class Big>
@@ -155,6 +162,7 @@ template <class T>
 struct GenericPath {
   static constexpr int KR = kGenericAlleles;
   static constexpr bool kBig = true;
+  static constexpr int kThreads = kBlockThreads;
   static constexpr int kBlocksPerSm = kGenericBlocksPerSm;
   static constexpr int kRowLanes = kWarpLanes;
   template <class Big>
@@ -165,7 +173,7 @@ struct GenericPath {
 };
 
 template <class Path>
-__global__ void __launch_bounds__(kThreads, Path::kBlocksPerSm)
+__global__ void __launch_bounds__(Path::kThreads, Path::kBlocksPerSm)
     allele_counts_kernel(const CountsArgs a, bool shared_big) {
   extern __shared__ std::int32_t big_shared[];
   constexpr int KR = Path::KR;
@@ -188,11 +196,12 @@ __global__ void __launch_bounds__(kThreads, Path::kBlocksPerSm)
   }
   const std::int64_t call_bytes = std::int64_t{a.ploidy} * a.elem_bytes;
   const std::int64_t row_bytes = a.samples * call_bytes;
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kWarpsPerBlock * kRows;
+  constexpr int kWarps = Path::kThreads / kWarpLanes;  // per block
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * kWarps * kRows;
   // Warp-uniform loops: every lane of a warp takes the same row groups and segments (the lanes'
   // code uses __any_sync and warp-wide loop counts, the sums shuffle over the full warp). A
   // group past the last row counts the last row again and writes nothing.
-  for (std::int64_t v0 = (static_cast<std::int64_t>(blockIdx.x) * kWarpsPerBlock + warp) * kRows;
+  for (std::int64_t v0 = (static_cast<std::int64_t>(blockIdx.x) * kWarps + warp) * kRows;
        v0 < a.rows; v0 += stride) {
     const std::int64_t v = v0 + lane / L;
     const bool real = v < a.rows;
@@ -212,7 +221,7 @@ __global__ void __launch_bounds__(kThreads, Path::kBlocksPerSm)
         for (int i = 0; i < Sc::kPer; ++i) {
           const int j = Sc::value(row_lane, i);
           const int col = j < kValues ? lane_value_column(j, KR, a.alleles) : -1;
-          if (col >= 0) out[col] += total[i];
+          if (col >= 0) atomicAdd(out + col, total[i]);  // a reduction: no load to wait for
         }
       }
       if (shared) {  // the segment's alleles beyond KR, then clear them for the next
@@ -232,15 +241,15 @@ __global__ void __launch_bounds__(kThreads, Path::kBlocksPerSm)
 
 template <class Path>
 void launch_path(const CountsArgs& a, cudaStream_t stream) {
-  constexpr std::int64_t kRowsPerBlock = kWarpsPerBlock * (kWarpLanes / Path::kRowLanes);
+  constexpr int kWarps = Path::kThreads / kWarpLanes;
+  constexpr std::int64_t kRowsPerBlock = kWarps * (kWarpLanes / Path::kRowLanes);
   const std::int64_t blocks =
       std::min<std::int64_t>((a.rows + kRowsPerBlock - 1) / kRowsPerBlock, kMaxBlocks);
   const std::int64_t nbig = Path::kBig ? std::max(a.alleles - Path::KR, 0) : 0;
-  const std::int64_t shared_bytes =
-      nbig * kWarpsPerBlock * static_cast<std::int64_t>(sizeof(std::int32_t));
+  const std::int64_t shared_bytes = nbig * kWarps * static_cast<std::int64_t>(sizeof(std::int32_t));
   const bool shared_big = nbig > 0 && shared_bytes <= kMaxSharedBytes;
   allele_counts_kernel<Path>
-      <<<static_cast<unsigned>(blocks), kThreads,
+      <<<static_cast<unsigned>(blocks), Path::kThreads,
          shared_big ? static_cast<std::size_t>(shared_bytes) : 0u, stream>>>(a, shared_big);
   VCZ_CUDA_CHECK_LAUNCH("allele_counts_kernel");
 }
@@ -326,15 +335,18 @@ void launch_swar(const CountsArgs& a, cudaStream_t stream, int row_lanes, int wo
                               : with_lanes.template operator()<2>();
 }
 
-int swar_words_in_flight(const CountsArgs& a, int row_lanes) {
-  return a.alleles <= 2 || segment_words(a) >= std::int64_t{kSwarMinWordsForFour} * row_lanes ? 4
-                                                                                              : 2;
+int swar_words_in_flight(const CountsArgs&, int) {
+  return 4;
 }
 
 int swar_row_lanes(const CountsArgs& a) {
   const std::int64_t words = segment_words(a);
+  auto wanted = [&](int lanes) {
+    return std::int64_t{a.alleles > 2 && lanes >= 16 ? kSwarWordsPerLaneWide : kSwarWordsPerLane} *
+           lanes;
+  };
   int lanes = 32;
-  while (lanes > 4 && words < std::int64_t{kSwarWordsPerLane} * lanes) lanes /= 2;
+  while (lanes > 4 && words < wanted(lanes)) lanes /= 2;
   while (lanes < 32 && !swar_row_fits(a, lanes)) lanes *= 2;
   return lanes;
 }

@@ -61,23 +61,26 @@ void launch_allele_counts(const CountsArgs& args, cudaStream_t stream,
                           CountsPath path = CountsPath::Auto);
 
 /// @brief Fewest words of a population segment per lane that launch_allele_counts leaves when it
-/// picks the SWAR kernel's lanes per row (swar_row_lanes; the best of 4-32 lanes in every cell
-/// of bench/gpu_afdist_bench but one, bench/NOTES-gpu-counts.md step 9).
+/// picks the SWAR kernel's lanes per row (swar_row_lanes). Four allele columns with 16 or 32
+/// lanes per row want kSwarWordsPerLaneWide: on the H100 their 5 blocks of 4 warps per SM
+/// gained more from rows per warp than two columns' 3 blocks of 8 (bench/NOTES-gpu-counts.md
+/// step 10: with these rules the pick is the best of 4-32 lanes, or within 1-2 points of it, in
+/// every cell of bench/gpu_afdist_bench).
 inline constexpr int kSwarWordsPerLane = 12;
+inline constexpr int kSwarWordsPerLaneWide = 24;
 
 /// @brief Lanes per row of the SWAR kernel that launch_allele_counts runs: the most of 32, 16, 8,
-/// 4 that leaves each lane kSwarWordsPerLane 16-byte words of an average segment (a warp counts
-/// 32 / lanes rows at once, so each segment's sums and partial words are paid once for that
-/// many rows), and enough for the longest rows' counters.
+/// 4 that leaves each lane kSwarWordsPerLane 16-byte words of an average segment
+/// (kSwarWordsPerLaneWide for four allele columns at 16 or 32 lanes; a warp counts 32 / lanes
+/// rows at once, so each segment's sums and partial words are paid once for that many rows),
+/// and enough for the longest rows' counters.
 int swar_row_lanes(const CountsArgs& args);
 
-/// @brief Words of a segment per lane from which four allele columns run 4 words in flight.
-inline constexpr int kSwarMinWordsForFour = 16;
-
 /// @brief Words in flight per lane of the SWAR kernel that launch_allele_counts runs with
-/// @p row_lanes lanes per row: 4 for two allele columns; for four, 4 when each lane has at
-/// least kSwarMinWordsForFour words of an average segment, else 2 (short segments: the four
-/// columns' registers leave too few for the loads). bench/NOTES-gpu-counts.md step 9.
+/// @p row_lanes lanes per row: 4. (Until 2026-11-25 four allele columns took 2 on short
+/// segments, where up to 3 single-word remainder steps per segment made 4 the slower; with the
+/// remainder in one masked step 4 is as fast or faster in every cell: bench/NOTES-gpu-counts.md
+/// step 10.)
 int swar_words_in_flight(const CountsArgs& args, int row_lanes);
 
 /// @brief The SWAR kernel with @p row_lanes (4, 8, 16 or 32) lanes per row and

@@ -303,7 +303,10 @@ VCZ_HD inline std::uint32_t maybe_fills(std::uint32_t w) {
 
 /// @brief Count the U words of one step (valid[u]: word u is real), warp-uniformly choosing
 /// the no-fill formulas when no lane's words may hold a fill.
-template <int KS, int U>
+/// kMasked: words may be invalid (the last step of a segment); valid[u] holds for no lane once
+/// it fails for one u (words base + lane + u × lanes), so the warp stops at the first word no
+/// lane has instead of issuing its formulas for nothing.
+template <int KS, int U, bool kMasked = false>
 VCZ_HD inline void add_step(Counts<KS>& acc, const Word16 (&w)[U], const bool (&valid)[U]) {
   std::uint32_t any_fill = 0;
   int real = 0;
@@ -317,6 +320,8 @@ VCZ_HD inline void add_step(Counts<KS>& acc, const Word16 (&w)[U], const bool (&
   if (warp_any((any_fill & kHigh) != 0)) {  // mixed ploidy, odd values: the full formulas
     VCZ_UNROLL
     for (int u = 0; u < U; ++u) {
+      if constexpr (kMasked)
+        if (!warp_any(valid[u])) break;
       if (!valid[u]) continue;
       VCZ_UNROLL
       for (int j = 0; j < 4; ++j) acc.template add<true>(w[u].w[j], Counts<KS>::fills(w[u].w[j]));
@@ -324,6 +329,8 @@ VCZ_HD inline void add_step(Counts<KS>& acc, const Word16 (&w)[U], const bool (&
   } else {
     VCZ_UNROLL
     for (int u = 0; u < U; ++u) {
+      if constexpr (kMasked)
+        if (!warp_any(valid[u])) break;
       if (!valid[u]) continue;
       VCZ_UNROLL
       for (int j = 0; j < 4; ++j) acc.template add<false>(w[u].w[j], 0u);
@@ -334,7 +341,9 @@ VCZ_HD inline void add_step(Counts<KS>& acc, const Word16 (&w)[U], const bool (&
 }  // namespace swar
 
 /// @brief Lane @p lane's share of an int8 diploid segment, 8 calls per 16-byte word: full steps
-/// of U words per lane (loads in flight), then the remaining words one per lane; alleles >= KS
+/// of U words per lane (loads in flight), then the remaining words in one masked step (until
+/// 2026-11-25 one word per lane at a time: up to U more steps, each waiting for its loads; 0-4
+/// points of the D2D copy in bench/NOTES-gpu-counts.md step 10); alleles >= KS
 /// are counted only as called (use with alleles <= KS).
 template <int KS, int U = kWordsInFlight>
 VCZ_HD inline LaneCounts<KS> lane_counts_int8_diploid(const std::byte* seg, std::int64_t calls,
@@ -365,12 +374,14 @@ VCZ_HD inline LaneCounts<KS> lane_counts_int8_diploid(const std::byte* seg, std:
     }
     swar::add_step<KS, U>(acc, w, valid);
   }
-  const std::int64_t rest = warp_max_count((rs.words - full + lanes - 1) / lanes);
-  for (std::int64_t i = 0; i < rest; ++i) {
-    Word16 w[1];
-    bool valid[1];
-    load_step(rs.words_begin, rs.words, full + i * lanes, lane, lanes, w, valid);
-    swar::add_step<KS, 1>(acc, w, valid);
+  // The rest (at most a step's words per row, as the rows of a warp differ by a word at most;
+  // the loop is a guard): one masked step, so its loads are in flight together.
+  const std::int64_t words = warp_max_count(rs.words);
+  for (std::int64_t base = full; base < words; base += per_step) {
+    Word16 w[U];
+    bool valid[U];
+    load_step(rs.words_begin, rs.words, base, lane, lanes, w, valid);
+    swar::add_step<KS, U, true>(acc, w, valid);
   }
   // The calls before the first and after the last whole word: the 16-byte words holding them
   // (inside the buffer, which is readable up to its rounded end) with the bytes outside the
