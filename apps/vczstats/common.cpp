@@ -1,6 +1,8 @@
 #include "common.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -297,17 +299,72 @@ void untrack_tmp() {
 }
 }  // namespace
 
+namespace {
+/// The descriptor that @p path names when it is /dev/stdout, /dev/stderr, /dev/fd/N or
+/// /proc/self/fd/N of this process (`-o >(gzip > x.gz)`, `-o /dev/stdout >> log`), else -1.
+/// Such a path is written through the descriptor: opening or replacing what it points to would
+/// truncate a file the shell opened for appending, or fail for a pipe's pseudo-name.
+int named_descriptor(const std::string& path) {
+  int fd = -1;
+  if (path == "/dev/stdout") fd = 1;
+  if (path == "/dev/stderr") fd = 2;
+  for (const std::string prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (!path.starts_with(prefix) || path.size() == prefix.size() ||
+        path.size() > prefix.size() + 9)
+      continue;
+    const std::string digits = path.substr(prefix.size());
+    if (std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      fd = std::stoi(digits);
+  }
+  return fd >= 0 && ::fcntl(fd, F_GETFD) != -1 ? fd : -1;
+}
+
+/// The final target of @p p through symbolic links, which need not exist (a dangling link's
+/// target is created, as a shell's > creates it).
+std::filesystem::path link_target(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  fs::path p = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(p, ec))) return p;
+    const fs::path t = fs::read_symlink(p, ec);
+    if (ec)
+      throw IoError(fmt::format("{}: cannot read the symbolic link: {}", p.string(), ec.message()));
+    p = t.is_absolute() ? t : p.parent_path() / t;
+  }
+  throw IoError(fmt::format("{}: too many levels of symbolic links", path.string()));
+}
+}  // namespace
+
 Output::Output(const std::string& path) {
   if (path.empty() || path == "-") {
     file_ = stdout;
     return;
   }
   path_ = path;
-  std::error_code ec;
-  if (std::filesystem::is_directory(path_, ec))
+  auto open_direct = [&](std::FILE* f) {
+    if (!f)
+      throw IoError(fmt::format("{}: cannot open the output: {}", path, std::strerror(errno)));
+    file_ = f;
+    direct_ = true;
+  };
+  if (const int fd = named_descriptor(path); fd >= 0) {
+    const int copy = ::dup(fd);
+    open_direct(copy >= 0 ? ::fdopen(copy, "wb") : nullptr);
+    return;
+  }
+  struct stat st {};
+  const bool exists = ::stat(path.c_str(), &st) == 0;  // through symbolic links
+  if (exists && S_ISDIR(st.st_mode))
     throw IoError(fmt::format("{}: is a directory; -o names the output file", path));
+  if (exists && !S_ISREG(st.st_mode)) {  // a device, FIFO, socket or terminal: write into it
+    open_direct(std::fopen(path.c_str(), "wb"));
+    return;
+  }
+  // A regular file, or nothing yet: build it beside the final target of any links, then rename.
+  target_ = link_target(path_);
   std::random_device rd;
-  tmp_ = path_;
+  tmp_ = target_;
   tmp_ += fmt::format(".tmp{:08x}", rd());
   track_tmp(tmp_);  // before the file exists: a signal right after fopen must remove it too
   file_ = std::fopen(tmp_.c_str(), "wb");
@@ -315,13 +372,17 @@ Output::Output(const std::string& path) {
   if (!file_)
     throw IoError(
         fmt::format("{}: cannot create output file: {}", tmp_.string(), std::strerror(errno)));
+  // Replacing a file keeps its permissions, as writing into it with > would.
+  if (exists) ::fchmod(::fileno(file_), st.st_mode & 07777);
 }
 
 Output::~Output() {
   if (file_ && file_ != stdout) {
     std::fclose(file_);
-    if (!committed_) std::filesystem::remove(tmp_);
-    untrack_tmp();
+    if (!direct_) {
+      if (!committed_) std::filesystem::remove(tmp_);
+      untrack_tmp();
+    }
   }
 }
 
@@ -333,13 +394,18 @@ void Output::commit() {
   const bool failed = std::ferror(file_) != 0;
   const bool close_failed = std::fclose(file_) != 0;
   file_ = nullptr;
+  if (direct_) {
+    if (failed || close_failed) throw IoError(path_.string() + ": write failed");
+    committed_ = true;
+    return;
+  }
   if (failed || close_failed) {
     std::filesystem::remove(tmp_);
     untrack_tmp();
     throw IoError(path_.string() + ": write failed");
   }
   std::error_code ec;
-  std::filesystem::rename(tmp_, path_, ec);
+  std::filesystem::rename(tmp_, target_, ec);
   if (ec) {  // e.g. the path became a directory meanwhile: leave nothing behind
     std::filesystem::remove(tmp_);
     untrack_tmp();
@@ -366,12 +432,18 @@ extern "C" void note_signal(int sig) {
 }
 }  // namespace
 
-OutputStore::OutputStore(const std::string& path, bool force) : path_(path), force_(force) {
+OutputStore::OutputStore(const std::string& path, bool force) : force_(force) {
   namespace fs = std::filesystem;
   if (path.empty()) throw UsageError("no output path");
   std::error_code ec;
-  if (fs::exists(fs::symlink_status(path_, ec)) && !force_)
+  if (fs::exists(fs::symlink_status(path, ec)) && !force_)
     throw UsageError(path + " exists (use --force to replace it)");
+  // Through symbolic links the store replaces the link's target; the link stays.
+  path_ = link_target(path);
+  const auto st = fs::status(path_, ec);
+  if (fs::exists(st) && !fs::is_directory(st) && !fs::is_regular_file(st))
+    throw UsageError(path +
+                     " is not a folder or a file: a store is written as a directory or a .zip");
   fs::path parent = path_.parent_path();
   if (parent.empty()) parent = ".";
   if (!fs::is_directory(parent))

@@ -68,7 +68,11 @@ RunOptions run_options(const CommonOptions& o);
 /// Print the -v report of a run to stderr (warnings always).
 void report_run(const CommonOptions& o, const RunStats& s);
 
-/// stdout, or a file written to a temporary sibling and renamed into place by commit().
+/// Where -o writes (design.md §4): stdout for "" or "-"; a regular file (new or existing, also
+/// reached through symlinks) is written to a temporary sibling of the link's final target and
+/// renamed over that target by commit(), so readers never see half a table and the link stays a
+/// link; anything else that exists (a character device such as /dev/null, a FIFO, a socket,
+/// /dev/stdout, /dev/fd/N, a terminal) is written directly, never replaced.
 class Output {
  public:
   explicit Output(const std::string& path);
@@ -79,9 +83,10 @@ class Output {
   void commit();
 
  private:
-  std::filesystem::path path_, tmp_;
+  std::filesystem::path path_, target_, tmp_;
   std::FILE* file_ = nullptr;
   bool committed_ = false;
+  bool direct_ = false;  // written in place: nothing to rename or remove
 };
 
 /// A progress bar on stderr: fn(done, total, variants); variants < 0 are not shown. Empty when @p
