@@ -150,9 +150,14 @@ std::weak_ptr<const zarr::Store> g_query_store;
 
 void add_population_option(CLI::App& cmd, CommonOptions& o) {
   cmd.add_option("-P,--pops", o.pops,
-                 "Populations file: two columns, sample and population (header optional); only "
-                 "its samples are analysed, each statistic reported per population "
-                 "[default: one population 'all' of the selected samples]")
+                 "Populations file: two columns (sample population), plink's three (FID IID "
+                 "POP), or a header naming the columns, as a 1000 Genomes .panel file (sample "
+                 "pop super_pop gender); only its samples are analysed, each statistic reported "
+                 "per population [default: one population 'all' of the selected samples]")
+      ->group("Selection");
+  cmd.add_option("--pop-column", o.pop_column,
+                 "The population column of a -P file with a header, e.g. super_pop [default: "
+                 "the first of population, pop, group, cluster, super_pop]")
       ->group("Selection");
 }
 
@@ -170,6 +175,7 @@ QueryOptions query_options(const CommonOptions& o) {
   q.samples_file = o.samples_file;
   q.force_samples = o.force_samples;
   q.pops_file = o.pops;
+  q.pop_column = o.pop_column;
   q.max_unit_variants = o.max_unit_variants;
   q.store_options = remote_options(o.remote, o.verbose);
   return q;

@@ -37,6 +37,7 @@ struct CommonOptions {
   bool verbose = false;
   std::int64_t max_unit_variants = 0;
   std::string pops;           // -P/--pops (commands that add_population_option)
+  std::string pop_column;     // --pop-column
   zarr::StoreOptions remote;  // URLs: --s3-endpoint, --anonymous, --cache-dir, ...
 };
 

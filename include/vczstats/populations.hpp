@@ -24,12 +24,19 @@ struct PopulationFile {
   std::int64_t size() const { return samples.size(); }
 };
 
-/// @brief Read a populations file: two whitespace-separated columns (sample, population), '#'
-/// lines and blank lines skipped; a first line "sample population" (any case, optionally '#'
-/// prefixed) is a header. One pass over the text, one buffer for the names. A sample listed
-/// twice is found by apply_populations. @throws IoError, UsageError (a line with one column or
-/// more than two, no entries) naming the file and line.
-PopulationFile read_populations_file(const std::filesystem::path& path);
+/// @brief Read a populations file, its layout told by its first line:
+/// - a header naming the columns (any case, optionally '#'-prefixed): the sample column is the
+///   first of IID, sample, sample_id, id; the population column is @p column when given (e.g.
+///   "super_pop" of a 1000 Genomes `.panel` file: `sample pop super_pop gender`), else the first
+///   of population, pop, group, cluster, super_pop; other columns are ignored;
+/// - no header: two columns (sample, population), or three (plink's `FID IID POP`, as a
+///   `--within` cluster file; a `#FID IID POP` header is read as a header).
+/// '#' lines and blank lines are skipped. One pass over the text, one buffer for the names. A
+/// sample listed twice is found by apply_populations. @throws IoError, UsageError (a line with
+/// another number of columns than the first, a header without the population column, no
+/// entries) naming the file and line.
+PopulationFile read_populations_file(const std::filesystem::path& path,
+                                     const std::string& column = "");
 
 /// @brief The same from (sample, population) pairs given in memory (entry i is "line" i + 1).
 /// @throws UsageError when empty.

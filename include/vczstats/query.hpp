@@ -36,7 +36,8 @@ struct QueryOptions {
   std::vector<std::string> samples;  ///< -s names; a leading '^' on the first excludes
   std::string samples_file;          ///< -S
   bool force_samples = false;        ///< ignore requested samples absent from the store
-  std::string pops_file;             ///< -P: sample, population
+  std::string pops_file;             ///< -P: sample, population (see read_populations_file)
+  std::string pop_column;            ///< --pop-column: the header's population column
   /// Populations given in memory (sample, population), instead of a file.
   std::vector<std::pair<std::string, std::string>> pops;
   std::int64_t max_unit_variants = 0;  ///< split work units (testing; 0: one chunk)

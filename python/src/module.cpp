@@ -165,10 +165,10 @@ Query query_of(const std::string& store, const std::string& regions,
                const std::string& regions_file, const std::string& overlap,
                const std::vector<std::string>& samples, const std::string& samples_file,
                bool force_samples, const std::vector<std::pair<std::string, std::string>>& pops,
-               const std::string& pops_file, std::int64_t window_size, std::int64_t window_step,
-               std::int64_t window_variants, const std::string& windows_file,
-               const std::string& ancestral, const std::string& accessible,
-               std::int64_t max_unit_variants) {
+               const std::string& pops_file, const std::string& pop_column,
+               std::int64_t window_size, std::int64_t window_step, std::int64_t window_variants,
+               const std::string& windows_file, const std::string& ancestral,
+               const std::string& accessible, std::int64_t max_unit_variants) {
   QueryOptions o;
   o.store = store;
   o.regions = regions;
@@ -181,6 +181,7 @@ Query query_of(const std::string& store, const std::string& regions,
   o.force_samples = force_samples;
   for (const auto& [sample, pop] : pops) o.pops.push_back({sample, pop});
   o.pops_file = pops_file;
+  o.pop_column = pop_column;
   o.windows = {window_size, window_step, window_variants, windows_file};
   o.ancestral = ancestral;
   o.accessible = accessible;
@@ -212,10 +213,25 @@ void bind_query(py::module_& m) {
         py::arg("samples") = std::vector<std::string>{}, py::arg("samples_file") = "",
         py::arg("force_samples") = false,
         py::arg("pops") = std::vector<std::pair<std::string, std::string>>{},
-        py::arg("pops_file") = "", py::arg("window_size") = 0, py::arg("window_step") = 0,
-        py::arg("window_variants") = 0, py::arg("windows_file") = "", py::arg("ancestral") = "ref",
-        py::arg("accessible") = "", py::arg("max_unit_variants") = 0,
+        py::arg("pops_file") = "", py::arg("pop_column") = "", py::arg("window_size") = 0,
+        py::arg("window_step") = 0, py::arg("window_variants") = 0, py::arg("windows_file") = "",
+        py::arg("ancestral") = "ref", py::arg("accessible") = "", py::arg("max_unit_variants") = 0,
         "Open the store and build the query (vczstats::make_query).");
+  m.def(
+      "read_populations",
+      [](const std::string& path, const std::string& column) {
+        const auto f = vcz::read_populations_file(path, column);
+        std::vector<std::pair<std::string, std::string>> out;
+        out.reserve(static_cast<std::size_t>(f.size()));
+        for (std::int64_t k = 0; k < f.size(); ++k)
+          out.emplace_back(
+              std::string(f.samples[k]),
+              f.names[static_cast<std::size_t>(f.population[static_cast<std::size_t>(k)])]);
+        return out;
+      },
+      py::arg("path"), py::arg("column") = "",
+      "(sample, population) entries of a populations file, in file order, read as -P reads it "
+      "(two columns, plink's FID IID POP, or a header naming the columns).");
 }
 
 // ---- statistics --------------------------------------------------------------------------------

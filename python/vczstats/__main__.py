@@ -46,19 +46,11 @@ def _read_tsv(path: str):
 
 
 def _pops_file(path: Optional[str]) -> Optional[Dict[str, str]]:
-    """sample -> population of a populations file (as -P), or None."""
+    """sample -> population of a populations file, read as -P reads it, or None."""
     if not path:
         return None
-    out: Dict[str, str] = {}
-    with open(path) as f:
-        for k, line in enumerate(f):
-            parts = line.split()
-            if not parts or parts[0].startswith("#"):
-                continue
-            if k == 0 and [p.lower() for p in parts[:2]] == ["sample", "population"]:
-                continue
-            out[parts[0]] = parts[1]
-    return out
+    from . import _core
+    return dict(_core.read_populations(os.fspath(path)))
 
 
 def _selection(args) -> Dict[str, Any]:

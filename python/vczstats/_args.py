@@ -115,7 +115,7 @@ class QueryArgs:
     def __init__(self, store: "Any", *, regions: Optional[Regions] = None,
                  regions_overlap: str = "record", samples: Optional[SampleList] = None,
                  sample_sets: Optional[SampleSets] = None, force_samples: bool = False,
-                 windows: Any = None, ancestral: str = "ref",
+                 pop_column: str = "", windows: Any = None, ancestral: str = "ref",
                  accessible: Optional[PathLike] = None, max_unit_variants: int = 0):
         self.store = store
         self.kwargs: Dict[str, Any] = {"store": store.path}
@@ -125,9 +125,13 @@ class QueryArgs:
         if samples is not None:
             self.kwargs["samples"] = _sample_names(store, samples, "samples")
         self.kwargs["force_samples"] = bool(force_samples)
+        if pop_column and not isinstance(sample_sets, (str, os.PathLike)):
+            raise ValueError("pop_column names a column of a populations file: give sample_sets "
+                             "as the file's path")
         if sample_sets is not None:
             if isinstance(sample_sets, (str, os.PathLike)):
                 self.kwargs["pops_file"] = os.fspath(sample_sets)
+                self.kwargs["pop_column"] = pop_column
             else:
                 self.kwargs["pops"] = _population_entries(store, sample_sets)
         w = _to_windows(windows)

@@ -126,11 +126,13 @@ Query make_query(const QueryOptions& o) {
     q.samples = q.store.all_samples();
   if (q.samples.size() == 0) throw UsageError(o.store + ": no samples to analyse");
   setup.selection = lap();
+  if (!o.pop_column.empty() && o.pops_file.empty())
+    throw UsageError("a population column was named, but no populations file was given");
   if (!o.pops_file.empty() && !o.pops.empty())
     throw UsageError("give populations either as a file or in memory, not both");
   if (!o.pops_file.empty())
-    q.pops = vcz::apply_populations(q.store, vcz::read_populations_file(o.pops_file), q.samples,
-                                    o.force_samples);
+    q.pops = vcz::apply_populations(q.store, vcz::read_populations_file(o.pops_file, o.pop_column),
+                                    q.samples, o.force_samples);
   else if (!o.pops.empty())
     q.pops =
         vcz::apply_populations(q.store, vcz::population_file(o.pops), q.samples, o.force_samples);

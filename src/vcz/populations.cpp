@@ -3,8 +3,11 @@
 #include "vczstats/populations.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <numeric>
+#include <optional>
+#include <string_view>
 #include <unordered_map>
 
 #include "vcz/text_file.hpp"
@@ -20,13 +23,77 @@ bool iequals(std::string_view a, std::string_view b) {
   });
 }
 
-bool is_header(std::string_view first, std::string_view second) {
-  if (first.starts_with('#')) first.remove_prefix(1);
-  auto any = [](std::string_view s, std::initializer_list<std::string_view> words) {
-    return std::any_of(words.begin(), words.end(), [&](auto w) { return iequals(s, w); });
+template <class Words>
+bool any_of_words(std::string_view s, const Words& words) {
+  return std::any_of(words.begin(), words.end(), [&](auto w) { return iequals(s, w); });
+}
+
+constexpr std::array<std::string_view, 4> kSampleWords = {"sample", "sample_id", "iid", "id"};
+constexpr std::array<std::string_view, 6> kPopulationWords = {
+    "population", "pop", "group", "cluster", "super_pop", "superpopulation"};
+
+/// The columns of one line, the '#' of a header's first word removed.
+std::vector<std::string_view> tokens(std::string_view line) {
+  std::vector<std::string_view> out;
+  for (auto t = next_token(line); !t.empty(); t = next_token(line)) out.push_back(t);
+  if (!out.empty() && out[0].starts_with('#')) out[0].remove_prefix(1);
+  return out;
+}
+
+/// Which columns hold the sample and the population, read from the file's first line.
+struct Layout {
+  bool header = false;
+  std::size_t sample = 0, population = 1, columns = 2;
+};
+
+/// The layout of a populations file whose first line is @p first: a header naming a sample
+/// column (sample, sample_id, IID, id) and a population column (@p column, or population, pop,
+/// group, cluster, super_pop); else two columns (sample population) or three (plink's FID IID
+/// POP).
+Layout layout_of(const std::vector<std::string_view>& first, const std::string& name,
+                 std::int64_t lineno, const std::string& column) {
+  Layout l;
+  const auto find = [&](auto&& match) -> std::optional<std::size_t> {
+    for (std::size_t i = 0; i < first.size(); ++i)
+      if (match(first[i])) return i;
+    return std::nullopt;
   };
-  return any(first, {"sample", "sample_id", "iid", "id"}) &&
-         any(second, {"population", "pop", "group"});
+  const auto iid = find([](auto t) { return iequals(t, "iid"); });
+  const auto sample = iid ? iid : find([](auto t) { return any_of_words(t, kSampleWords); });
+  const bool plink_header = first.size() >= 2 && iequals(first[0], "fid") && iid;
+  if (sample || plink_header) {
+    const auto pop = column.empty() ? find([](auto t) { return any_of_words(t, kPopulationWords); })
+                                    : find([&](auto t) { return iequals(t, column); });
+    if (pop && pop != sample) {
+      l.header = true;
+      l.sample = *sample;
+      l.population = *pop;
+      l.columns = std::max(l.sample, l.population) + 1;
+      return l;
+    }
+    if (!column.empty() || plink_header) {
+      std::string names;
+      for (auto t : first) names += (names.empty() ? "" : ", ") + std::string(t);
+      throw UsageError(name + ":" + std::to_string(lineno) + ": no population column " +
+                       (column.empty() ? std::string("(population, pop, group, cluster)")
+                                       : "named '" + column + "'") +
+                       " among the header's columns " + names);
+    }
+  }
+  if (!column.empty())
+    throw UsageError(name + ": the population column '" + column +
+                     "' was asked for, but the first line is not a header naming the columns");
+  if (first.size() == 3) {  // plink's FID IID POP (a --within cluster file)
+    l.sample = 1;
+    l.population = 2;
+    l.columns = 3;
+  } else if (first.size() != 2) {
+    throw UsageError(name + ":" + std::to_string(lineno) + ": expected 2 columns (sample " +
+                     "population) or 3 (plink's FID IID POP), got " + std::to_string(first.size()) +
+                     "; a first line naming the columns (e.g. 'sample pop super_pop') lets a "
+                     "file have more");
+  }
+  return l;
 }
 
 // Population names to indices: a scan of the names while they are few, a hash map beyond.
@@ -56,7 +123,8 @@ class PopulationIndex {
 
 }  // namespace
 
-PopulationFile parse_populations_text(std::string text, const std::string& name) {
+PopulationFile parse_populations_text(std::string text, const std::string& name,
+                                      const std::string& column) {
   PopulationFile f;
   f.path = name;
   const std::int64_t lines = count_lines(text);
@@ -64,26 +132,33 @@ PopulationFile parse_populations_text(std::string text, const std::string& name)
   f.population.reserve(static_cast<std::size_t>(lines));
   f.lines.reserve(static_cast<std::size_t>(lines));
   PopulationIndex population(f.names);
-  bool first_content = true;
+  std::optional<Layout> layout;
   for_each_line(text, [&](std::string_view line, std::int64_t lineno) {
-    std::string_view rest = line;
-    const auto sample = next_token(rest);
-    if (sample.empty()) return;
-    const auto pop = next_token(rest);
-    if (pop.empty()) {
-      if (sample.starts_with('#')) return;
-      throw UsageError(f.path + ":" + std::to_string(lineno) +
-                       ": expected two columns (sample, population), got '" + std::string(line) +
-                       "'");
+    const bool comment = line.find_first_not_of(" \t") != std::string_view::npos &&
+                         line[line.find_first_not_of(" \t")] == '#';
+    const auto cols = tokens(line);
+    if (cols.empty()) return;
+    if (!layout) {
+      // The first line decides the layout; a '#' line counts only as a header ('#FID IID POP').
+      try {
+        layout = layout_of(cols, f.path, lineno, column);
+      } catch (const UsageError&) {
+        if (comment) return;  // a comment before the data
+        throw;
+      }
+      if (comment && !layout->header) {
+        layout.reset();
+        return;
+      }
+      if (layout->header) return;
     }
-    const bool header = first_content && is_header(sample, pop);
-    first_content = false;
-    if (header || sample.starts_with('#')) return;
-    if (!next_token(rest).empty())
-      throw UsageError(f.path + ":" + std::to_string(lineno) +
-                       ": expected two columns (sample, population), got more");
-    f.population.push_back(population(pop));
-    samples.add(sample);
+    if (comment) return;
+    const auto where = [&] { return f.path + ":" + std::to_string(lineno) + ": "; };
+    if (layout->header ? cols.size() < layout->columns : cols.size() != layout->columns)
+      throw UsageError(where() + "expected " + std::to_string(layout->columns) +
+                       " columns, as on the first line, got " + std::to_string(cols.size()));
+    f.population.push_back(population(cols[layout->population]));
+    samples.add(cols[layout->sample]);
     f.lines.push_back(lineno);
   });
   f.samples = samples.finish();
@@ -91,8 +166,8 @@ PopulationFile parse_populations_text(std::string text, const std::string& name)
   return f;
 }
 
-PopulationFile read_populations_file(const std::filesystem::path& path) {
-  return parse_populations_text(read_text_file(path), path.string());
+PopulationFile read_populations_file(const std::filesystem::path& path, const std::string& column) {
+  return parse_populations_text(read_text_file(path), path.string(), column);
 }
 
 PopulationFile population_file(const std::vector<std::pair<std::string, std::string>>& entries) {

@@ -92,6 +92,7 @@ StringTable parse_samples_text(std::string text);
 
 /// Entries from the text of a populations file named @p name, as read_populations_file() (the
 /// text is moved into it). @throws UsageError naming the file and line.
-PopulationFile parse_populations_text(std::string text, const std::string& name);
+PopulationFile parse_populations_text(std::string text, const std::string& name,
+                                      const std::string& column = "");
 
 }  // namespace vczstats::vcz

@@ -129,3 +129,32 @@ TEST(CliHelp, EverySubcommandExplainsItself) {
                                 "--bins", "--output", "--format", "--progress", "--verbose"})
     EXPECT_NE(h.out.find(opt), std::string::npos) << opt;
 }
+
+TEST(CliPopulations, PanelAndPlinkFilesGiveTheTwoColumnFilesResult) {
+  // One grouping written four ways: the two-column file is the reference for the others.
+  TempDir dir;
+  const auto store = (dir / "p.vcz").string();
+  run_ok(binary() + " simulate " + store + " --samples 6 --variants 300 --seed 4 --no-progress");
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  const auto two = write("two.tsv", "s0 EUR\ns1 EUR\ns2 AFR\ns3 AFR\ns4 EUR\n");
+  const auto plink = write("plink.txt", "f0 s0 EUR\nf1 s1 EUR\nf2 s2 AFR\nf3 s3 AFR\nf4 s4 EUR\n");
+  const auto panel =
+      write("x.panel",
+            "sample\tpop\tsuper_pop\tgender\ns0\tGBR\tEUR\tmale\ns1\tFIN\tEUR\tfemale\n"
+            "s2\tYRI\tAFR\tmale\ns3\tLWK\tAFR\tmale\ns4\tTSI\tEUR\tfemale\n");
+  const std::string cmd = binary() + " diversity " + store + " -P ";
+  const auto want = run_ok(cmd + two);
+  EXPECT_EQ(run_ok(cmd + plink), want);
+  EXPECT_EQ(run_ok(cmd + panel + " --pop-column super_pop"), want);
+  // Without --pop-column a panel groups by its pop column: five populations.
+  const auto by_pop = run_ok(cmd + panel);
+  for (const char* pop : {"GBR", "FIN", "YRI", "LWK", "TSI"})
+    EXPECT_NE(by_pop.find(std::string("\t") + pop + "\t"), std::string::npos) << by_pop;
+  const auto r = run(cmd + panel + " --pop-column region");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("x.panel"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("region"), std::string::npos) << r.err;
+}

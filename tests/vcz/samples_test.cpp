@@ -95,9 +95,12 @@ struct RefPopulations {
   bool malformed = false;
 };
 
-// Two columns; '#' lines and blank lines skipped; a first line "sample population" (any case,
-// '#' allowed) is a header; one column or more than two is malformed.
-RefPopulations reference_populations_file(const std::string& text) {
+// '#' lines and blank lines skipped. The first line decides the layout: a header naming a sample
+// column (IID first, else sample, sample_id, id; any case, '#' allowed) and a population column
+// (@p column, else the first of population, pop, group, cluster, super_pop, superpopulation);
+// else two columns (sample population) or three (FID IID POP). Data lines have the first line's
+// number of columns (at least as many with a header).
+RefPopulations reference_populations_file(const std::string& text, const std::string& column = "") {
   auto lower = [](std::string s) {
     for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
@@ -105,30 +108,64 @@ RefPopulations reference_populations_file(const std::string& text) {
   RefPopulations r;
   std::istringstream in(text);
   std::string line;
-  bool first = true;
+  int sample_col = -1, pop_col = -1;
+  std::size_t width = 0;
+  bool header = false;
   while (std::getline(in, line)) {
     std::istringstream ls(line);
-    std::string a, b, c;
-    if (!(ls >> a)) continue;
-    if (!(ls >> b)) {
-      if (a[0] == '#') continue;
+    std::vector<std::string> cols;
+    for (std::string t; ls >> t;) cols.push_back(t);
+    if (cols.empty()) continue;
+    const bool comment = cols[0][0] == '#';
+    if (sample_col < 0) {
+      std::vector<std::string> low;
+      for (auto c : cols) low.push_back(lower(c));
+      if (low[0][0] == '#') low[0].erase(0, 1);
+      auto find = [&](std::vector<std::string> words) {
+        for (const auto& w : words)
+          for (std::size_t i = 0; i < low.size(); ++i)
+            if (low[i] == w) return static_cast<int>(i);
+        return -1;
+      };
+      // Which population word comes first in the line, not in the list.
+      auto first_of = [&](std::vector<std::string> words) {
+        for (std::size_t i = 0; i < low.size(); ++i)
+          if (std::find(words.begin(), words.end(), low[i]) != words.end())
+            return static_cast<int>(i);
+        return -1;
+      };
+      int sc = find({"iid"});
+      if (sc < 0) sc = first_of({"sample", "sample_id", "iid", "id"});
+      const int pc =
+          column.empty()
+              ? first_of({"population", "pop", "group", "cluster", "super_pop", "superpopulation"})
+              : find({lower(column)});
+      if (sc >= 0 && pc >= 0 && pc != sc) {
+        sample_col = sc;
+        pop_col = pc;
+        width = static_cast<std::size_t>(std::max(sc, pc)) + 1;
+        header = true;
+        continue;
+      }
+      if (comment) continue;
+      if (!column.empty() || (low.size() >= 2 && low[0] == "fid" && low[1] == "iid") ||
+          (cols.size() != 2 && cols.size() != 3)) {
+        r.malformed = true;
+        return r;
+      }
+      width = cols.size();
+      sample_col = width == 3 ? 1 : 0;
+      pop_col = width == 3 ? 2 : 1;
+    }
+    if (comment) continue;
+    if (header ? cols.size() < width : cols.size() != width) {
       r.malformed = true;
       return r;
     }
-    std::string la = lower(a);
-    if (la[0] == '#') la.erase(0, 1);
-    const std::string lb = lower(b);
-    const bool header = first &&
-                        (la == "sample" || la == "sample_id" || la == "iid" || la == "id") &&
-                        (lb == "population" || lb == "pop" || lb == "group");
-    first = false;
-    if (header || a[0] == '#') continue;
-    if (ls >> c) {
-      r.malformed = true;
-      return r;
-    }
-    r.entries.emplace_back(a, b);
+    r.entries.emplace_back(cols[static_cast<std::size_t>(sample_col)],
+                           cols[static_cast<std::size_t>(pop_col)]);
   }
+  if (r.entries.empty()) r.malformed = true;
   return r;
 }
 
@@ -315,12 +352,55 @@ TEST(VczSamples, PopulationsMatchABruteForceReference) {
   EXPECT_GT(grouped, 40);
 }
 
+TEST(VczSamples, PlinkAndPanelPopulationFilesMatchTheReference) {
+  // Every layout a user brings: two columns, plink's FID IID POP with and without its header,
+  // a 1000 Genomes .panel file by pop and by super_pop, the columns in another order.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"s1 A\ns2 B\n", ""},
+      {"fam1 s1 A\nfam2 s2 B\n", ""},
+      {"#FID IID POP\nfam1 s1 A\nfam2 s2 B\n", ""},
+      {"FID\tIID\tcluster\nfam1\ts1\tA\n", ""},
+      {"sample\tpop\tsuper_pop\tgender\ns1\tGBR\tEUR\tmale\ns2\tYRI\tAFR\tfemale\n", ""},
+      {"sample\tpop\tsuper_pop\tgender\ns1\tGBR\tEUR\tmale\ns2\tYRI\tAFR\tfemale\n", "super_pop"},
+      {"population sample\nA s1\nB s2\n", ""},
+      {"# made by hand\ns1 A\n# a comment\ns2 B\n", ""},
+  };
+  TempDir dir;
+  for (const auto& [text, column] : cases) {
+    SCOPED_TRACE(text + " column " + column);
+    const auto ref = reference_populations_file(text, column);
+    ASSERT_FALSE(ref.malformed);
+    const auto f = vcz::read_populations_file(write_file(dir, "p.txt", text), column);
+    std::vector<std::pair<std::string, std::string>> got;
+    for (std::int64_t k = 0; k < f.size(); ++k)
+      got.emplace_back(
+          std::string(f.samples[k]),
+          f.names[static_cast<std::size_t>(f.population[static_cast<std::size_t>(k)])]);
+    EXPECT_EQ(got, ref.entries);
+  }
+  // Spot checks of the reference itself, written by hand.
+  EXPECT_EQ(reference_populations_file(cases[1].first).entries[0].first, "s1");
+  EXPECT_EQ(reference_populations_file(cases[5].first, "super_pop").entries[1].second, "AFR");
+  EXPECT_EQ(reference_populations_file(cases[4].first).entries[1].second, "YRI");
+  EXPECT_EQ(reference_populations_file(cases[6].first).entries[0],
+            (std::pair<std::string, std::string>{"s1", "A"}));
+}
+
 TEST(VczSamples, MalformedPopulationFilesAndDuplicateStoreNamesAreErrors) {
   VCZ_REQUIRE_PYTHON_ZARR();
   NamedStore s(4);
-  for (const char* text : {"a\n", "a b c\n", "", "# only a comment\n", "sample population\n"})
+  for (const char* text : {"a\n", "a b c d\n", "a b\nc d e\n", "f a b\nc d\n", "",
+                           "# only a comment\n", "sample population\n", "FID IID SEX\nf a 1\n"}) {
+    EXPECT_TRUE(reference_populations_file(text).malformed) << text;
     EXPECT_THROW(vcz::read_populations_file(write_file(s.dir, "bad.tsv", text)), UsageError)
         << text;
+  }
+  // A named column that the header lacks, or a file without a header.
+  EXPECT_THROW(
+      vcz::read_populations_file(write_file(s.dir, "bad.tsv", "sample pop\na x\n"), "super_pop"),
+      UsageError);
+  EXPECT_THROW(vcz::read_populations_file(write_file(s.dir, "bad.tsv", "a x\n"), "pop"),
+               UsageError);
   // Two visible samples with one name: selecting by name is ambiguous.
   std::size_t a = 0;
   while (s.ids[a].empty()) ++a;
