@@ -93,19 +93,27 @@ class Ehh final : public Statistic {
     for (std::int64_t want = 64;; want *= 2) {
       f = rows.find(variant);
       const std::int64_t b = rows.contig_begin(f);
-      if (rows.positions()[b] < pos - o_.window || rows.contig_first(b)) break;
+      if (rows.positions()[b] < stats::detail::saturating_sub(pos, o_.window) ||
+          rows.contig_first(b))
+        break;
       rows.extend_back(f, want);
     }
     for (std::int64_t want = 64;; want *= 2) {
       f = rows.find(variant);
       const std::int64_t e = rows.contig_end(f) - 1;
-      if (rows.positions()[e] > pos + o_.window || rows.contig_last(e)) break;
+      if (rows.positions()[e] > stats::detail::saturating_add(pos, o_.window) ||
+          rows.contig_last(e))
+        break;
       rows.extend_front(f, want);
     }
     f = rows.find(variant);
     std::int64_t lo = f, hi = f;
-    while (lo > rows.contig_begin(f) && rows.positions()[lo - 1] >= pos - o_.window) --lo;
-    while (hi + 1 < rows.contig_end(f) && rows.positions()[hi + 1] <= pos + o_.window) ++hi;
+    while (lo > rows.contig_begin(f) &&
+           rows.positions()[lo - 1] >= stats::detail::saturating_sub(pos, o_.window))
+      --lo;
+    while (hi + 1 < rows.contig_end(f) &&
+           rows.positions()[hi + 1] <= stats::detail::saturating_add(pos, o_.window))
+      ++hi;
 
     Segment left, right;
     left.first = lo;

@@ -15,9 +15,12 @@
 // partition's greedy run on.
 
 #include <algorithm>
+#include <limits>
 #include <optional>
+#include <string>
 
 #include "stats/pair_statistic.hpp"
+#include "stats/statistic_support.hpp"
 #include "vczstats/ld.hpp"
 
 namespace vczstats {
@@ -37,6 +40,9 @@ class PruneStatistic final : public stats::pairs::PairStatistic<PruneRow> {
   PruneStatistic(const Query& q, const PruneOptions& o) : PairStatistic(q, "prune"), options_(o) {
     if (o.window_kb ? o.window < 1 : o.window < 2)
       throw UsageError("--indep-pairwise: the window must be at least 2 variants or 1 kb");
+    if (o.window_kb && o.window > std::numeric_limits<std::int64_t>::max() / 1000)
+      throw UsageError("--indep-pairwise: the window of " + std::to_string(o.window) +
+                       " kb is larger than any contig");
     if (o.step < 1) throw UsageError("--indep-pairwise: the step must be at least 1");
     if (!(o.r2 >= 0 && o.r2 <= 1)) throw UsageError("--indep-pairwise: r2 must be in [0, 1]");
     request_.measure = PairMeasure::PruneEdge;
@@ -175,7 +181,8 @@ class PruneStatistic final : public stats::pairs::PairStatistic<PruneRow> {
       if (from + rows <= count_) return from + rows;
       return std::nullopt;
     }
-    const std::int64_t limit = at(s).meta.pos + options_.window * 1000;
+    const std::int64_t limit =
+        stats::detail::saturating_add(at(s).meta.pos, options_.window * 1000);
     for (std::int64_t o = from; o < count_; ++o)
       if (at(o).meta.contig != c || at(o).meta.pos > limit) return o;
     if (finished) return count_;

@@ -232,7 +232,7 @@ std::optional<stats::WindowGroup> SiteFilter::group(std::int32_t contig, std::in
   const std::int64_t len = std::max<std::int64_t>(ref_length, 1);
   const std::int64_t last =
       pos_overlap_ || pos > std::numeric_limits<std::int64_t>::max() - (len - 1) ? pos
-                                                                                 : pos + len - 1;
+                                                                                 : pos + (len - 1);
   const auto& idx = by_contig_[static_cast<std::size_t>(contig)];
   auto it = std::upper_bound(idx.entries.begin(), idx.entries.end(), last,
                              [](std::int64_t v, const Entry& e) { return v < e.start; });

@@ -1,6 +1,8 @@
 #pragma once
 // Private helpers shared by the statistics of src/stats/.
 
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <typeinfo>
@@ -18,6 +20,21 @@ T& same_statistic(const T& self, Statistic& later) {
   auto* p = dynamic_cast<T*>(&later);
   if (!p) throw Error("cannot merge " + later.name() + " into " + self.name());
   return *p;
+}
+
+/// a + b and a - b saturated at the int64 range: positions come from untrusted stores and
+/// window sizes from users, so POS + window must not wrap (UBSan) near 2^63.
+inline std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (!__builtin_add_overflow(a, b, &r)) return r;
+  return b > 0 ? std::numeric_limits<std::int64_t>::max()
+               : std::numeric_limits<std::int64_t>::min();
+}
+inline std::int64_t saturating_sub(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (!__builtin_sub_overflow(a, b, &r)) return r;
+  return b > 0 ? std::numeric_limits<std::int64_t>::min()
+               : std::numeric_limits<std::int64_t>::max();
 }
 
 /// Labels of contigs and populations, shared by a statistic's tables.

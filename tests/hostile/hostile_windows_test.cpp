@@ -147,4 +147,22 @@ TEST(HostileWindows, AccessibleMaskAndRegionEndingAt2To63Minus1) {
   }
 }
 
+TEST(HostileWindows, RecordEndingExactlyAt2To63Minus1InARegion) {
+  // POS = 2^63 - 2 with a 2-bp REF ends at 2^63 - 1: the record's end must be computed as
+  // POS + (len - 1); (POS + len) - 1 overflows first (UBSan reports it in the sanitizer build).
+  TempDir dir;
+  TinyStore s(dir / "t.vcz");
+  s.array("contig_length", {1}, {1}, "<i8", le_bytes(std::vector<std::int64_t>{kInt64Max}));
+  s.array("variant_position", {3}, {3}, "<i8",
+          le_bytes(std::vector<std::int64_t>{10, 20, kInt64Max - 1}));
+  s.array("variant_allele", {3, 2}, {3, 2}, "|O", vlen({"A", "T", "A", "T", "AT", "A"}), "0.0",
+          json::array({{{"id", "vlen-utf8"}}}));
+  for (const std::string& region : {"chr1:15-" + kMax, "chr1:" + kMax + "-" + kMax}) {
+    const std::string command = binary() + " afdist -r " + region + " " + s.str();
+    const auto r = run(limited(command, 2048));
+    EXPECT_EQ(r.exit_code, 0) << command << "\nstderr: " << r.err;
+    EXPECT_EQ(r.err.find("runtime error"), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace
