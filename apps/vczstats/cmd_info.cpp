@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "vczstats/device.hpp"
 #include "vczstats/thread_pool.hpp"
 
 namespace vczstats::cli {
@@ -62,11 +63,74 @@ ArrayInfo describe(const vcz::VczStore& s, const std::string& name) {
   return a;
 }
 
+/// How many genotype calls call_genotype_phased marks unphased: counted over every chunk when
+/// the array decodes to at most 4 GiB, else over evenly spaced chunks of that size in all.
+struct Phasing {
+  bool present = false;
+  std::int64_t calls = 0, unphased = 0, chunks_read = 0, chunks_total = 0;
+};
+
+Phasing phasing(const vcz::VczStore& s, unsigned threads) {
+  Phasing p;
+  const auto arr = s.has_genotypes() ? s.array("call_genotype_phased") : std::nullopt;
+  if (!arr || arr->ndim() != 2 || arr->dtype().kind == zarr::DataKind::String) return p;
+  p.present = true;
+  const std::int64_t nv = arr->num_chunks(0), ns = arr->num_chunks(1);
+  p.chunks_total = nv * ns;
+  const std::int64_t bytes = std::max<std::int64_t>(1, arr->chunk_bytes());
+  const std::int64_t budget = std::max<std::int64_t>(1, (std::int64_t{4} << 30) / bytes);
+  const std::int64_t stride = (p.chunks_total + budget - 1) / std::max<std::int64_t>(1, budget);
+  p.chunks_read = (p.chunks_total + stride - 1) / stride;
+  const auto& shape = arr->shape();
+  const auto& chunks = arr->chunks();
+  const std::int64_t item = arr->dtype().size;
+  std::vector<std::int64_t> calls(static_cast<std::size_t>(p.chunks_read), 0);
+  std::vector<std::int64_t> unphased(calls.size(), 0);
+  ThreadPool pool(threads);
+  pool.parallel_for(p.chunks_read, [&](std::int64_t k) {
+    const std::int64_t c = k * stride;
+    const std::int64_t idx[2] = {c / ns, c % ns};
+    std::vector<std::byte> buf(static_cast<std::size_t>(bytes));
+    arr->read_chunk(idx, buf);
+    const std::int64_t rows = std::min(chunks[0], shape[0] - idx[0] * chunks[0]);
+    const std::int64_t cols = std::min(chunks[1], shape[1] - idx[1] * chunks[1]);
+    std::int64_t zero = 0;
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t j = 0; j < cols; ++j) {
+        const std::byte* v = buf.data() + (r * chunks[1] + j) * item;
+        zero += std::all_of(v, v + item, [](std::byte b) { return b == std::byte{0}; }) ? 1 : 0;
+      }
+    calls[static_cast<std::size_t>(k)] = rows * cols;
+    unphased[static_cast<std::size_t>(k)] = zero;
+  });
+  for (std::size_t k = 0; k < calls.size(); ++k) {
+    p.calls += calls[k];
+    p.unphased += unphased[k];
+  }
+  return p;
+}
+
+/// "phased", "unphased", "partly phased (N of M calls unphased)", with the share read.
+std::string describe_phasing(const vcz::VczStore& s, const Phasing& p) {
+  if (!s.has_genotypes()) return "no genotype calls";
+  if (s.ploidy() == 1) return "haploid (phasing does not apply)";
+  if (!p.present) return "unphased (no call_genotype_phased)";
+  std::string state = p.unphased == 0         ? "phased"
+                      : p.unphased == p.calls ? "unphased"
+                                              : fmt::format(
+                                                    "partly phased ({} of {} calls "
+                                                    "unphased)",
+                                                    p.unphased, p.calls);
+  if (p.chunks_read < p.chunks_total)
+    state += fmt::format(" in {} of {} chunks read", p.chunks_read, p.chunks_total);
+  return state;
+}
+
 }  // namespace
 
 void add_info_command(CLI::App& app) {
   struct Options {
-    std::string store, output, format = "text";
+    std::string store, output, format = "text", device = "auto";
     unsigned threads = 0;
     zarr::StoreOptions remote;
   };
@@ -84,6 +148,11 @@ void add_info_command(CLI::App& app) {
       ->check(CLI::IsMember({"text", "json", "tsv"}))
       ->capture_default_str();
   cmd->add_option("-t,--threads", o->threads, "Threads the warnings assume [default: all cores]");
+  cmd->add_option("--device", o->device,
+                  "auto: report how a GPU run would decode the genotypes only where a GPU is "
+                  "usable; gpu: report it anyway (planning a run for a GPU machine); cpu: never")
+      ->check(CLI::IsMember({"auto", "gpu", "cpu"}))
+      ->capture_default_str();
   add_remote_options(*cmd, o->remote);
   cmd->callback([o] {
     auto s = vcz::VczStore::open(o->store, o->remote);
@@ -115,12 +184,16 @@ void add_info_command(CLI::App& app) {
           human_bytes(static_cast<double>(chunk_bytes))));
     if (hidden > 0)
       warnings.push_back(fmt::format("{} samples have an empty sample_id and are hidden", hidden));
-    // Where a GPU run (--gpu-decode auto) would decode the genotypes.
+    // Where a GPU run (--gpu-decode auto) would decode the genotypes: only where one can run.
+    const bool have_gpu = o->device == "gpu" || (o->device == "auto" && gpu_count() > 0);
     const GpuDecodeChoice gpu = choose_gpu_decode(s, GpuDecode::Auto);
     const std::string gpu_path =
         gpu.device ? "device" + (gpu.layout.empty() ? "" : " (" + gpu.layout + ")")
                    : "host: " + gpu.why;
-    for (const auto& w : gpu.warnings) warnings.push_back("GPU decode: " + w);
+    if (have_gpu)
+      for (const auto& w : gpu.warnings) warnings.push_back("GPU decode: " + w);
+    const Phasing phased = phasing(s, threads);
+    const std::string phasing_text = describe_phasing(s, phased);
 
     std::string source;
     if (auto it = s.attributes().find("source"); it != s.attributes().end() && it->is_string())
@@ -153,10 +226,16 @@ void add_info_command(CLI::App& app) {
                                {"decoded_bytes", a.decoded},
                                {"chunks_present", a.chunks_present},
                                {"chunks_total", a.chunks_total}});
-      j["gpu_decode"] = {{"path", gpu.device ? "device" : "host"},
-                         {"why_not", gpu.why},
-                         {"streams_per_unit", gpu.streams_per_unit},
-                         {"layout", gpu.layout}};
+      j["phasing"] = {{"state", phasing_text},
+                      {"calls", phased.calls},
+                      {"unphased_calls", phased.unphased},
+                      {"chunks_read", phased.chunks_read},
+                      {"chunks_total", phased.chunks_total}};
+      if (have_gpu)
+        j["gpu_decode"] = {{"path", gpu.device ? "device" : "host"},
+                           {"why_not", gpu.why},
+                           {"streams_per_unit", gpu.streams_per_unit},
+                           {"layout", gpu.layout}};
       j["warnings"] = warnings;
       // The store's path is the one string here not checked for UTF-8 (ids are, when opened).
       text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
@@ -170,6 +249,7 @@ void add_info_command(CLI::App& app) {
                       hidden ? fmt::format(" (+{} hidden)", hidden) : "");
       text += fmt::format("variants\t{}\n", s.num_variants());
       text += fmt::format("ploidy\t{}\n", s.ploidy());
+      text += fmt::format("phasing\t{}\n", phasing_text);
       std::string contigs;
       for (std::size_t i = 0; i < s.contig_ids().size(); ++i) {
         if (i == 8) {
@@ -181,7 +261,7 @@ void add_info_command(CLI::App& app) {
           contigs += fmt::format(" ({} bp)", (*s.contig_lengths())[i]);
       }
       text += fmt::format("contigs\t{}\n", contigs);
-      text += fmt::format("gpu_decode\t{}\n", gpu_path);
+      if (have_gpu) text += fmt::format("gpu_decode\t{}\n", gpu_path);
       text += "\narray\tdtype\tshape\tchunks\tcodecs\tstored\tdecoded\tratio\tchunks_present\n";
       std::int64_t total_stored = 0, total_decoded = 0;
       for (const auto& a : arrays) {

@@ -114,6 +114,15 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
                  const ComputeHooks& hooks) {
   PassNeeds needs = hooks.needs;
   for (Statistic* s : statistics) needs = needs | s->needs();
+  if (!q.store.has_genotypes() && (needs.counts || needs.afdist || needs.tallies ||
+                                   needs.sample_sums || needs.packed || needs.haplotypes)) {
+    // A statistic of genotype calls: a sites-only store would give a table of zeros.
+    std::string names;
+    for (Statistic* s : statistics) names += (names.empty() ? "" : ", ") + s->name();
+    throw FormatError(q.store.path() + " has no call_genotype (a sites-only store): " +
+                      (names.empty() ? std::string("the statistic") : names) +
+                      " needs genotype calls");
+  }
   const bool ancestral = needs.ancestral && q.ancestral != "ref";
   const bool any_fields = needs.positions || needs.alleles || needs.ids || needs.ancestral;
 
@@ -240,9 +249,8 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
     };
   }
   for (Statistic* s : statistics) s->attach(context);
-  if (!q.store.has_genotypes() || q.plan.units.empty() || q.samples.size() == 0) {
-    // Nothing to read, on either backend: every site has no called allele, as bcftools sees a
-    // sites-only store.
+  if (q.plan.units.empty() || q.samples.size() == 0) {
+    // Nothing to read, on either backend (no selected site or sample).
     std::vector<std::int32_t> zero_counts;
     std::vector<stats::AfdistSite> zero_afdist;
     std::vector<std::int32_t> zero_tallies;
@@ -262,9 +270,6 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
     }
     sample_totals.assign(static_cast<std::size_t>(q.samples.size()), {});
     rs.device = "none (nothing to read)";
-    if (!q.store.has_genotypes())
-      rs.warnings.push_back(q.store.path() + " has no call_genotype (sites only): every " +
-                            (needs.afdist ? "bin" : "count") + " is 0");
   } else if (gpu) {
     backend::run_site_pass_gpu(spec, deliver, &sample_totals, &rs);
   } else {

@@ -53,10 +53,19 @@ class Ehh final : public Statistic {
         std::to_string(o_.window) + " bp (sites with a minor allele frequency below " +
         std::to_string(o_.maf) + " left out); " + vcz::AncestralAlleles::describe(q_.ancestral);
     for (const auto& [chrom, pos] : o_.focal) {
+      const std::string site = chrom + ":" + std::to_string(pos);
       const std::int32_t contig = *q_.store.find_contig(chrom);
       const std::int64_t variant = find_variant(contig, pos);
-      if (variant < 0) continue;
-      for (int p = 0; p < q_.pops.count(); ++p) curve(t, contig, pos, variant, p);
+      if (variant < 0)
+        throw UsageError("ehh: no selected variant at the focal site " + site + " of " +
+                         q_.store.path());
+      // A focal site no population can use is an error, not a table with a header alone.
+      std::string why;
+      const std::int64_t before = t.rows();
+      for (int p = 0; p < q_.pops.count(); ++p)
+        if (const auto reason = curve(t, contig, pos, variant, p); !reason.empty() && why.empty())
+          why = reason;
+      if (t.rows() == before) throw UsageError("ehh: the focal site " + site + " " + why);
     }
     return t;
   }
@@ -77,7 +86,9 @@ class Ehh final : public Statistic {
     return -1;
   }
 
-  void curve(Table& t, std::int32_t contig, std::int64_t pos, std::int64_t variant, int pop) {
+  /// The EHH rows of one population at a focal site, or why it has none.
+  std::string curve(Table& t, std::int32_t contig, std::int64_t pos, std::int64_t variant,
+                    int pop) {
     HapSet set = population_set(q_, pop);
     const std::int64_t n = set.n;
     RowFilter filter;
@@ -85,10 +96,16 @@ class Ehh final : public Statistic {
     RowSource rows(q_, RowExtractor(std::move(set), filter, map_, contigs_), store_);
     rows.seek(variant);
     std::int64_t f = rows.find(variant);
-    if (f < 0) return;  // not usable in this population
+    const std::string in =
+        q_.pops.count() > 1 ? " in population " + q_.pops.names[static_cast<std::size_t>(pop)] : "";
+    if (f < 0)
+      return "is not usable" + in + " (not segregating, a minor allele frequency below --maf " +
+             std::to_string(o_.maf) + ", or missing or multi-allelic calls)";
     const RowInfo focal = rows.info(f);
-    if (focal.lo == focal.hi || (focal.ancestral != focal.lo && focal.ancestral != focal.hi))
-      return;
+    if (focal.lo == focal.hi) return "is not segregating" + in;
+    if (focal.ancestral != focal.lo && focal.ancestral != focal.hi)
+      return "has an unknown ancestral allele" + in + " (" +
+             vcz::AncestralAlleles::describe(q_.ancestral) + ")";
     // Rows out to the window on both sides (or to the contig's ends).
     for (std::int64_t want = 64;; want *= 2) {
       f = rows.find(variant);
@@ -158,13 +175,14 @@ class Ehh final : public Statistic {
       t.push_int(c++, rows.positions()[i]);
       t.push_int(c++, rows.positions()[i] - pos);
       t.push_int(c++, side == 0 ? -k : k);
-      t.push_float(c++, rows.genetic()[i] - focal.gpos);
+      t.push_float(c++, map_ ? rows.genetic()[i] - focal.gpos : kNaN);  // cM need a map
       t.push_float(c++, ehh(side, d, k, count[d]));
       t.push_float(c++, ehh(side, 1 - d, k, count[1 - d]));
       t.push_float(c++, ehh(side, 2, k, n));
     };
     for (std::int64_t k = f - lo; k >= 0; --k) row(0, k);
     for (std::int64_t k = 1; k <= hi - f; ++k) row(1, k);
+    return {};
   }
 
   const Query& q_;

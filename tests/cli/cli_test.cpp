@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <sstream>
 
 #include "test_util.hpp"
 
@@ -37,6 +38,26 @@ TEST(CliInfo, CountsMatchBcftoolsOnSharedStores) {
         << store;
     EXPECT_NE(info.find("call_genotype\tint8"), std::string::npos) << info;
   }
+  // Phasing as info reports it: the calls whose GT bcftools prints with '/' are unphased.
+  for (const auto& [store, vcf] : std::vector<std::pair<std::string, std::string>>{
+           {"vcztools/sample.vcz.zip", "vcztools/sample.vcf.gz"},
+           {"vcztools/chr22.vcz.zip", "vcztools/chr22.vcf.gz"},
+           {"vcztools/msprime_diploid.vcz.zip", "vcztools/msprime_diploid.vcf.gz"}}) {
+    const auto counts =
+        run_ok("bcftools query -f '[%GT\\n]' " + (d / vcf).string() +
+               " 2>/dev/null | awk '{ n++; if (index($0, \"/\")) u++ } END { print u + 0, n }'");
+    std::istringstream in(counts);
+    std::int64_t unphased = 0, calls = 0;
+    in >> unphased >> calls;
+    ASSERT_GT(calls, 0) << vcf;
+    const std::string want = unphased == 0 ? "phased"
+                             : unphased == calls
+                                 ? "unphased"
+                                 : "partly phased (" + std::to_string(unphased) + " of " +
+                                       std::to_string(calls) + " calls unphased)";
+    EXPECT_EQ(info_field(run_ok(binary() + " info " + (d / store).string()), "phasing"), want)
+        << store;
+  }
   // A sites-only store and the annotations store open too.
   for (const std::string store :
        {"vcztools/field_type_combos.vcz.zip", "vcztools/1kg_2020_chr20_annotations.vcz.zip"}) {
@@ -54,6 +75,59 @@ TEST(CliErrors, MissingStoreIsAOneLineErrorNamingThePath) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("/nonexistent/store.vcz"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST(CliErrors, SitesOnlyStoreIsAnErrorForGenotypeStatistics) {
+  TempDir dir;
+  const auto store = (dir / "sites.vcz").string();
+  run_ok(binary() + " simulate " + store + " --samples 4 --variants 30 --seed 5 --no-progress");
+  for (const auto& e : fs::directory_iterator(store))
+    if (e.path().filename().string().starts_with("call_genotype")) fs::remove_all(e.path());
+  EXPECT_EQ(info_field(run_ok(binary() + " info " + store), "phasing"), "no genotype calls");
+  for (const std::string cmd : {"afdist", "diversity", "freq", "sfs", "hardy"}) {
+    const auto r = run(binary() + " " + cmd + " " + store);
+    EXPECT_EQ(r.exit_code, 1) << cmd << ": " << r.err;
+    EXPECT_NE(r.err.find(store + " has no call_genotype"), std::string::npos) << cmd << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(r.out, "") << cmd;
+  }
+}
+
+TEST(CliErrors, EhhFocalSiteThatCannotBeUsedIsAnErrorNamingIt) {
+  TempDir dir;
+  const auto store = (dir / "h.vcz").string();
+  run_ok(binary() + " simulate " + store + " --samples 6 --variants 200 --seed 9 --no-progress");
+  // A position without a variant.
+  auto r = run(binary() + " ehh " + store + " --focal 1:999999999");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("1:999999999"), std::string::npos) << r.err;
+  // A site where the one selected sample is homozygous: not segregating among its haplotypes.
+  const auto freq = run_ok(binary() + " freq " + store + " -s s0");
+  std::istringstream in(freq);
+  std::string line;
+  std::vector<std::string> cols;
+  std::getline(in, line);
+  {
+    std::istringstream h(line);
+    for (std::string c; std::getline(h, c, '\t');) cols.push_back(c);
+  }
+  const auto col = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(cols.begin(), cols.end(), name) - cols.begin());
+  };
+  ASSERT_LT(col("alt_cts"), cols.size()) << freq.substr(0, 200);
+  std::string focal;
+  while (focal.empty() && std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::istringstream ls(line);
+    for (std::string c; std::getline(ls, c, '\t');) f.push_back(c);
+    if (f[col("obs_ct")] == "2" && (f[col("alt_cts")] == "0" || f[col("alt_cts")] == "2"))
+      focal = f[col("chrom")] + ":" + f[col("pos")];
+  }
+  ASSERT_FALSE(focal.empty()) << "no homozygous site for s0";
+  r = run(binary() + " ehh " + store + " -s s0 --focal " + focal);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("ehh: the focal site " + focal + " is not "), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
 }
 
 TEST(CliErrors, NotAVczStore) {

@@ -15,7 +15,7 @@ TEST(GpuDecodeChoice, InfoSaysWhichPathAndWhyNot) {
   // zlib has no device decoder: host decode, naming the codec.
   const auto zlib = make_random_store(dir, "zlib", "--seed 11 --samples 40 --variants 60",
                                       "--compressor zlib --samples-chunk-size 1");
-  auto info = run_ok(binary() + " info " + zlib);
+  auto info = run_ok(binary() + " info --device gpu " + zlib);
   EXPECT_EQ(info_field(info, "gpu_decode").rfind("host: ", 0), 0u) << info;
   EXPECT_NE(info_field(info, "gpu_decode").find("zlib"), std::string::npos) << info;
   // Blosc zstd with one sample per chunk: 40 sample chunks of one blosc block each (60 x 2 bytes),
@@ -23,7 +23,7 @@ TEST(GpuDecodeChoice, InfoSaysWhichPathAndWhyNot) {
   // independent streams per work unit to decode on the device.
   const auto wide = make_random_store(dir, "wide", "--seed 12 --samples 40 --variants 60",
                                       "--samples-chunk-size 1");
-  info = run_ok(binary() + " info " + wide);
+  info = run_ok(binary() + " info --device gpu " + wide);
   EXPECT_EQ(info_field(info, "gpu_decode").rfind("device (40 sample chunks x 1 blosc block of", 0),
             0u)
       << info;
@@ -33,17 +33,17 @@ TEST(GpuDecodeChoice, InfoSaysWhichPathAndWhyNot) {
   // One sample chunk (the whole 10000-variant chunk of 800 KB, a few blosc blocks): too few
   // independent streams to decode in parallel.
   const auto narrow = make_random_store(dir, "narrow", "--seed 13 --samples 40 --variants 60", "");
-  info = run_ok(binary() + " info " + narrow);
+  info = run_ok(binary() + " info --device gpu " + narrow);
   EXPECT_EQ(info_field(info, "gpu_decode").rfind("host: only ", 0), 0u) << info;
   EXPECT_NE(info_field(info, "gpu_decode").find("(1 sample chunk x "), std::string::npos) << info;
   EXPECT_NE(info_field(info, "gpu_decode").find("too few chunks"), std::string::npos) << info;
   // Plain zstd: one stream per chunk.
   const auto zstd = make_random_store(dir, "zstd", "--seed 14 --samples 40 --variants 60",
                                       "--compressor zstd --samples-chunk-size 1");
-  info = run_ok(binary() + " info " + zstd);
+  info = run_ok(binary() + " info --device gpu " + zstd);
   EXPECT_EQ(info_field(info, "gpu_decode"), "device (40 sample chunks x 1 zstd stream)") << info;
   // JSON says the same.
-  const auto json = run_ok(binary() + " info --format json " + zlib);
+  const auto json = run_ok(binary() + " info --device gpu --format json " + zlib);
   EXPECT_NE(json.find("\"path\": \"host\""), std::string::npos) << json;
   EXPECT_NE(json.find("zlib"), std::string::npos) << json;
 }
@@ -89,7 +89,7 @@ TEST(GpuDecodeChoice, RecompressPresetGpuWritesBloscZstd3BitShuffle) {
              "numpy.array_equal(a[:], b[:]))\" " +
              in + " " + out);
   EXPECT_EQ(check, "blosc zstd 3 2 1 True\n");
-  EXPECT_EQ(info_field(run_ok(binary() + " info " + out), "gpu_decode")
+  EXPECT_EQ(info_field(run_ok(binary() + " info --device gpu " + out), "gpu_decode")
                 .rfind("device (40 sample chunks x 1 blosc block of", 0),
             0u);
   EXPECT_EQ(run_ok(binary() + " afdist --device cpu " + out),

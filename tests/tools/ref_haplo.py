@@ -581,7 +581,7 @@ def cmd_ehh(data, args, out):
             for k in order:
                 r = walk_rows[k]
                 write_row(out, [chrom, p, name, int(data.pos[r]), int(data.pos[r]) - p, sign * k,
-                                float(data.gpos[r] - data.gpos[f]),
+                                float(data.gpos[r] - data.gpos[f]) if data.gmap else math.nan,
                                 gd[k] / choose2(len(carriers[0])) if len(carriers[0]) > 1 else math.nan,
                                 ga[k] / choose2(len(carriers[1])) if len(carriers[1]) > 1 else math.nan,
                                 gall[k] / choose2(n)])
