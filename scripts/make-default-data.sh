@@ -10,7 +10,17 @@
 # Writes, under .data/ (git-ignored) of the repository:
 #   1kg_chr20.vcf.gz (+ .tbi)  merged VCF, for comparisons with bcftools
 #   1kg_chr20.vcz              VCZ directory store made by tests/tools/vcf2vcz.py
-# Idempotent: does nothing when both exist. Prints the store's path on stdout
+#   1kg_chr20.pops.tsv         the 503 samples' 1000 Genomes populations (sample pop super_pop:
+#                              CEU, FIN, GBR, IBS, TSI; EUR), for -P (and --pop-column
+#                              super_pop), cut from the 1000 Genomes phase 3 sample panel
+#                              integrated_call_samples_v3.20130502.ALL.panel (IGSR,
+#                              ftp.1000genomes.ebi.ac.uk/vol1/ftp/release/20130502/). The panel is
+#                              not in Debian and is not copied into this repository: the script
+#                              reads it from $VCZSTATS_1KG_PANEL or
+#                              ../shared/data/1kg/ beside the checkout; without it the file
+#                              groups the samples by their name series (series_HG, series_NA),
+#                              which are not populations, and says so.
+# Idempotent: does nothing when they exist. Prints the store's path on stdout
 # (so `store=$(scripts/make-default-data.sh)` works) and one line saying what
 # it made, or that it was already there, on stderr.
 # Usage: scripts/make-default-data.sh [OUTDIR]   (default: <repo>/.data)
@@ -22,7 +32,36 @@ examples=/usr/share/doc/shapeit4/examples/test
 vcf=$out/1kg_chr20.vcf.gz
 store=$out/1kg_chr20.vcz
 
+pops=$out/1kg_chr20.pops.tsv
+panel=${VCZSTATS_1KG_PANEL:-$repo/../shared/data/1kg/integrated_call_samples_v3.20130502.ALL.panel}
+
+# The populations of the store's samples: from the 1000 Genomes panel where it is found.
+write_pops() {
+  local tmp_pops
+  tmp_pops=$(mktemp "$out/.pops.XXXXXX")
+  if [ -f "$panel" ]; then
+    bcftools query -l "$vcf" |
+      awk -F'\t' 'NR == FNR { want[$1] = 1; next }
+                  FNR == 1 { print "sample\tpop\tsuper_pop"; next }
+                  ($1 in want) { print $1 "\t" $2 "\t" $3; found++ }
+                  END { if (found != length(want)) exit 1 }' - "$panel" >"$tmp_pops" || {
+      rm -f "$tmp_pops"
+      echo "make-default-data: $panel lacks some of the store's samples" >&2
+      exit 1
+    }
+    echo "make-default-data: populations from $panel -> $pops" >&2
+  else
+    bcftools query -l "$vcf" |
+      awk 'BEGIN { print "sample\tpopulation" }
+           { print $1 "\t" (substr($1, 1, 2) == "HG" ? "series_HG" : "series_NA") }' >"$tmp_pops"
+    echo "make-default-data: warning: no 1000 Genomes panel at $panel (set VCZSTATS_1KG_PANEL):" \
+      "$pops groups the samples by name series (series_HG, series_NA), which are not populations" >&2
+  fi
+  mv "$tmp_pops" "$pops"
+}
+
 if [ -s "$vcf.tbi" ] && [ -f "$store/call_genotype/.zarray" ]; then
+  [ -s "$pops" ] && { [ ! -f "$panel" ] || head -1 "$pops" | grep -q super_pop; } || write_pops
   echo "make-default-data: $store already built ($(du -sh "$store" | cut -f1))" >&2
   echo "$store"
   exit 0
@@ -49,6 +88,7 @@ rm -rf "$store"
 mv "$tmp/merged.vcf.gz" "$vcf"
 mv "$tmp/merged.vcf.gz.tbi" "$vcf.tbi"
 mv "$tmp/store.vcz" "$store"
+write_pops
 
 dims=$(/usr/bin/python3 -c "import zarr,sys; print('x'.join(map(str, zarr.open(sys.argv[1], mode='r')['call_genotype'].shape)))" "$store")
 echo "make-default-data: built $store ($dims calls, $(du -sh "$store" | cut -f1)) and $vcf" >&2

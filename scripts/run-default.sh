@@ -12,10 +12,9 @@ build/vczstats info "$store"
 echo
 echo "== vczstats afdist $store"
 build/vczstats afdist "$store" -v
-# Two populations by 1000 Genomes sample series (HG0... and NA...), for the population scan.
+# The samples' 1000 Genomes populations (CEU, FIN, GBR, IBS, TSI), written by
+# make-default-data.sh beside the store (see there for where they come from).
 pops=$(dirname "$store")/1kg_chr20.pops.tsv
-bcftools query -l "$(dirname "$store")/1kg_chr20.vcf.gz" |
-  awk 'BEGIN{print "sample\tpopulation"} {print $1 "\t" (substr($1, 1, 2) == "HG" ? "HG" : "NA")}' >"$pops"
 echo
 echo "== vczstats stats $store -P $pops --window-size 500000 (pi, Tajima's D, dxy, Hudson Fst)"
 build/vczstats stats "$store" -P "$pops" --window-size 500000 --stats pi,tajima_d,dxy,fst_hudson -v
