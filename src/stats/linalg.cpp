@@ -1,33 +1,94 @@
 // OpenBLAS behind stats/linalg.hpp: CBLAS for the products, LAPACK's Fortran routines (which
 // OpenBLAS carries) for eigenvectors, SVD and QR. LAPACK is column-major: a row-major matrix is
 // its transpose there, which the wrappers use instead of copying.
+//
+// The library is opened here, at its first use, not linked: OpenBLAS starts one thread per core
+// when it is loaded, and on a 64-core host under `ulimit -v` (HPC job limits) that alone aborts
+// the process, in runs that never multiply a matrix. Opened on demand, it starts with one thread
+// (OPENBLAS_NUM_THREADS while it loads) and grows to the run's -t in set_threads().
 
 #include "stats/linalg.hpp"
 
 #include <cblas.h>
+#include <dlfcn.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <limits>
+#include <mutex>
 #include <string>
+#include <type_traits>
 
 #include "vczstats/error.hpp"
 
-extern "C" {
-void dsyevr_(const char* jobz, const char* range, const char* uplo, const int* n, double* a,
-             const int* lda, const double* vl, const double* vu, const int* il, const int* iu,
-             const double* abstol, int* m, double* w, double* z, const int* ldz, int* isuppz,
-             double* work, const int* lwork, int* iwork, const int* liwork, int* info);
-void dgesvd_(const char* jobu, const char* jobvt, const int* m, const int* n, double* a,
-             const int* lda, double* s, double* u, const int* ldu, double* vt, const int* ldvt,
-             double* work, const int* lwork, int* info);
-void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work,
-             const int* lwork, int* info);
-void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau,
-             double* work, const int* lwork, int* info);
-}
+#ifndef VCZ_OPENBLAS_LIBRARY
+#define VCZ_OPENBLAS_LIBRARY "libopenblas.so.0"
+#endif
 
 namespace vczstats::stats::linalg {
 namespace {
+
+using Dsyevr = void(const char*, const char*, const char*, const int*, double*, const int*,
+                    const double*, const double*, const int*, const int*, const double*, int*,
+                    double*, double*, const int*, int*, double*, const int*, int*, const int*,
+                    int*);
+using Dgesvd = void(const char*, const char*, const int*, const int*, double*, const int*, double*,
+                    double*, const int*, double*, const int*, double*, const int*, int*);
+using Dgeqrf = void(const int*, const int*, double*, const int*, double*, double*, const int*,
+                    int*);
+using Dorgqr = void(const int*, const int*, const int*, double*, const int*, const double*, double*,
+                    const int*, int*);
+using Dgemm = void(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint, blasint, blasint, double,
+                   const double*, blasint, const double*, blasint, double, double*, blasint);
+using SetThreads = void(int);
+
+/// The entry points of the opened library.
+struct Blas {
+  SetThreads* set_threads = nullptr;
+  Dgemm* dgemm = nullptr;
+  Dsyevr* dsyevr = nullptr;
+  Dgesvd* dgesvd = nullptr;
+  Dgeqrf* dgeqrf = nullptr;
+  Dorgqr* dorgqr = nullptr;
+};
+
+std::atomic<int> g_threads{1};  // what set_threads() asked for, applied when the library opens
+
+const Blas& blas() {
+  static Blas b;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // Read by OpenBLAS's constructor during dlopen: one thread to start with, whatever the
+    // environment says (set_threads() then gives it the run's threads); restored after.
+    const char* before = std::getenv("OPENBLAS_NUM_THREADS");
+    const std::string saved = before ? before : "";
+    ::setenv("OPENBLAS_NUM_THREADS", "1", 1);
+    void* h = nullptr;
+    std::string why;
+    for (const char* name : {VCZ_OPENBLAS_LIBRARY, "libopenblas.so.0", "libopenblas.so"}) {
+      if ((h = ::dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+      if (const char* e = ::dlerror(); e && why.empty()) why = e;
+    }
+    if (before)
+      ::setenv("OPENBLAS_NUM_THREADS", saved.c_str(), 1);
+    else
+      ::unsetenv("OPENBLAS_NUM_THREADS");
+    if (!h) throw Error("cannot load OpenBLAS for the matrix statistics: " + why);
+    auto sym = [&](auto*& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(h, name));
+      if (!fn) throw Error(std::string("OpenBLAS lacks ") + name);
+    };
+    sym(b.set_threads, "openblas_set_num_threads");
+    sym(b.dgemm, "cblas_dgemm");
+    sym(b.dsyevr, "dsyevr_");
+    sym(b.dgesvd, "dgesvd_");
+    sym(b.dgeqrf, "dgeqrf_");
+    sym(b.dorgqr, "dorgqr_");
+    b.set_threads(g_threads.load());
+  });
+  return b;
+}
 
 int to_int(std::int64_t v, const char* what) {
   if (v > std::numeric_limits<int>::max())
@@ -42,30 +103,31 @@ blasint bl(std::int64_t v) {
 }  // namespace
 
 void set_threads(int threads) {
-  openblas_set_num_threads(std::max(1, threads));
+  g_threads.store(std::max(1, threads));
+  blas().set_threads(std::max(1, threads));
 }
 
 void add_abt(std::int64_t m, std::int64_t n, std::int64_t k, const double* a, std::int64_t lda,
              const double* b, std::int64_t ldb, double* c, std::int64_t ldc) {
   if (m == 0 || n == 0 || k == 0) return;
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, bl(m), bl(n), bl(k), 1.0, a, bl(lda), b,
-              bl(ldb), 1.0, c, bl(ldc));
+  blas().dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, bl(m), bl(n), bl(k), 1.0, a, bl(lda), b,
+               bl(ldb), 1.0, c, bl(ldc));
 }
 
 void atb(std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const double* a,
          std::int64_t lda, const double* b, std::int64_t ldb, double beta, double* c,
          std::int64_t ldc) {
   if (m == 0 || n == 0) return;
-  cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, bl(m), bl(n), bl(k), alpha, a, bl(lda), b,
-              bl(ldb), beta, c, bl(ldc));
+  blas().dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, bl(m), bl(n), bl(k), alpha, a, bl(lda), b,
+               bl(ldb), beta, c, bl(ldc));
 }
 
 void ab(std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const double* a,
         std::int64_t lda, const double* b, std::int64_t ldb, double beta, double* c,
         std::int64_t ldc) {
   if (m == 0 || n == 0) return;
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, bl(m), bl(n), bl(k), alpha, a, bl(lda), b,
-              bl(ldb), beta, c, bl(ldc));
+  blas().dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, bl(m), bl(n), bl(k), alpha, a, bl(lda), b,
+               bl(ldb), beta, c, bl(ldc));
 }
 
 void top_eigen(std::int64_t n64, std::int64_t k64, std::vector<double>& lower,
@@ -87,15 +149,17 @@ void top_eigen(std::int64_t n64, std::int64_t k64, std::vector<double>& lower,
   std::vector<int> isuppz(static_cast<std::size_t>(2 * k));
   double work_query = 0;
   int iwork_query = 0, lwork = -1, liwork = -1;
-  dsyevr_(&jobz, &range, &uplo, &n, lower.data(), &n, &vl, &vu, &il, &iu, &abstol, &m, w.data(),
-          z.data(), &n, isuppz.data(), &work_query, &lwork, &iwork_query, &liwork, &info);
+  blas().dsyevr(&jobz, &range, &uplo, &n, lower.data(), &n, &vl, &vu, &il, &iu, &abstol, &m,
+                w.data(), z.data(), &n, isuppz.data(), &work_query, &lwork, &iwork_query, &liwork,
+                &info);
   if (info != 0) throw Error("LAPACK dsyevr workspace query failed: info " + std::to_string(info));
   lwork = static_cast<int>(work_query);
   liwork = iwork_query;
   std::vector<double> work(static_cast<std::size_t>(lwork));
   std::vector<int> iwork(static_cast<std::size_t>(liwork));
-  dsyevr_(&jobz, &range, &uplo, &n, lower.data(), &n, &vl, &vu, &il, &iu, &abstol, &m, w.data(),
-          z.data(), &n, isuppz.data(), work.data(), &lwork, iwork.data(), &liwork, &info);
+  blas().dsyevr(&jobz, &range, &uplo, &n, lower.data(), &n, &vl, &vu, &il, &iu, &abstol, &m,
+                w.data(), z.data(), &n, isuppz.data(), work.data(), &lwork, iwork.data(), &liwork,
+                &info);
   if (info != 0 || m != k)
     throw Error("LAPACK dsyevr failed to find the eigenvectors: info " + std::to_string(info));
   // Ascending, column-major -> descending, sample-major.
@@ -120,13 +184,13 @@ void thin_svd(std::int64_t m64, std::int64_t n64, std::vector<double>& a, std::v
   const int ldu = 1, ldvt = k;
   double dummy = 0, work_query = 0;
   int lwork = -1, info = 0;
-  dgesvd_(&jobu, &jobvt, &rows, &cols, a.data(), &rows, s.data(), &dummy, &ldu, u.data(), &ldvt,
-          &work_query, &lwork, &info);
+  blas().dgesvd(&jobu, &jobvt, &rows, &cols, a.data(), &rows, s.data(), &dummy, &ldu, u.data(),
+                &ldvt, &work_query, &lwork, &info);
   if (info != 0) throw Error("LAPACK dgesvd workspace query failed: info " + std::to_string(info));
   lwork = static_cast<int>(work_query);
   std::vector<double> work(static_cast<std::size_t>(lwork));
-  dgesvd_(&jobu, &jobvt, &rows, &cols, a.data(), &rows, s.data(), &dummy, &ldu, u.data(), &ldvt,
-          work.data(), &lwork, &info);
+  blas().dgesvd(&jobu, &jobvt, &rows, &cols, a.data(), &rows, s.data(), &dummy, &ldu, u.data(),
+                &ldvt, work.data(), &lwork, &info);
   if (info != 0) throw Error("LAPACK dgesvd failed: info " + std::to_string(info));
 }
 
@@ -140,16 +204,16 @@ void orthonormalize(std::int64_t m64, std::int64_t n64, std::vector<double>& a) 
   std::vector<double> tau(static_cast<std::size_t>(n));
   double work_query = 0;
   int lwork = -1, info = 0;
-  dgeqrf_(&m, &n, col.data(), &m, tau.data(), &work_query, &lwork, &info);
+  blas().dgeqrf(&m, &n, col.data(), &m, tau.data(), &work_query, &lwork, &info);
   lwork = std::max(static_cast<int>(work_query), n);
   std::vector<double> work(static_cast<std::size_t>(lwork));
-  dgeqrf_(&m, &n, col.data(), &m, tau.data(), work.data(), &lwork, &info);
+  blas().dgeqrf(&m, &n, col.data(), &m, tau.data(), work.data(), &lwork, &info);
   if (info != 0) throw Error("LAPACK dgeqrf failed: info " + std::to_string(info));
   lwork = -1;
-  dorgqr_(&m, &n, &n, col.data(), &m, tau.data(), &work_query, &lwork, &info);
+  blas().dorgqr(&m, &n, &n, col.data(), &m, tau.data(), &work_query, &lwork, &info);
   lwork = std::max(static_cast<int>(work_query), n);
   work.resize(static_cast<std::size_t>(lwork));
-  dorgqr_(&m, &n, &n, col.data(), &m, tau.data(), work.data(), &lwork, &info);
+  blas().dorgqr(&m, &n, &n, col.data(), &m, tau.data(), work.data(), &lwork, &info);
   if (info != 0) throw Error("LAPACK dorgqr failed: info " + std::to_string(info));
   for (std::int64_t i = 0; i < m64; ++i)
     for (std::int64_t j = 0; j < n64; ++j)

@@ -88,3 +88,29 @@ TEST(CliSignals, InterruptedRunLeavesNoOutputBehind) {
   }
   if (interrupted == 0) GTEST_SKIP() << "skipped: every run finished before the signal";
 }
+
+// A many-core host under an address-space limit (HPC job limits): OpenBLAS, loaded with the
+// program, started one thread (and its buffers) per core and aborted the process on a 64-core
+// host, also in runs that use no linear algebra. The library is now opened only by the matrix
+// family, starting with one thread and growing to the run's -t. OpenBLAS caps its threads at the
+// cores it sees, so a 2-core machine cannot fail the way a 64-core one did; what the test checks
+// is the cause: the dynamic loader's own log (LD_DEBUG=libs) shows OpenBLAS initialised only in
+// the runs that need it, and every run succeeds under `ulimit -v`.
+TEST(CliMemory, OpenBlasIsLoadedOnlyByTheMatrixFamily) {
+#ifdef VCZ_SANITIZE
+  GTEST_SKIP() << "skipped: ASan reserves terabytes of address space";
+#endif
+  TempDir dir;
+  const auto store = (dir / "s.vcz").string();
+  run_ok(binary() + " simulate " + store + " --samples 20 --variants 500 --seed 2 --no-progress");
+  const std::string limit = "ulimit -v 2097152; export OPENBLAS_NUM_THREADS=64 LD_DEBUG=libs; ";
+  for (const std::string cmd : {"afdist", "diversity", "freq", "grm -t 2", "pca -k 2 -t 2"}) {
+    const auto r = run("bash -c " + shell_quote(limit + binary() + " " + cmd + " " + store +
+                                                " --device cpu -o /dev/null"));
+    EXPECT_EQ(r.exit_code, 0) << cmd << ": "
+                              << r.err.substr(r.err.size() > 2000 ? r.err.size() - 2000 : 0);
+    const bool blas = r.err.find("calling init: ") != std::string::npos &&
+                      r.err.find("openblas") != std::string::npos;
+    EXPECT_EQ(blas, cmd.starts_with("grm") || cmd.starts_with("pca")) << cmd;
+  }
+}
