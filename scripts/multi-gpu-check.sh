@@ -128,10 +128,13 @@ if [ "$phase" = bench ] || [ "$phase" = all ]; then
   fi
   if [ "$gpus" -ge 2 ]; then
     two=$logs/gpu/2x$((cores / 2)).log
-    if grep -q 'rank 0 (.*gpu 0' "$two" && grep -q 'rank 1 (.*gpu 1' "$two"; then
-      say "mpirun -n 2: rank 0 on GPU 0, rank 1 on GPU 1"
+    # Each rank sees only its own GPU (bind_process_to_gpu), so the PCI addresses tell them apart.
+    pci0=$(grep -o 'rank 0 (.*gpu 0 ([^)]* at PCI [0-9a-f:]*' "$two" | grep -o '[0-9a-f:]*$')
+    pci1=$(grep -o 'rank 1 (.*gpu 0 ([^)]* at PCI [0-9a-f:]*' "$two" | grep -o '[0-9a-f:]*$')
+    if [ -n "$pci0" ] && [ -n "$pci1" ] && [ "$pci0" != "$pci1" ]; then
+      say "mpirun -n 2: rank 0 on the GPU at PCI $pci0, rank 1 on the GPU at PCI $pci1"
     else
-      say "mpirun -n 2: ranks not on GPUs 0 and 1 (see $(basename "$two"))"
+      say "mpirun -n 2: ranks not on two different GPUs (see $(basename "$two"))"
       status=1
     fi
   fi

@@ -220,6 +220,9 @@ RunOptions run_options(const CommonOptions& o) {
   r.gpu_streams = o.gpu_streams;
   r.gpu_seed_baseline = o.gpu_seed_baseline;
   r.device = parse_device(o.device);
+  // One statistic per process: CUDA initialises the device the run uses and no other.
+  if (r.device.kind != DeviceKind::Cpu && !mpi_ranks())
+    r.device.index = bind_process_to_gpu(r.device.index);
   r.gpu_decode = parse_gpu_decode(o.gpu_decode);
   r.progress = progress_bar(o.progress);
   return r;

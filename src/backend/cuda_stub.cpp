@@ -1,4 +1,6 @@
 // Built when the CUDA backend is disabled at configure time (-DVCZSTATS_CUDA=OFF).
+#include <atomic>
+
 #include "backend/device_blocks.hpp"
 #include "backend/pair_band.hpp"
 #include "backend/sample_matrix_pass.hpp"
@@ -23,6 +25,10 @@ int gpu_count(std::string* reason) {
 bool gpu_available(std::string* reason, int) {
   return gpu_count(reason) > 0;
 }
+
+namespace detail {
+std::atomic<bool> g_cuda_started{false};  // never set: there is no CUDA runtime to start
+}  // namespace detail
 
 namespace backend {
 void run_site_pass_gpu(const SitePassSpec&, const Deliver&, std::vector<stats::SampleSums>*,

@@ -3,7 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <system_error>
 #include <utility>
 
 #include "vczstats/device.hpp"
@@ -38,6 +44,48 @@ DeviceSpec parse_device(std::string_view text) {
   }
   throw UsageError("unknown device '" + std::string(text) +
                    "' (expected cpu, gpu, gpu:N with N a device index, or auto)");
+}
+
+namespace detail {
+extern std::atomic<bool> g_cuda_started;  // set by the CUDA backend when it first calls CUDA
+}  // namespace detail
+
+int gpus_without_starting_cuda() {
+  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) {
+    int n = 0;
+    for (std::string_view rest = visible; !rest.empty();) {
+      const auto comma = rest.find(',');
+      const auto item = rest.substr(0, comma);
+      // CUDA stops at the first entry that names no device; "" and "-1" name none.
+      if (item.empty() || item.starts_with('-')) break;
+      ++n;
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    }
+    return n;
+  }
+  int n = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/dev", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() > 6 && name.starts_with("nvidia") &&
+        std::all_of(name.begin() + 6, name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      ++n;
+  }
+  return n;
+}
+
+int bind_process_to_gpu(int index) {
+  if (detail::g_cuda_started.load() || index < 0) return index;
+  const int n = gpus_without_starting_cuda();
+  if (n <= 1 || index >= n) return index;  // one device (nothing to save), or an error to report
+  std::string chosen = std::to_string(index);
+  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) {
+    std::string_view rest = visible;
+    for (int k = 0; k < index; ++k) rest = rest.substr(rest.find(',') + 1);
+    chosen = std::string(rest.substr(0, rest.find(',')));
+  }
+  ::setenv("CUDA_VISIBLE_DEVICES", chosen.c_str(), 1);
+  return 0;
 }
 
 AutoDeviceEstimate estimate_auto_device(const AutoDeviceWork& work) {

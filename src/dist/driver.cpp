@@ -377,9 +377,14 @@ RunOptions rank_run_options(RunOptions run, const Ranks& ranks, bool threads_giv
                             bool device_index_given) {
   if (!threads_given)
     run.threads = std::max(1u, hardware_threads() / static_cast<unsigned>(ranks.local_size()));
-  if (!device_index_given && run.device.kind != DeviceKind::Cpu) {
-    const int gpus = gpu_count();
-    if (gpus > 0) run.device.index = ranks.local_rank() % gpus;
+  if (run.device.kind != DeviceKind::Cpu) {
+    // Each rank binds its device before CUDA starts, so it initialises that GPU alone (counted
+    // without CUDA: CUDA_VISIBLE_DEVICES or the device files).
+    if (!device_index_given) {
+      const int gpus = gpus_without_starting_cuda();
+      if (gpus > 0) run.device.index = ranks.local_rank() % gpus;
+    }
+    run.device.index = bind_process_to_gpu(run.device.index);
   }
   if (ranks.rank() != 0) run.progress = {};
   return run;

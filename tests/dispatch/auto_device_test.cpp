@@ -2,6 +2,7 @@
 // the H100 machine: wherever one device was at least 20% faster there, the estimate must pick it.
 
 #include <gtest/gtest.h>
+#include <cstdlib>
 
 #include "vczstats/device.hpp"
 
@@ -109,4 +110,24 @@ TEST(AutoDevice, LargeLdTakesTheGpuAndASmallOneStaysOnTheCpu) {
   small.calls = 100 * 2000;
   small.pair_words = 2000 * 10 * 6;
   EXPECT_FALSE(estimate_auto_device(small).gpu());
+}
+
+// Binding a one-run process to its GPU before CUDA starts (bind_process_to_gpu): the devices are
+// counted from CUDA_VISIBLE_DEVICES as the CUDA runtime reads it (up to the first entry that
+// names no device), and the chosen entry becomes the only visible one. Each ctest case is its
+// own process, so the environment changed here goes with it.
+TEST(BindProcessToGpu, NarrowsCudaVisibleDevicesToTheChosenEntry) {
+  ::setenv("CUDA_VISIBLE_DEVICES", "5,7,9", 1);
+  EXPECT_EQ(vczstats::gpus_without_starting_cuda(), 3);
+  EXPECT_EQ(vczstats::bind_process_to_gpu(3), 3);  // not among them: left for the run to report
+  EXPECT_STREQ(std::getenv("CUDA_VISIBLE_DEVICES"), "5,7,9");
+  EXPECT_EQ(vczstats::bind_process_to_gpu(1), 0);
+  EXPECT_STREQ(std::getenv("CUDA_VISIBLE_DEVICES"), "7");
+  EXPECT_EQ(vczstats::gpus_without_starting_cuda(), 1);
+  EXPECT_EQ(vczstats::bind_process_to_gpu(0), 0);  // one device: nothing to narrow
+  EXPECT_STREQ(std::getenv("CUDA_VISIBLE_DEVICES"), "7");
+  ::setenv("CUDA_VISIBLE_DEVICES", "0,-1,2", 1);
+  EXPECT_EQ(vczstats::gpus_without_starting_cuda(), 1);
+  ::setenv("CUDA_VISIBLE_DEVICES", "", 1);
+  EXPECT_EQ(vczstats::gpus_without_starting_cuda(), 0);
 }

@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <string_view>
@@ -196,6 +197,10 @@ DeviceInfo device_info(int device) {
   DeviceInfo info;
   info.device = device;
   info.name = prop.name;
+  char pci[32];
+  std::snprintf(pci, sizeof pci, "%04x:%02x:%02x", prop.pciDomainID, prop.pciBusID,
+                prop.pciDeviceID);
+  info.pci = pci;
   info.multiprocessors = prop.multiProcessorCount;
   return info;
 }

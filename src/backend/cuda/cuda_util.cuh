@@ -173,6 +173,7 @@ class DeviceBuffer {
 struct DeviceInfo {
   int device = 0;
   std::string name;
+  std::string pci;  ///< PCI domain:bus:device: which physical GPU, whatever CUDA_VISIBLE_DEVICES
   int multiprocessors = 0;
 };
 

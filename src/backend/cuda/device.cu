@@ -1,13 +1,19 @@
 // CUDA device discovery for --device auto|gpu|gpu:N.
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <string>
 
 #include "vczstats/device.hpp"
 
 namespace vczstats {
 
+namespace detail {
+std::atomic<bool> g_cuda_started{false};
+}  // namespace detail
+
 int gpu_count(std::string* reason) {
+  detail::g_cuda_started.store(true);
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {

@@ -5,13 +5,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
+
+namespace vczstats::detail {
+extern std::atomic<bool> g_cuda_started;  // device.cu
+}  // namespace vczstats::detail
 
 namespace vczstats::cuda {
 
 DeviceContext::DeviceContext(int index) : index_(index), info_(device_info(index)), pool_(index) {}
 
 DeviceContext& DeviceContext::get(int index) {
+  vczstats::detail::g_cuda_started.store(true);
   static std::mutex mutex;
   // Kept for the life of the process (never destroyed: the CUDA runtime may be torn down first
   // at exit, and a pool must not outlive it).

@@ -764,7 +764,8 @@ class GpuSitePass {
   }
 
   void report(RunStats& stats, Clock::time_point start) const {
-    stats.device = "gpu " + std::to_string(ctx_.index()) + " (" + ctx_.info().name + ", " +
+    stats.device = "gpu " + std::to_string(ctx_.index()) + " (" + ctx_.info().name + " at PCI " +
+                   ctx_.info().pci + ", " +
                    (seed_ ? std::string("seed-style baseline: one thread per variant, "
                                         "pageable copies, no overlap")
                           : std::to_string(lanes_.size()) + " streams") +
