@@ -118,6 +118,10 @@ if [ -n "$mpi_home" ]; then
   # Containers forbid the cross-memory attach Open MPI's shared-memory transport tries first.
   export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_btl_sm_single_copy_mechanism=none
 fi
+# The image's own Python has numpy, pybind11 and CuPy (the Python GPU tests); its /usr/bin/python3
+# has none of them.
+python_cmake=()
+[ -x /opt/torch/.venv/bin/python3 ] && python_cmake=(-DPython_EXECUTABLE=/opt/torch/.venv/bin/python3)
 mpi_cmake=(-DVCZSTATS_MPI=OFF)
 [ -n "$mpi_home" ] && mpi_cmake=(-DVCZSTATS_MPI=ON -DMPI_HOME="$mpi_home")
 
@@ -134,7 +138,7 @@ configure() {
     -DCLI11_DIR="$prefix/usr/share/cmake/CLI11" \
     -Dnlohmann_json_DIR="$prefix/usr/share/cmake/nlohmann_json" \
     -DCMAKE_POLICY_VERSION_MINIMUM=3.5 \
-    -DCMAKE_GTEST_DISCOVER_TESTS_DISCOVERY_MODE=PRE_TEST || return 1
+    -DCMAKE_GTEST_DISCOVER_TESTS_DISCOVERY_MODE=PRE_TEST "${python_cmake[@]}" || return 1
   # Show where each dependency was found: all of them must be under the prefix.
   grep -E '^(blosc|zstd|lz4|isal|openblas)_(INCLUDE_DIR|LIBRARY)|^(ZLIB|BZIP2)_(INCLUDE_DIR|LIBRARY)|^(GTest|fmt|CLI11|nlohmann_json)_DIR' \
     "$build/CMakeCache.txt"
