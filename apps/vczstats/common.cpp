@@ -88,11 +88,20 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
       ->check(CLI::IsMember({"tsv", "json"}))
       ->capture_default_str()
       ->group("Output");
-  cmd.add_flag("--progress,!--no-progress", o.progress,
-               "Progress bar on stderr [default: when stderr is a terminal]")
-      ->group("Output");
+  add_progress_flag(cmd, o.progress)->group("Output");
   cmd.add_flag("-v,--verbose", o.verbose, "Timing breakdown on stderr")->group("Output");
   add_remote_options(cmd, o.remote);
+}
+
+CLI::Option* add_progress_flag(CLI::App& cmd, int& progress) {
+  // Not add_flag(name, int&): it sets the int to 0 (no bar) before parsing and gives -1 for
+  // --no-progress, the value that means "when stderr is a terminal".
+  return cmd
+      .add_flag_function(
+          "--progress,!--no-progress",
+          [&progress](std::int64_t count) { progress = count > 0 ? 1 : 0; },
+          "Progress bar on stderr [default: when stderr is a terminal]")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 }
 
 void add_remote_options(CLI::App& cmd, zarr::StoreOptions& o) {
@@ -447,8 +456,7 @@ void add_store_write_options(CLI::App& cmd, StoreWriteOptions& o, const std::str
     format->description("Zarr format version, 2 or 3 [default: as the input]");
   cmd.add_option("-t,--threads", o.threads, threads_help);
   cmd.add_flag("-f,--force", o.force, "Replace OUT when it exists");
-  cmd.add_flag("--progress,!--no-progress", o.progress,
-               "Progress bar on stderr [default: when stderr is a terminal]");
+  add_progress_flag(cmd, o.progress);
   cmd.add_flag("-v,--verbose", o.verbose, "Summary and throughput on stderr");
 }
 
