@@ -16,6 +16,11 @@ build/vczstats afdist "$store" -v
 pops=$(dirname "$store")/1kg_chr20.pops.tsv
 bcftools query -l "$(dirname "$store")/1kg_chr20.vcf.gz" |
   awk 'BEGIN{print "sample\tpopulation"} {print $1 "\t" (substr($1, 1, 2) == "HG" ? "HG" : "NA")}' >"$pops"
+# The samples with phased calls (shapeit4's reference panel: every HG sample), as two
+# populations by sample series (HG00... and HG01/HG02...), for the haplotype scans (the examples
+# of `vczstats ihs --help` etc.).
+awk 'NR == 1 {print} NR > 1 && substr($1, 1, 2) == "HG" {print $1 "\t" (substr($1, 1, 4) == "HG00" ? "HG00" : "HG01")}' \
+  "$pops" >"$(dirname "$store")/1kg_chr20.phased.pops.tsv"
 echo
 echo "== vczstats stats $store -P $pops --window-size 500000 (pi, Tajima's D, dxy, Hudson Fst)"
 build/vczstats stats "$store" -P "$pops" --window-size 500000 --stats pi,tajima_d,dxy,fst_hudson -v

@@ -64,10 +64,11 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
       })
       ->capture_default_str()
       ->group("Execution");
+  // Benchmark and testing options: accepted, hidden from the help (group "").
   cmd.add_flag("--gpu-seed-baseline", o.gpu_seed_baseline,
                "Benchmarks only: run the GPU as the seed implementations did (one thread per "
                "variant, pageable copies, no overlap)")
-      ->group("Execution");
+      ->group("");
   cmd.add_option("--gpu-streams", o.gpu_streams,
                  "CUDA streams of the GPU pipeline (copies and kernels overlap across them) "
                  "[default: 3]")
@@ -82,7 +83,7 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
       ->group("Execution");
   cmd.add_option("--max-unit-variants", o.max_unit_variants,
                  "Split work units to at most this many variants (testing; 0 = one chunk)")
-      ->group("Execution");
+      ->group("");
   cmd.add_option("-o,--output", o.output, "Output file [default: stdout]")->group("Output");
   cmd.add_option("--format", o.format, "tsv or json")
       ->check(CLI::IsMember({"tsv", "json"}))
