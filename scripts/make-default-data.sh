@@ -20,6 +20,8 @@
 #                              ../shared/data/1kg/ beside the checkout; without it the file
 #                              groups the samples by their name series (series_HG, series_NA),
 #                              which are not populations, and says so.
+#   1kg_chr20.phased.pops.tsv  the same for the 300 samples with phased calls (reference.vcf.gz),
+#                              for the haplotype statistics
 # Idempotent: does nothing when they exist. Prints the store's path on stdout
 # (so `store=$(scripts/make-default-data.sh)` works) and one line saying what
 # it made, or that it was already there, on stderr.
@@ -33,6 +35,7 @@ vcf=$out/1kg_chr20.vcf.gz
 store=$out/1kg_chr20.vcz
 
 pops=$out/1kg_chr20.pops.tsv
+phased_pops=$out/1kg_chr20.phased.pops.tsv
 panel=${VCZSTATS_1KG_PANEL:-$repo/../shared/data/1kg/integrated_call_samples_v3.20130502.ALL.panel}
 
 # The populations of the store's samples: from the 1000 Genomes panel where it is found.
@@ -58,10 +61,15 @@ write_pops() {
       "$pops groups the samples by name series (series_HG, series_NA), which are not populations" >&2
   fi
   mv "$tmp_pops" "$pops"
+  # The samples with phased calls (shapeit4's reference panel, 300 of the 503), for the haplotype
+  # statistics (the examples of `vczstats ihs --help` etc.): their rows of the file above.
+  bcftools query -l "$examples/reference.vcf.gz" |
+    awk 'NR == FNR { phased[$1] = 1; next } FNR == 1 || ($1 in phased)' - "$pops" >"$phased_pops"
 }
 
 if [ -s "$vcf.tbi" ] && [ -f "$store/call_genotype/.zarray" ]; then
-  [ -s "$pops" ] && { [ ! -f "$panel" ] || head -1 "$pops" | grep -q super_pop; } || write_pops
+  [ -s "$pops" ] && [ -s "$phased_pops" ] &&
+    { [ ! -f "$panel" ] || head -1 "$pops" | grep -q super_pop; } || write_pops
   echo "make-default-data: $store already built ($(du -sh "$store" | cut -f1))" >&2
   echo "$store"
   exit 0

@@ -104,10 +104,10 @@ void add_selection(CLI::App& cmd, HaploCliOptions& o, SelectionScan scan) {
                  "Also write the per-window summary of the standardised scores to this file "
                  "(windows: the options below, default one per contig or region)")
       ->group("Windows");
-  cmd.add_option("--segment", s.segment, "Focal sites per kernel segment (testing)")
-      ->group("Execution");
+  // Testing options: accepted, hidden from the help (group "").
+  cmd.add_option("--segment", s.segment, "Focal sites per kernel segment (testing)")->group("");
   cmd.add_option("--context", s.context, "First flanking sites given per segment (testing)")
-      ->group("Execution");
+      ->group("");
   add_windows(cmd, o.windows, "the summary");
 }
 

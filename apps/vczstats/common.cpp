@@ -66,10 +66,11 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
       })
       ->capture_default_str()
       ->group("Execution");
+  // Benchmark and testing options: accepted, hidden from the help (group "").
   cmd.add_flag("--gpu-seed-baseline", o.gpu_seed_baseline,
                "Benchmarks only: run the GPU as the seed implementations did (one thread per "
                "variant, pageable copies, no overlap)")
-      ->group("Execution");
+      ->group("");
   cmd.add_option("--gpu-streams", o.gpu_streams,
                  "CUDA streams of the GPU pipeline (copies and kernels overlap across them) "
                  "[default: 3]")
@@ -84,17 +85,26 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
       ->group("Execution");
   cmd.add_option("--max-unit-variants", o.max_unit_variants,
                  "Split work units to at most this many variants (testing; 0 = one chunk)")
-      ->group("Execution");
+      ->group("");
   cmd.add_option("-o,--output", o.output, "Output file [default: stdout]")->group("Output");
   cmd.add_option("--format", o.format, "tsv or json")
       ->check(CLI::IsMember({"tsv", "json"}))
       ->capture_default_str()
       ->group("Output");
-  cmd.add_flag("--progress,!--no-progress", o.progress,
-               "Progress bar on stderr [default: when stderr is a terminal]")
-      ->group("Output");
+  add_progress_flag(cmd, o.progress)->group("Output");
   cmd.add_flag("-v,--verbose", o.verbose, "Timing breakdown on stderr")->group("Output");
   add_remote_options(cmd, o.remote);
+}
+
+CLI::Option* add_progress_flag(CLI::App& cmd, int& progress) {
+  // Not add_flag(name, int&): it sets the int to 0 (no bar) before parsing and gives -1 for
+  // --no-progress, the value that means "when stderr is a terminal".
+  return cmd
+      .add_flag_function(
+          "--progress,!--no-progress",
+          [&progress](std::int64_t count) { progress = count > 0 ? 1 : 0; },
+          "Progress bar on stderr [default: when stderr is a terminal]")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 }
 
 void add_remote_options(CLI::App& cmd, zarr::StoreOptions& o) {
@@ -528,8 +538,7 @@ void add_store_write_options(CLI::App& cmd, StoreWriteOptions& o, const std::str
     format->description("Zarr format version, 2 or 3 [default: as the input]");
   cmd.add_option("-t,--threads", o.threads, threads_help);
   cmd.add_flag("-f,--force", o.force, "Replace OUT when it exists");
-  cmd.add_flag("--progress,!--no-progress", o.progress,
-               "Progress bar on stderr [default: when stderr is a terminal]");
+  add_progress_flag(cmd, o.progress);
   cmd.add_flag("-v,--verbose", o.verbose, "Summary and throughput on stderr");
 }
 

@@ -55,6 +55,10 @@ void report_io(const zarr::IoStats& io);
 /// Add STORE and the common options to a subcommand.
 void add_common_options(CLI::App& cmd, CommonOptions& o);
 
+/// Add --progress/--no-progress, setting @p progress to 1 or 0 when given (leaving -1, "when
+/// stderr is a terminal", otherwise).
+CLI::Option* add_progress_flag(CLI::App& cmd, int& progress);
+
 /// Add -P/--pops to a subcommand that reports per population.
 void add_population_option(CLI::App& cmd, CommonOptions& o);
 

@@ -4,8 +4,10 @@
 #include <CLI/CLI.hpp>
 
 #include <exception>
+#include <string>
 
 #include "commands.hpp"
+#include "help.hpp"
 #include "processes.hpp"
 
 int main(int argc, char** argv) {
@@ -13,8 +15,8 @@ int main(int argc, char** argv) {
   vczstats::cli::Processes processes(argc, argv);
   CLI::App app{
       "vczstats: population-genetics statistics streamed from VCF Zarr (VCZ) stores on CPU "
-      "threads or NVIDIA GPUs.\n"
-      "Usage: vczstats <command> STORE [options]; STORE is a directory or a .zip store."};
+      "threads or NVIDIA GPUs. STORE is a directory, a .zip or a URL."};
+  app.formatter(vczstats::cli::help_formatter());  // before the commands: they share it
   app.set_version_flag("--version", "vczstats 0.1.0");
   app.require_subcommand(1);
   vczstats::cli::add_info_command(app);
@@ -29,15 +31,27 @@ int main(int argc, char** argv) {
   vczstats::cli::add_convert_command(app);
   vczstats::cli::add_simulate_command(app);
   vczstats::cli::add_recompress_command(app);
+  vczstats::cli::set_up_help(app);
   for (const char* name : {"info", "convert", "simulate", "recompress"})
     processes.rank0_only(app.get_subcommand(name));
   int code = 0;
   std::string message;
   try {
-    app.parse(argc, argv);
+    // A first word that names no command: say which one was probably meant (CLI11 would only
+    // say that a subcommand is required).
+    if (argc > 1 && argv[1][0] != '-')
+      if (auto m = vczstats::cli::unknown_command_message(app, argv[1]); !m.empty()) {
+        message = "error: " + m;
+        code = 2;
+      }
+    if (code == 0) app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = vczstats::cli::primary_process() ? app.exit(e) : e.get_exit_code();
-    code = rc == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) {  // --help, --version: printed on stdout
+      if (vczstats::cli::primary_process()) app.exit(e);
+    } else {  // one line, "vczstats: error: ...", exit 2 as other usage errors
+      message = "error: " + vczstats::cli::parse_error_message(app, e);
+      code = 2;
+    }
   } catch (...) {
     std::tie(code, message) = vczstats::cli::describe_error(std::current_exception());
   }
