@@ -401,6 +401,8 @@ HttpClientOptions client_options(const StoreOptions& o) {
   c.stall_seconds = o.stall_seconds;
   c.connect_seconds = o.connect_seconds;
   c.backoff_seconds = o.retry_backoff_seconds;
+  c.min_bytes_per_second = std::max(0.0, o.min_bytes_per_second);
+  c.max_object_bytes = o.max_object_bytes;
   c.log = o.log;
   return c;
 }
