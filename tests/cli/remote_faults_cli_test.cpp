@@ -156,6 +156,46 @@ TEST(RemoteFaultsCli, AContentLengthOf16GiBAllocatesNothingOfItsSize) {
   expect_clean_failure(timed(dir, "afdist " + url + kQuick, 8192), url, 20);
 }
 
+TEST(RemoteFaultsCli, MetadataNested200000LevelsDeepIsAnErrorNotACrash) {
+  FaultServer server(stores().www, {"--deep-json", "200000"});
+  ASSERT_TRUE(server.ok()) << server.log();
+  TempDir dir;
+  const std::string url = server.url() + "/sim.vcz";
+  // Before: SIGSEGV (stack overflow in nlohmann's dump).
+  expect_clean_failure(timed(dir, "afdist " + url + kQuick), url + ": .zmetadata", 10,
+                       "nested deeper than");
+  // The same document on disk.
+  const fs::path local = dir / "deep.vcz";
+  fs::copy(stores().www / "sim.vcz", local, fs::copy_options::recursive);
+  std::ofstream(local / ".zgroup") << "{\"zarr_format\": 2, \"x\": " << std::string(200000, '[')
+                                   << std::string(200000, ']') << "}";
+  std::ofstream(local / ".zmetadata", std::ios::trunc)
+      << "{\"metadata\": {\".zgroup\": " << std::string(200000, '[') << std::string(200000, ']')
+      << "}}";
+  const auto t = timed(dir, "afdist " + shell_quote(local.string()) + kQuick);
+  EXPECT_EQ(t.result.exit_code, 1) << t.result.err;
+  EXPECT_EQ(std::count(t.result.err.begin(), t.result.err.end(), '\n'), 1) << t.result.err;
+}
+
+TEST(RemoteFaultsCli, ListingsThatLoopEndWithAnError) {
+  TempDir dir;
+  {
+    // Every folder lists a/: before, info ran for minutes (1,983 levels in 90 s).
+    FaultServer server(stores().www, {"--loop-listing"});
+    ASSERT_TRUE(server.ok()) << server.log();
+    const std::string url = server.url() + "/sim.vcz";
+    expect_clean_failure(timed(dir, "info " + url + kQuickInfo), url, 15, "deeper than");
+  }
+  {
+    // ListObjectsV2 always truncated with the same token: before, 18,900 requests in 45 s.
+    FaultServer bucket(stores().dir.path(), {"--loop-token"});  // bucket "www"
+    ASSERT_TRUE(bucket.ok()) << bucket.log();
+    const auto t = timed(
+        dir, "info s3://www/sim.vcz --s3-endpoint " + bucket.url() + " --anonymous" + kQuickInfo);
+    expect_clean_failure(t, bucket.url() + "/www", 15, "repeats continuation token");
+  }
+}
+
 TEST(RemoteFaultsCli, RetryAfterIsHonouredWithinItsBound) {
   TempDir dir;
   FaultServer plain(stores().www, {});
