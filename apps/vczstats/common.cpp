@@ -131,7 +131,16 @@ void add_remote_options(CLI::App& cmd, zarr::StoreOptions& o) {
       ->capture_default_str()
       ->group(group);
   cmd.add_option("--stall-timeout", o.stall_seconds,
-                 "Seconds without data before a request is retried")
+                 "Seconds without data (or below --min-speed) before a request is retried")
+      ->capture_default_str()
+      ->group(group);
+  cmd.add_option("--min-speed", o.min_bytes_per_second,
+                 "Slowest transfer accepted, in bytes a second (0: only silence is cut)")
+      ->capture_default_str()
+      ->group(group);
+  cmd.add_option("--max-object-size", o.max_object_bytes,
+                 "Largest object fetched whole (chunk, metadata, listing) in bytes, and the most "
+                 "such bodies in flight hold together (0: no limit)")
       ->capture_default_str()
       ->group(group);
 }

@@ -93,6 +93,12 @@ struct StoreOptions {
   double retry_backoff_seconds = 0.1;  ///< first retry's delay; doubles, capped at 5 s
   double stall_seconds = 30;           ///< a transfer that receives nothing this long is retried
   double connect_seconds = 10;         ///< connection timeout
+  /// Slowest transfer accepted (bytes a second) once stall_seconds have passed below it; 0:
+  /// only silence for stall_seconds cuts a transfer.
+  double min_bytes_per_second = 64 * 1024;
+  /// Largest object fetched whole (a chunk of a directory store, metadata, a listing page), and
+  /// the most such bodies in flight may hold together (0: no limit).
+  std::uint64_t max_object_bytes = std::uint64_t{256} << 20;
   std::int64_t readahead_bytes = std::int64_t{256} << 20;  ///< fetched ahead, not yet read
   bool use_environment = true;  ///< read the AWS_* variables and ~/.aws files
   /// @brief Receives notes (retries, credentials used); may be empty.

@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "vczstats/error.hpp"
+#include "zarr/json_scan.hpp"
 #include "zarr/stores.hpp"
 
 namespace vczstats::zarr {
@@ -64,12 +65,9 @@ struct StoredType {
 };
 
 json parse_json(const Store& store, const std::string& key, const Bytes& bytes) {
-  try {
-    const auto* p = reinterpret_cast<const char*>(bytes.data());
-    return json::parse(p, p + bytes.size());
-  } catch (const json::exception& e) {
-    throw FormatError(fmt::format("{}: {}: invalid JSON: {}", store.path(), key, e.what()));
-  }
+  const auto* p = reinterpret_cast<const char*>(bytes.data());
+  return parse_json_bounded(std::string_view(p, bytes.size()),
+                            fmt::format("{}: {}", store.path(), key));
 }
 
 std::optional<json> read_json(const Store& store, const std::string& key) {
@@ -721,10 +719,11 @@ std::vector<std::string> list_arrays(const Store& store, const std::string& path
     if (auto bytes = store.get(dir + "zarr.json")) {
       try {
         const auto* p = reinterpret_cast<const char*>(bytes->data());
-        const auto doc = nlohmann::json::parse(p, p + bytes->size());
+        const auto doc =
+            detail::parse_json_bounded(std::string_view(p, bytes->size()), dir + "zarr.json");
         if (doc.is_object() && doc.value("node_type", nlohmann::json()) == "array")
           arrays.push_back(child);
-      } catch (const nlohmann::json::exception&) {
+      } catch (const FormatError&) {
         // not an array we can read; Array::open reports the details
       }
     }

@@ -17,6 +17,17 @@ Faults (probabilities per request, drawn from a seeded generator):
   --sigv4 AK:SK   check AWS Signature V4 (written here from AWS's specification, independently
                   of libcurl): a wrong key or signature is answered 403 with S3's XML error
   --log FILE      one line per request: method, path, Range, status
+  --latency S     wait S seconds before each answer (a fixed round trip, like an object store's)
+
+Misbehaviours (on every request whose path contains --fault-path, default all):
+  --drip BPS      send the body at BPS bytes a second, with a correct Content-Length
+  --endless       a 200 or 206 without Content-Length whose body never ends (until the client
+                  goes away or --lifetime)
+  --huge-length   announce a Content-Length of 16 GiB, send the real body, close
+  --deep-json N   answer .zmetadata with a document nested N levels deep
+  --loop-listing  every folder's HTML listing links to a sub-folder a/
+  --loop-token    ListObjectsV2 pages are always truncated, with the same continuation token
+  --retry-after S the first request of each path is answered 503 with Retry-After: S
 
 GET /BUCKET?list-type=2 answers S3's ListObjectsV2 (prefix, delimiter, continuation-token) in
 pages of 7 keys, so signed listings and paging are tested too.
@@ -40,6 +51,7 @@ ARGS = None
 RNG = None
 RNG_LOCK = threading.Lock()
 LOG_LOCK = threading.Lock()
+SEEN = set()  # paths answered once (--retry-after)
 
 
 def draw(p):
@@ -134,7 +146,72 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         self.answer()
 
+    def faulty(self):
+        return ARGS.fault_path in self.path
+
+    def misbehave(self):
+        """Answer with a misbehaviour when one is asked for; True when answered."""
+        if not self.faulty():
+            return False
+        path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
+        if ARGS.retry_after is not None:
+            with RNG_LOCK:
+                first = path not in SEEN
+                SEEN.add(path)
+            if first:
+                self.note(503)
+                self.send_response(503)
+                self.send_header("Retry-After", ARGS.retry_after)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return True
+        if ARGS.deep_json and path.endswith(".zmetadata"):
+            n = ARGS.deep_json
+            body = ('{"metadata": {".zgroup": ' + "[" * n + "]" * n + '}}').encode()
+            self.simple(200, body, "application/json")
+            return True
+        if ARGS.loop_listing and path.endswith("/"):
+            # A folder's real entries, and a sub-folder a/ that lists a/ again, forever.
+            folder = os.path.join(ARGS.root, path.lstrip("/"))
+            names = ["a/"]
+            if os.path.isdir(folder):
+                names += sorted(n + ("/" if os.path.isdir(os.path.join(folder, n)) else "")
+                                for n in os.listdir(folder))
+            links = "".join(f'<a href="{urllib.parse.quote(n)}">{n}</a>\n' for n in names)
+            self.simple(200, f"<html><body>{links}</body></html>".encode(), "text/html")
+            return True
+        if ARGS.loop_token and "list-type=2" in self.path:
+            body = ('<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult><Name>b</Name>'
+                    "<IsTruncated>true</IsTruncated>"
+                    "<Contents><Key>x/.zgroup</Key><Size>1</Size></Contents>"
+                    "<NextContinuationToken>same</NextContinuationToken></ListBucketResult>")
+            self.simple(200, body.encode(), "application/xml")
+            return True
+        if ARGS.endless and self.command == "GET":
+            self.note("endless")
+            rng = self.headers.get("Range")
+            self.send_response(206 if rng else 200)
+            if rng and rng.startswith("bytes=") and not rng.startswith("bytes=-"):
+                first = int(rng[6:].partition("-")[0])
+                self.send_header("Content-Range", f"bytes {first}-{first + (1 << 40)}/*")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            block = b"\0" * (1 << 16)
+            end = time.time() + ARGS.lifetime
+            try:
+                while time.time() < end:
+                    self.wfile.write(block)
+            except OSError:
+                pass
+            self.close_connection = True
+            return True
+        return False
+
     def answer(self):
+        if ARGS.latency > 0:
+            time.sleep(ARGS.latency)
+        if self.misbehave():
+            return
         if ARGS.stall:
             self.note("stall")
             time.sleep(ARGS.lifetime)
@@ -188,7 +265,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         body = data[first:last + 1]
         self.note(status)
         self.send_response(status)
-        self.send_header("Content-Length", str(len(body)))
+        huge = ARGS.huge_length and self.faulty()
+        self.send_header("Content-Length", str(16 << 30 if huge else len(body)))
         self.send_header("ETag", etag)
         self.send_header("Last-Modified", email.utils.formatdate(st.st_mtime, usegmt=True))
         self.send_header("Accept-Ranges", "bytes")
@@ -196,6 +274,25 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Range", f"bytes {first}-{last}/{len(data)}")
         self.end_headers()
         if self.command == "HEAD":
+            return
+        if huge:
+            self.wfile.write(body)
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(2)
+            return
+        if ARGS.drip > 0 and self.faulty():
+            end = time.time() + ARGS.lifetime
+            try:
+                for i in range(len(body)):
+                    if time.time() > end:
+                        break
+                    self.wfile.write(body[i:i + 1])
+                    self.wfile.flush()
+                    time.sleep(1.0 / ARGS.drip)
+            except OSError:
+                pass
+            self.close_connection = True
             return
         if draw(ARGS.truncate) or (dropped and len(body) > 1):
             self.wfile.write(body[:len(body) // 2])
@@ -289,6 +386,15 @@ def main():
     p.add_argument("--sigv4", default="")
     p.add_argument("--log", default="")
     p.add_argument("--lifetime", type=float, default=600)
+    p.add_argument("--latency", type=float, default=0)
+    p.add_argument("--fault-path", default="")
+    p.add_argument("--drip", type=float, default=0)
+    p.add_argument("--endless", action="store_true")
+    p.add_argument("--huge-length", action="store_true")
+    p.add_argument("--deep-json", type=int, default=0)
+    p.add_argument("--loop-listing", action="store_true")
+    p.add_argument("--loop-token", action="store_true")
+    p.add_argument("--retry-after", default=None)
     ARGS = p.parse_args()
     RNG = random.Random(ARGS.seed)
     server = Server(("127.0.0.1", ARGS.port), Handler)

@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <ctime>
 #include <random>
 
 #include <fmt/format.h>
@@ -125,57 +127,195 @@ double jitter() {
   return 0.5 + 0.5 * std::uniform_real_distribution<double>(0.0, 1.0)(rng);
 }
 
+/// Seconds of a Retry-After header: a number of seconds or an HTTP date.
+std::optional<double> parse_retry_after(const std::string& v) {
+  if (v.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double s = std::strtod(v.c_str(), &end);
+  if (end != v.c_str() && *end == '\0') {
+    if (!(s >= 0)) return std::nullopt;
+    return s;
+  }
+  const std::time_t when = curl_getdate(v.c_str(), nullptr);
+  if (when < 0) return std::nullopt;
+  return std::max(0.0, std::difftime(when, std::time(nullptr)));
+}
+
 }  // namespace
 
 struct HttpClient::Transfer {
+  HttpClient* client = nullptr;
   HttpRequest request;
   std::promise<ResponsePtr> promise;
   std::function<void(const ResponsePtr&)> done;
   std::shared_ptr<HttpResponse> response;
   std::optional<std::uint64_t> content_length;
   std::string content_range;
+  std::optional<double> retry_after;
+  std::uint64_t received = 0;      // body bytes of this attempt, kept or not
+  std::uint64_t unsized_held = 0;  // bytes counted in client->unsized_bytes_
+  bool stopped = false;            // the body was cut on purpose: what is needed arrived
+  std::string abort_problem;       // why a callback cut the transfer
+  bool abort_retry = false;
   int attempts = 0;
   CURL* easy = nullptr;
   curl_slist* headers = nullptr;
   char error[CURL_ERROR_SIZE] = {};
 
   ~Transfer() {
+    release_unsized();
     if (headers) curl_slist_free_all(headers);
+  }
+
+  void release_unsized() {
+    if (unsized_held > 0 && client) client->unsized_bytes_ -= unsized_held;
+    unsized_held = 0;
+  }
+
+  /// Start of an attempt or of a new response (after 100 Continue or a redirect).
+  void reset_response() {
+    release_unsized();
+    *response = HttpResponse{};
+    content_length.reset();
+    content_range.clear();
+    retry_after.reset();
+    received = 0;
+    stopped = false;
+    abort_problem.clear();
+    abort_retry = false;
+  }
+
+  /// Cut the transfer from a callback; finish() reports @p why.
+  std::size_t abort(std::string why, bool retry) {
+    abort_problem = std::move(why);
+    abort_retry = retry;
+    return 0;  // anything but the size given: libcurl stops with CURLE_WRITE_ERROR
   }
 
   static std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
     auto* t = static_cast<Transfer*>(user);
-    const std::string_view line(data, size * n);
-    if (line.starts_with("HTTP/")) {  // a new response (after 100 Continue or a redirect)
-      *t->response = HttpResponse{};
-      t->content_length.reset();
-      t->content_range.clear();
+    try {
+      return t->header(std::string_view(data, size * n));
+    } catch (const std::exception& e) {
+      return t->abort(fmt::format("cannot read the response headers: {}", e.what()), false);
+    }
+  }
+
+  std::size_t header(std::string_view line) {
+    if (line.starts_with("HTTP/")) {
+      reset_response();
     } else if (header_is(line, "etag")) {
-      t->response->etag = trim(line.substr(5));
+      response->etag = trim(line.substr(5)).substr(0, 1024);
     } else if (header_is(line, "last-modified")) {
-      t->response->last_modified = trim(line.substr(14));
+      response->last_modified = trim(line.substr(14)).substr(0, 1024);
     } else if (header_is(line, "content-range")) {
-      t->content_range = trim(line.substr(14));
+      content_range = trim(line.substr(14)).substr(0, 1024);
     } else if (header_is(line, "content-length")) {
       const std::string v = trim(line.substr(15));
       char* end = nullptr;
+      errno = 0;
       const unsigned long long len = std::strtoull(v.c_str(), &end, 10);
-      if (end != v.c_str() && *end == '\0') t->content_length = len;
+      if (end != v.c_str() && *end == '\0' && errno == 0 && v.front() != '-') content_length = len;
+    } else if (header_is(line, "retry-after")) {
+      retry_after = parse_retry_after(trim(line.substr(12)));
     } else if (header_is(line, "x-amz-bucket-region")) {
-      t->response->bucket_region = trim(line.substr(20));
+      response->bucket_region = trim(line.substr(20)).substr(0, 256);
     }
-    return size * n;
+    return line.size();
   }
 
   static std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
     auto* t = static_cast<Transfer*>(user);
-    auto& body = t->response->body;
     const std::size_t len = size * n;
-    if (body.empty() && t->content_length && *t->content_length < (std::uint64_t{1} << 34))
-      body.reserve(static_cast<std::size_t>(*t->content_length));
-    const auto* p = reinterpret_cast<const std::byte*>(data);
-    body.insert(body.end(), p, p + len);
-    return len;
+    try {
+      return t->body(reinterpret_cast<const std::byte*>(data), len) ? len : 0;
+    } catch (const std::bad_alloc&) {
+      return t->abort(fmt::format("out of memory after {} bytes of the body", t->received), false);
+    } catch (const std::exception& e) {
+      return t->abort(fmt::format("cannot keep the body: {}", e.what()), false);
+    }
+  }
+
+  /// Keep @p len more bytes of the body, within the bounds of the request; false stops the
+  /// transfer (stopped: on purpose, else abort_problem says why).
+  bool body(const std::byte* p, std::size_t len) {
+    long status = 0;
+    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+    auto& out = response->body;
+    const std::uint64_t before = received;
+    received += len;
+    const HttpRequest& r = request;
+    if (status < 200 || status >= 300) {  // an error page: its start is enough for messages
+      const std::uint64_t keep =
+          before < kMaxErrorBody ? std::min<std::uint64_t>(len, kMaxErrorBody - before) : 0;
+      out.insert(out.end(), p, p + keep);
+      if (received >= kMaxErrorBody) {
+        stopped = true;
+        return false;
+      }
+      return true;
+    }
+    if (r.range && status == 200) {
+      // The server ignored the range and sends the whole object: keep the part asked for and
+      // stop once it has passed.
+      const std::uint64_t first = r.range->offset, last = r.range->offset + r.range->length;
+      const std::uint64_t a = std::max(before, first), b = std::min(received, last);
+      if (a < b) out.insert(out.end(), p + (a - before), p + (b - before));
+      if (received >= last) {
+        stopped = true;
+        return false;
+      }
+      return true;
+    }
+    if (r.range || r.suffix > 0) {
+      const std::uint64_t asked = r.range ? r.range->length : r.suffix;
+      if (status == 200) {  // a suffix answered with the whole object: keep its last bytes
+        out.insert(out.end(), p, p + len);
+        if (out.size() >= 2 * asked + (1u << 20))
+          out.erase(out.begin(), out.end() - static_cast<std::ptrdiff_t>(asked));
+        return true;
+      }
+      if (received > asked) {
+        abort(fmt::format("the server sent more than the {} bytes asked for", asked), true);
+        return false;
+      }
+      if (out.empty())
+        out.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(asked, 16u << 20)));
+      out.insert(out.end(), p, p + len);
+      return true;
+    }
+    // A whole object: bounded alone; bodies without a Content-Length (their end is the
+    // server's choice) also together. Announced ones are held to their length by libcurl, and
+    // their number in flight to the read-ahead's budget.
+    const std::uint64_t cap = client->options_.max_object_bytes;
+    if (cap > 0) {
+      if (content_length && *content_length > cap) {
+        abort(fmt::format("the server announces {} bytes, more than the limit of {} bytes "
+                          "(--max-object-size)",
+                          *content_length, cap),
+              false);
+        return false;
+      }
+      if (received > cap) {
+        abort(fmt::format("the body passed the limit of {} bytes (--max-object-size)", cap), false);
+        return false;
+      }
+      if (!content_length) {
+        const std::uint64_t all = client->unsized_bytes_ += len;
+        unsized_held += len;
+        if (all > cap) {
+          abort(fmt::format("bodies without a Content-Length passed the limit of {} bytes in "
+                            "all (--max-object-size)",
+                            cap),
+                false);
+          return false;
+        }
+      }
+    }
+    if (out.empty() && content_length)
+      out.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(*content_length, 4u << 20)));
+    out.insert(out.end(), p, p + len);
+    return true;
   }
 };
 
@@ -249,9 +389,9 @@ void HttpClient::start(std::unique_ptr<Transfer> t) {
   }
   ++t->attempts;
   t->easy = h;
+  t->client = this;
   t->response = std::make_shared<HttpResponse>();
-  t->content_length.reset();
-  t->content_range.clear();
+  t->reset_response();
   t->error[0] = '\0';
   if (t->headers) {
     curl_slist_free_all(t->headers);
@@ -265,12 +405,23 @@ void HttpClient::start(std::unique_ptr<Transfer> t) {
   curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
   curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
                    static_cast<long>(std::max(1.0, options_.connect_seconds * 1000)));
-  // A transfer that receives nothing for stall_seconds is cut and retried.
-  curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME,
-                   static_cast<long>(std::max(1.0, std::ceil(options_.stall_seconds))));
+  // A transfer slower than min_bytes_per_second (or silent) for stall_seconds is cut and
+  // retried: a body dripped a byte at a time must not hold a run forever.
+  const double stall = std::max(1.0, std::ceil(options_.stall_seconds));
+  curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT,
+                   static_cast<long>(std::clamp(options_.min_bytes_per_second, 1.0, 1e12)));
+  curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(stall));
+  if (options_.min_bytes_per_second > 0 && (r.range || r.suffix > 0)) {
+    // A deadline from the size asked for, so a rate just above the limit cannot go on forever.
+    const double bytes = static_cast<double>(r.range ? r.range->length : r.suffix);
+    const double seconds =
+        options_.connect_seconds + 2 * stall + bytes / options_.min_bytes_per_second;
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(std::min(seconds * 1000, 1e9)));
+  }
   curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
-  curl_easy_setopt(h, CURLOPT_PIPEWAIT, 1L);
+  // Waiting for a connection to multiplex on pays only with HTTP/2 (TLS here); on HTTP/1.1 a
+  // request would queue behind a connection that may never answer.
+  if (r.url.starts_with("https://")) curl_easy_setopt(h, CURLOPT_PIPEWAIT, 1L);
   curl_easy_setopt(h, CURLOPT_BUFFERSIZE, 256L * 1024);
   curl_easy_setopt(h, CURLOPT_USERAGENT, "vczstats");
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, t->error);
@@ -339,9 +490,13 @@ void HttpClient::finish(Transfer* raw, int curl_code) {
   const HttpRequest& req = t->request;
   const auto code = static_cast<CURLcode>(curl_code);
 
+  t->release_unsized();
   std::string problem;
   bool retry = false;
-  if (code != CURLE_OK) {
+  if (code != CURLE_OK && !t->abort_problem.empty()) {
+    problem = t->abort_problem;
+    retry = t->abort_retry;
+  } else if (code != CURLE_OK && !(t->stopped && code == CURLE_WRITE_ERROR)) {
     problem = t->error[0] ? std::string(t->error) : std::string(curl_easy_strerror(code));
     retry = retryable(code);
   } else if (status >= 500 || status == 429 || status == 408) {
@@ -349,8 +504,9 @@ void HttpClient::finish(Transfer* raw, int curl_code) {
     retry = true;
   } else if (status == 200 || status == 206) {
     const std::size_t got = resp.body.size();
-    if (!req.head && t->content_length && got != *t->content_length) {
-      problem = fmt::format("response body cut short: {} of {} bytes", got, *t->content_length);
+    if (!req.head && !t->stopped && t->content_length && t->received != *t->content_length) {
+      problem =
+          fmt::format("response body cut short: {} of {} bytes", t->received, *t->content_length);
       retry = true;
     } else if (status == 206) {
       const auto cr = parse_content_range(t->content_range);
@@ -379,21 +535,18 @@ void HttpClient::finish(Transfer* raw, int curl_code) {
         }
       }
     } else {  // 200: the whole object, also when a range was asked for and ignored
-      resp.object_size = t->content_length ? *t->content_length : got;
+      // The body callback kept only the part asked for (and stopped once it had passed).
+      if (t->content_length)
+        resp.object_size = *t->content_length;
+      else if (!t->stopped)
+        resp.object_size = t->received;
       if (!req.head && req.range) {
-        const std::uint64_t size = got;
-        const std::uint64_t first = std::min<std::uint64_t>(req.range->offset, size);
-        const std::uint64_t last = std::min<std::uint64_t>(first + req.range->length, size);
-        std::vector<std::byte> part(resp.body.begin() + static_cast<std::ptrdiff_t>(first),
-                                    resp.body.begin() + static_cast<std::ptrdiff_t>(last));
-        resp.body = std::move(part);
-        resp.body_offset = first;
+        resp.body_offset = std::min<std::uint64_t>(req.range->offset, t->received);
         resp.status = 206;
       } else if (!req.head && req.suffix > 0) {
-        const std::uint64_t size = got;
-        const std::uint64_t first = size - std::min<std::uint64_t>(size, req.suffix);
-        resp.body.erase(resp.body.begin(), resp.body.begin() + static_cast<std::ptrdiff_t>(first));
-        resp.body_offset = first;
+        const std::uint64_t keep = std::min<std::uint64_t>(got, req.suffix);
+        resp.body.erase(resp.body.begin(), resp.body.end() - static_cast<std::ptrdiff_t>(keep));
+        resp.body_offset = t->received - keep;
         resp.status = 206;
       }
     }
@@ -410,15 +563,17 @@ void HttpClient::finish(Transfer* raw, int curl_code) {
 
   if (!problem.empty() && retry && t->attempts <= options_.max_retries) {
     ++retries_;
-    const double delay =
+    double delay =
         std::min(5.0, options_.backoff_seconds * std::pow(2.0, t->attempts - 1)) * jitter();
+    // A server that says when to come back (429, 503) is believed, within a bound.
+    if (t->retry_after) delay = std::max(delay, std::min(*t->retry_after, kMaxRetryAfterSeconds));
     note(fmt::format("retrying {}: {} (attempt {} of {}, in {:.2f} s)", req.url, problem,
                      t->attempts + 1, options_.max_retries + 1, delay));
     const auto due = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                         std::chrono::duration<double>(delay));
     std::lock_guard lock(mutex_);
     retry_.emplace_back(due, std::move(t));
-    return;
+    return;  // run() takes the new due time into its wait
   }
   if (!problem.empty()) {
     const std::string message =
@@ -494,15 +649,17 @@ void HttpClient::run() {
       busy_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(now - last).count();
     last = now;
     int timeout_ms = active_.empty() ? 1000 : 100;
-    if (next_retry != Clock::time_point::max()) {
-      const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_retry - now);
-      timeout_ms = std::clamp(static_cast<int>(wait.count()) + 1, 0, timeout_ms);
-    }
     {
       std::lock_guard lock(mutex_);
+      // Retries queued by finish() above count too: the wait must not pass their due time.
+      for (const auto& [due, t] : retry_) next_retry = std::min(next_retry, due);
       const bool startable =
           active_.size() < options_.max_requests && (!urgent_.empty() || !background_.empty());
       if (startable || stop_) timeout_ms = 0;
+    }
+    if (next_retry != Clock::time_point::max()) {
+      const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_retry - now);
+      timeout_ms = std::clamp(static_cast<int>(wait.count()) + 1, 0, timeout_ms);
     }
     if (timeout_ms > 0) curl_multi_poll(multi_, nullptr, 0, timeout_ms, nullptr);
   }

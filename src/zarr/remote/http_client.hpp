@@ -41,6 +41,11 @@ struct HttpRequest {
   std::vector<std::string> headers;  ///< extra "Name: value" lines (e.g. If-None-Match)
 };
 
+/// Bytes of an error page (a status other than 2xx) kept for messages; the rest is not read.
+inline constexpr std::uint64_t kMaxErrorBody = 64 * 1024;
+/// The longest a Retry-After header is honoured, in seconds.
+inline constexpr double kMaxRetryAfterSeconds = 30;
+
 /// @brief A completed request.
 struct HttpResponse {
   long status = 0;
@@ -71,7 +76,15 @@ struct HttpClientOptions {
   double stall_seconds = 30;
   double connect_seconds = 10;
   double backoff_seconds = 0.1;  ///< first retry delay; doubles each time, capped at 5 s
-  std::optional<SigV4> sign;     ///< sign every request (S3)
+  /// Slowest transfer accepted, in bytes a second, once stall_seconds have passed below it (0:
+  /// only a transfer receiving nothing for stall_seconds is cut). A range request also gets a
+  /// deadline: connect and twice the stall time, plus its length at this rate.
+  double min_bytes_per_second = 64 * 1024;
+  /// Largest body of an object fetched whole (a key of a directory store, a listing), and the
+  /// most bytes all such bodies in flight may hold together; bodies of range requests are capped
+  /// at the range. No buffer is sized from a header the server sent beyond these.
+  std::uint64_t max_object_bytes = std::uint64_t{256} << 20;
+  std::optional<SigV4> sign;  ///< sign every request (S3)
   std::function<void(const std::string&)> log;
 };
 
@@ -112,6 +125,7 @@ class HttpClient {
   std::vector<std::unique_ptr<Transfer>> active_;  // I/O thread only
   std::vector<void*> idle_handles_;                // CURL*, I/O thread only
   bool stop_ = false;
+  std::atomic<std::uint64_t> unsized_bytes_{0};  // held by bodies of whole-object requests
   std::atomic<std::int64_t> bytes_{0}, requests_{0}, retries_{0}, busy_ns_{0};
 };
 

@@ -7,9 +7,9 @@
 #include <set>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "vczstats/error.hpp"
+#include "zarr/json_scan.hpp"
 #include "zarr/remote/fetch.hpp"
 #include "zarr/remote/http_client.hpp"
 #include "zarr/remote/remote_util.hpp"
@@ -43,6 +43,11 @@ std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
+
+/// Bounds on listings, which come from servers that may loop: folders below the root, pages
+/// (HTML folder pages or S3 ListObjectsV2 pages) in one listing.
+constexpr std::size_t kMaxListingDepth = 32;
+constexpr std::size_t kMaxListingPages = 10000;
 
 /// How a directory-style store is listed.
 enum class Listing {
@@ -197,7 +202,11 @@ class ObjectStore final : public Store {
     if (!prefix.empty()) full += '/';
     std::vector<StoreEntry> out;
     std::string token;
-    for (int page_no = 0;; ++page_no) {
+    std::set<std::string> tokens;
+    for (std::size_t page_no = 0;; ++page_no) {
+      if (page_no == kMaxListingPages)
+        throw IoError(fmt::format("{}: the listing has more than {} pages", spec_.bucket_url,
+                                  kMaxListingPages));
       // Parameters in canonical (sorted) order and encoding: the URL is what gets signed.
       std::string q;
       if (!token.empty()) q += "continuation-token=" + uri_encode(token, false) + "&";
@@ -227,6 +236,11 @@ class ObjectStore final : public Store {
         }
       }
       if (!page.truncated || page.next_token.empty()) break;
+      if (!tokens.insert(page.next_token).second)
+        throw IoError(
+            fmt::format("{}: the listing repeats continuation token '{}' (the server "
+                        "loops)",
+                        req.url, page.next_token.substr(0, 100)));
       token = page.next_token;
     }
     return out;
@@ -275,15 +289,22 @@ class ObjectStore final : public Store {
   /// sent together.
   std::vector<StoreEntry> list_html(std::string_view prefix) const {
     std::vector<StoreEntry> out;
-    std::vector<std::string> pending{std::string(prefix)}, folders;
+    std::vector<std::pair<std::string, std::size_t>> pending{{std::string(prefix), 0}};
+    std::vector<std::string> folders;
     while (!pending.empty()) {
-      const std::string folder = pending.back();
+      const auto [folder, depth] = pending.back();
       pending.pop_back();
+      if (folders.size() == kMaxListingPages)
+        throw IoError(fmt::format("{}: the listing has more than {} folders", spec_.display,
+                                  kMaxListingPages));
       folders.push_back(folder);
       for (const auto& link : html_page(folder)) {
         const std::string key = folder.empty() ? link : folder + "/" + link;
+        if (link.back() == '/' && depth + 1 > kMaxListingDepth)
+          throw IoError(fmt::format("{}: the listing goes deeper than {} folders (at {})",
+                                    spec_.display, kMaxListingDepth, object_url(key)));
         if (link.back() == '/')
-          pending.push_back(key.substr(0, key.size() - 1));
+          pending.emplace_back(key.substr(0, key.size() - 1), depth + 1);
         else if (!link.starts_with('.'))  // dot-files come from probe_hidden, listed or not
           out.push_back({key, 0});
       }
@@ -313,18 +334,18 @@ class ObjectStore final : public Store {
 
 /// Consolidated metadata in front of a remote store: the metadata documents of every array and
 /// group come from one object (.zmetadata for v2, the root zarr.json's consolidated_metadata for
-/// v3), so opening a store costs one request instead of several per array.
+/// v3), so opening a store costs one request instead of several per array. Each document is a
+/// slice of that object's bytes (never parsed whole, never re-serialised).
 class ConsolidatedStore final : public Store {
  public:
-  ConsolidatedStore(std::shared_ptr<const Store> inner, std::map<std::string, std::string> docs)
+  ConsolidatedStore(std::shared_ptr<const Store> inner, std::map<std::string, Bytes> docs)
       : inner_(std::move(inner)), docs_(std::move(docs)) {}
 
   std::optional<Bytes> get(std::string_view key) const override {
     if (!is_metadata_key(key)) return inner_->get(key);
     auto it = docs_.find(std::string(key));
     if (it == docs_.end()) return std::nullopt;
-    const auto* p = reinterpret_cast<const std::byte*>(it->second.data());
-    return Bytes(std::vector<std::byte>(p, p + it->second.size()));
+    return it->second;
   }
   bool contains(std::string_view key) const override {
     if (!is_metadata_key(key)) return inner_->contains(key);
@@ -348,39 +369,47 @@ class ConsolidatedStore final : public Store {
 
  private:
   std::shared_ptr<const Store> inner_;
-  std::map<std::string, std::string> docs_;
+  std::map<std::string, Bytes> docs_;
 };
 
-std::optional<nlohmann::json> fetch_json(const Store& store, const std::string& key) {
-  const auto bytes = store.get(key);
-  if (!bytes) return std::nullopt;
-  try {
-    const auto* p = reinterpret_cast<const char*>(bytes->data());
-    return nlohmann::json::parse(p, p + bytes->size());
-  } catch (const nlohmann::json::exception& e) {
-    throw FormatError(fmt::format("{}: {}: invalid JSON: {}", store.path(), key, e.what()));
-  }
+std::string_view text_of(const Bytes& b) {
+  return {reinterpret_cast<const char*>(b.data()), b.size()};
+}
+
+/// The bytes of @p view (a part of @p whole) sharing its owner.
+Bytes slice_of(const Bytes& whole, std::string_view view) {
+  return whole.slice(static_cast<std::size_t>(view.data() - text_of(whole).data()), view.size());
 }
 
 /// Wrap @p store in its consolidated metadata when it has any.
 std::shared_ptr<const Store> with_consolidated_metadata(std::shared_ptr<const Store> store,
                                                         const StoreOptions& options) {
-  std::map<std::string, std::string> docs;
-  if (auto z = fetch_json(*store, ".zmetadata")) {
-    auto it = z->find("metadata");
-    if (it == z->end() || !it->is_object())
-      throw FormatError(store->path() + ": .zmetadata: no \"metadata\" object");
-    for (const auto& [k, v] : it->items()) docs.emplace(k, v.dump());
+  std::map<std::string, Bytes> docs;
+  if (auto z = store->get(".zmetadata")) {
+    const std::string what = store->path() + ": .zmetadata";
+    check_json_depth(text_of(*z), what);
+    const JsonScanner scan(text_of(*z), what);
+    const std::string_view meta = scan.member(scan.root(), "metadata");
+    if (meta.empty() || meta.front() != '{') throw FormatError(what + ": no \"metadata\" object");
+    for (const auto& [k, v] : scan.members(meta)) docs.insert_or_assign(k, slice_of(*z, v));
     if (options.log)
       options.log(fmt::format("{}: consolidated metadata (.zmetadata, {} documents)", store->path(),
                               docs.size()));
-  } else if (auto root = fetch_json(*store, "zarr.json")) {
-    docs.emplace("zarr.json", root->dump());
-    auto cm = root->find("consolidated_metadata");
-    if (cm == root->end() || !cm->is_object() || cm->value("kind", "") != "inline") return store;
-    auto meta = cm->find("metadata");
-    if (meta == cm->end() || !meta->is_object()) return store;
-    for (const auto& [name, doc] : meta->items()) docs.emplace(name + "/zarr.json", doc.dump());
+  } else if (auto root = store->get("zarr.json")) {
+    const std::string what = store->path() + ": zarr.json";
+    check_json_depth(text_of(*root), what);
+    const JsonScanner scan(text_of(*root), what);
+    const std::string_view doc = scan.root();
+    if (doc.empty() || doc.front() != '{') return store;  // Array::open reports what it is
+    docs.emplace("zarr.json", *root);
+    const std::string_view cm = scan.member(doc, "consolidated_metadata");
+    if (cm.empty() || cm.front() != '{') return store;
+    const std::string_view kind = scan.member(cm, "kind");
+    if (kind.empty() || parse_json_bounded(kind, what) != "inline") return store;
+    const std::string_view meta = scan.member(cm, "metadata");
+    if (meta.empty() || meta.front() != '{') return store;
+    for (const auto& [name, v] : scan.members(meta))
+      docs.insert_or_assign(name + "/zarr.json", slice_of(*root, v));
     if (options.log)
       options.log(fmt::format("{}: consolidated metadata (zarr.json, {} documents)", store->path(),
                               docs.size()));
@@ -401,6 +430,8 @@ HttpClientOptions client_options(const StoreOptions& o) {
   c.stall_seconds = o.stall_seconds;
   c.connect_seconds = o.connect_seconds;
   c.backoff_seconds = o.retry_backoff_seconds;
+  c.min_bytes_per_second = std::max(0.0, o.min_bytes_per_second);
+  c.max_object_bytes = o.max_object_bytes;
   c.log = o.log;
   return c;
 }

@@ -1,0 +1,247 @@
+// Remote stores against servers that misbehave (tests/tools/fault_server.py): bodies dripped a
+// byte at a time, servers that never answer, endless bodies, Content-Lengths that lie, metadata
+// nested 200,000 levels deep, listings that loop, Retry-After. Each run must end within the
+// bound its options give (--max-retries, --stall-timeout), with exit 1 and one error line naming
+// the URL, in bounded memory (an address-space limit, and peak RSS against a normal run's).
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "test_util.hpp"
+#include "zarr/remote_test_support.hpp"
+
+#ifdef VCZSTATS_HAVE_REMOTE
+
+namespace {
+
+namespace fs = std::filesystem;
+using vcztest::binary;
+using vcztest::python;
+using vcztest::run;
+using vcztest::run_ok;
+using vcztest::shell_quote;
+using vcztest::TempDir;
+using vcztest::tool;
+using vcztest::remote::FaultServer;
+
+/// Quick failures: one retry, a one-second stall; a retry after a fault fails again.
+const std::string kQuick = " --no-progress -t 2 --max-retries 1 --stall-timeout 1";
+/// The same for info, which takes no thread or progress options.
+const std::string kQuickInfo = " --max-retries 1 --stall-timeout 1";
+/// The bound of the issue's settings: 4 attempts of 3 s, with backoff.
+const std::string kIssue = " --no-progress -t 2 --max-retries 3 --stall-timeout 3";
+
+struct Timed {
+  vcztest::CommandResult result;
+  double seconds = 0;
+  std::int64_t peak_kib = 0;
+};
+
+/// Run @p command (arguments of vczstats) under an address-space limit of @p limit_mib (0: none),
+/// timing it and recording its peak RSS.
+Timed timed(const TempDir& dir, const std::string& args, std::int64_t limit_mib = 0) {
+  const fs::path rss = dir / "rss";
+  const auto t0 = std::chrono::steady_clock::now();
+  Timed t;
+  t.result = run(python() + " " + tool("peak_rss.py") + " " + shell_quote(rss.string()) + " " +
+                 std::to_string(limit_mib * 1024) + " -- " + binary() + " " + args);
+  t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::ifstream(rss) >> t.peak_kib;
+  return t;
+}
+
+/// Exit 1, one line on stderr naming @p url, within @p seconds.
+void expect_clean_failure(const Timed& t, const std::string& url, double seconds,
+                          const std::string& expected = "") {
+  EXPECT_EQ(t.result.exit_code, 1) << t.result.err;
+  EXPECT_EQ(std::count(t.result.err.begin(), t.result.err.end(), '\n'), 1) << t.result.err;
+  EXPECT_NE(t.result.err.find(url), std::string::npos) << t.result.err;
+  if (!expected.empty()) {
+    EXPECT_NE(t.result.err.find(expected), std::string::npos) << t.result.err;
+  }
+  EXPECT_LT(t.seconds, seconds) << t.result.err;
+}
+
+/// A simulated store (with consolidated metadata when the writer makes it) and its zip.
+struct Stores {
+  TempDir dir;
+  fs::path www = dir / "www";
+  Stores() {
+    fs::create_directories(www);
+    run_ok(binary() + " simulate " + shell_quote((www / "sim.vcz").string()) +
+           " --samples 40 --variants 3000 --variants-chunk-size 500 --seed 3 --no-progress");
+    run_ok("cd " + shell_quote((www / "sim.vcz").string()) + " && " + python() +
+           " -c 'import os, zipfile\nwith zipfile.ZipFile(\"../sim.vcz.zip\", \"w\") as z:\n"
+           "    [z.write(os.path.join(d, f), os.path.relpath(os.path.join(d, f), \".\")) "
+           "for d, _, fs in os.walk(\".\") for f in fs]'");
+  }
+};
+
+Stores& stores() {
+  static Stores s;
+  return s;
+}
+
+TEST(RemoteFaultsCli, ABodyDrippedAByteASecondIsCutAtTheMinimumSpeed) {
+  FaultServer server(stores().www, {"--drip", "2", "--fault-path", "call_genotype/"});
+  ASSERT_TRUE(server.ok()) << server.log();
+  TempDir dir;
+  const std::string url = server.url() + "/sim.vcz";
+  // Before: LOW_SPEED_LIMIT of 1 byte a second accepted the drip forever.
+  const auto t = timed(dir, "afdist " + url + kIssue);
+  expect_clean_failure(t, url + "/call_genotype/", 20, "gave up after 4 attempts");
+}
+
+TEST(RemoteFaultsCli, AServerThatNeverAnswersFailsWithinTheRetryBound) {
+  FaultServer server(stores().www, {"--stall"});
+  ASSERT_TRUE(server.ok()) << server.log();
+  TempDir dir;
+  for (const std::string name : {"sim.vcz", "sim.vcz.zip"}) {
+    const std::string url = server.url() + "/" + name;
+    // 4 attempts of 3 s with backoff: about 13 s (was 43-141 s).
+    const auto t = timed(dir, "freq " + url + kIssue);
+    expect_clean_failure(t, url, 18, "gave up after 4 attempts");
+  }
+}
+
+TEST(RemoteFaultsCli, EndlessBodiesAreCappedInBoundedMemory) {
+  TempDir dir;
+  // A normal run's peak, for the memory bound.
+  std::int64_t normal_kib = 0;
+  {
+    FaultServer server(stores().www, {});
+    ASSERT_TRUE(server.ok()) << server.log();
+    const auto t = timed(dir, "afdist " + server.url() + "/sim.vcz" + kQuick);
+    ASSERT_EQ(t.result.exit_code, 0) << t.result.err;
+    normal_kib = t.peak_kib;
+  }
+  struct Case {
+    std::string store, path, expected;
+  };
+  // A chunk, a zip's ranges, metadata documents.
+  const std::vector<Case> cases = {
+      {"sim.vcz", "call_genotype/", "the limit of"},
+      {"sim.vcz.zip", "", "more than the"},
+      {"sim.vcz", ".zmetadata", "the limit of"},
+      {"sim.vcz", ".zgroup", ""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.store + " " + c.path);
+    FaultServer server(stores().www, {"--endless", "--fault-path", c.path.empty() ? "/" : c.path});
+    ASSERT_TRUE(server.ok()) << server.log();
+    const std::string url = server.url() + "/" + c.store;
+    // Under a 2 GiB address-space limit this aborted (std::bad_alloc) before.
+    const auto t = timed(dir, "afdist " + url + kQuick + " --max-object-size 67108864", 2048);
+    if (c.path == ".zgroup" && t.result.exit_code == 0) continue;  // consolidated: not read
+    expect_clean_failure(t, url, 30, c.expected);
+    EXPECT_LT(t.peak_kib, normal_kib + 256 * 1024) << "normal run: " << normal_kib << " KiB";
+  }
+}
+
+TEST(RemoteFaultsCli, AContentLengthOf16GiBAllocatesNothingOfItsSize) {
+  TempDir dir;
+  for (const std::string path : {"call_genotype/", ".zgroup"}) {
+    SCOPED_TRACE(path);
+    FaultServer server(stores().www, {"--huge-length", "--fault-path", path});
+    ASSERT_TRUE(server.ok()) << server.log();
+    const std::string url = server.url() + "/sim.vcz";
+    const auto t = timed(dir, "afdist " + url + kQuick, 8192);
+    expect_clean_failure(t, url, 20, "the limit of");
+  }
+  // A zip's range whose 206 announces 16 GiB: the body is cut short, retried, reported.
+  FaultServer server(stores().www, {"--huge-length", "--fault-path", ".zip"});
+  ASSERT_TRUE(server.ok()) << server.log();
+  const std::string url = server.url() + "/sim.vcz.zip";
+  expect_clean_failure(timed(dir, "afdist " + url + kQuick, 8192), url, 20);
+}
+
+TEST(RemoteFaultsCli, MetadataNested200000LevelsDeepIsAnErrorNotACrash) {
+  FaultServer server(stores().www, {"--deep-json", "200000"});
+  ASSERT_TRUE(server.ok()) << server.log();
+  TempDir dir;
+  const std::string url = server.url() + "/sim.vcz";
+  // Before: SIGSEGV (stack overflow in nlohmann's dump).
+  expect_clean_failure(timed(dir, "afdist " + url + kQuick), url + ": .zmetadata", 10,
+                       "nested deeper than");
+  // The same document on disk.
+  const fs::path local = dir / "deep.vcz";
+  fs::copy(stores().www / "sim.vcz", local, fs::copy_options::recursive);
+  std::ofstream(local / ".zgroup") << "{\"zarr_format\": 2, \"x\": " << std::string(200000, '[')
+                                   << std::string(200000, ']') << "}";
+  std::ofstream(local / ".zmetadata", std::ios::trunc)
+      << "{\"metadata\": {\".zgroup\": " << std::string(200000, '[') << std::string(200000, ']')
+      << "}}";
+  const auto t = timed(dir, "afdist " + shell_quote(local.string()) + kQuick);
+  EXPECT_EQ(t.result.exit_code, 1) << t.result.err;
+  EXPECT_EQ(std::count(t.result.err.begin(), t.result.err.end(), '\n'), 1) << t.result.err;
+}
+
+TEST(RemoteFaultsCli, ListingsThatLoopEndWithAnError) {
+  TempDir dir;
+  {
+    // Every folder lists a/: before, info ran for minutes (1,983 levels in 90 s).
+    FaultServer server(stores().www, {"--loop-listing"});
+    ASSERT_TRUE(server.ok()) << server.log();
+    const std::string url = server.url() + "/sim.vcz";
+    expect_clean_failure(timed(dir, "info " + url + kQuickInfo), url, 15, "deeper than");
+  }
+  {
+    // ListObjectsV2 always truncated with the same token: before, 18,900 requests in 45 s.
+    FaultServer bucket(stores().dir.path(), {"--loop-token"});  // bucket "www"
+    ASSERT_TRUE(bucket.ok()) << bucket.log();
+    const auto t = timed(
+        dir, "info s3://www/sim.vcz --s3-endpoint " + bucket.url() + " --anonymous" + kQuickInfo);
+    expect_clean_failure(t, bucket.url() + "/www", 15, "repeats continuation token");
+  }
+}
+
+TEST(RemoteFaultsCli, RetryAfterIsHonouredWithinItsBound) {
+  TempDir dir;
+  FaultServer plain(stores().www, {});
+  ASSERT_TRUE(plain.ok()) << plain.log();
+  const std::string want = run_ok(binary() + " afdist " + plain.url() + "/sim.vcz.zip" + kQuick);
+  // The zip's first request is answered 503 with Retry-After: 2; the backoff alone is 0.1 s.
+  FaultServer server(stores().www, {"--retry-after", "2"});
+  ASSERT_TRUE(server.ok()) << server.log();
+  const auto t = timed(dir, "afdist " + server.url() + "/sim.vcz.zip" + kQuick);
+  ASSERT_EQ(t.result.exit_code, 0) << t.result.err;
+  EXPECT_EQ(t.result.out, want);
+  EXPECT_GE(t.seconds, 2.0);
+  EXPECT_LT(t.seconds, 10.0);
+  // A Retry-After of a day waits 30 s at most: with --max-retries 0 it is not waited for at all.
+  FaultServer day(stores().www, {"--retry-after", "86400"});
+  ASSERT_TRUE(day.ok()) << day.log();
+  const std::string url = day.url() + "/sim.vcz.zip";
+  expect_clean_failure(
+      timed(dir, "afdist " + url + " --no-progress --max-retries 0 --stall-timeout 1"), url, 5,
+      "HTTP 503");
+}
+
+TEST(RemoteFaultsCli, ARetryWithNothingElseInFlightIsNotDelayedBySeconds) {
+  // The zip's first request is answered 503 (Retry-After: 0) while nothing else is in flight:
+  // before, the I/O loop slept its idle second before sending it again (13 retries, 13 s).
+  TempDir dir;
+  FaultServer plain(stores().www, {});
+  ASSERT_TRUE(plain.ok()) << plain.log();
+  FaultServer server(stores().www, {"--retry-after", "0"});
+  ASSERT_TRUE(server.ok()) << server.log();
+  double best_plain = 1e9, best_retry = 1e9;
+  for (int i = 0; i < 3; ++i) {
+    const auto p = timed(dir, "afdist " + plain.url() + "/sim.vcz.zip" + kQuick);
+    ASSERT_EQ(p.result.exit_code, 0) << p.result.err;
+    best_plain = std::min(best_plain, p.seconds);
+    FaultServer again(stores().www, {"--retry-after", "0"});  // a fresh first request
+    ASSERT_TRUE(again.ok()) << again.log();
+    const auto r = timed(dir, "afdist " + again.url() + "/sim.vcz.zip" + kQuick + " -v");
+    ASSERT_EQ(r.result.exit_code, 0) << r.result.err;
+    EXPECT_NE(r.result.err.find("(1 retries)"), std::string::npos) << r.result.err;
+    best_retry = std::min(best_retry, r.seconds);
+  }
+  // The retry's backoff is 0.05-0.1 s.
+  EXPECT_LT(best_retry - best_plain, 0.6) << best_plain << " s without the retry";
+}
+
+}  // namespace
+
+#endif  // VCZSTATS_HAVE_REMOTE
