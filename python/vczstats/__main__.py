@@ -31,18 +31,10 @@ def _is_store(path: str) -> bool:
 
 
 def _read_tsv(path: str):
-    """A tab-separated table: the CLI's (a "# note" line first) or plink's ("#IID ..." header)."""
-    import pandas as pd
+    """A tab-separated table: the CLI's (header first) or plink's ("#IID ..." header)."""
+    from ._tables import read_table
 
-    skip = 0
-    with open(path) as f:
-        for line in f:
-            if not (line.startswith("# ") or not line.strip()):
-                break
-            skip += 1
-    table = pd.read_csv(path, sep="\t", skiprows=skip)
-    table.columns = [str(c).lstrip("#") for c in table.columns]
-    return table
+    return read_table(path)
 
 
 def _pops_file(path: Optional[str]) -> Optional[Dict[str, str]]:
