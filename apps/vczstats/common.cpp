@@ -4,11 +4,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstring>
+#include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
@@ -97,6 +100,81 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
                  "file; tables hold only the header and rows")
       ->group("Output");
   add_remote_options(cmd, o.remote);
+}
+
+std::int64_t parse_bp_length(const std::string& text, const std::string& option) {
+  auto bad = [&](const std::string& why) {
+    return UsageError((option.empty() ? "" : option + ": ") + "'" + text + "' " + why +
+                      " (give bp as a whole number, e.g. 100000, or kb/Mb: 100kb, 1.5Mb)");
+  };
+  std::size_t digits = 0;
+  while (digits < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.'))
+    ++digits;
+  std::string unit = text.substr(digits);
+  for (auto& ch : unit) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  std::int64_t scale = 0;
+  if (unit.empty() || unit == "bp")
+    scale = 1;
+  else if (unit == "k" || unit == "kb")
+    scale = 1000;
+  else if (unit == "m" || unit == "mb")
+    scale = 1000000;
+  const std::string number = text.substr(0, digits);
+  if (number.empty() || scale == 0 || std::count(number.begin(), number.end(), '.') > 1 ||
+      number == ".")
+    throw bad("is not a length");
+  // Whole and fractional digits, exactly (1.5Mb is 1500000, 0.0001kb is not a whole base).
+  const auto dot = number.find('.');
+  const std::string whole = number.substr(0, dot);
+  std::string fraction = dot == std::string::npos ? "" : number.substr(dot + 1);
+  while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
+  const std::size_t scale_digits = scale == 1 ? 0 : scale == 1000 ? 3 : 6;
+  if (fraction.size() > scale_digits) throw bad("is not a whole number of bases");
+  std::int64_t v = 0;
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  for (const char d : whole + fraction + std::string(scale_digits - fraction.size(), '0')) {
+    if (v > (kMax - (d - '0')) / 10) throw bad("is too long");
+    v = v * 10 + (d - '0');
+  }
+  if (v <= 0) throw bad("must be at least 1 bp");
+  return v;
+}
+
+void add_bp_window_options(CLI::App& cmd, WindowOptions& w, const std::string& what) {
+  auto length = [] {
+    return CLI::Validator(
+        [](std::string& text) {
+          try {
+            text = std::to_string(parse_bp_length(text, ""));  // CLI11 names the option
+            return std::string();
+          } catch (const UsageError& e) {
+            return std::string(e.what());
+          }
+        },
+        "LENGTH");
+  };
+  cmd.add_option("--window-size", w.size,
+                 "bp windows of " + what +
+                     " (a number of bp, or with kb/Mb: 100kb, 1.5Mb), 1-based inclusive, over "
+                     "each contig or region as --window-span says")
+      ->transform(length())
+      ->group("Windows");
+  cmd.add_option("--window-step", w.step,
+                 "Step between window starts, bp or kb/Mb [default: window size]")
+      ->transform(length())
+      ->group("Windows");
+  cmd.add_option("--window-span", w.span,
+                 "Where --window-size windows (and the one window per contig without window "
+                 "options) start and end: data = the first to the last selected site of each "
+                 "contig (as scikit-allel; a region's own bounds with -r), the last window "
+                 "ending at the last site; contig = base 1 to the contig length (vcftools), or "
+                 "the region with -r [default: data]")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, stats::WindowSpan>{{"data", stats::WindowSpan::Data},
+                                                   {"contig", stats::WindowSpan::Contig}},
+          CLI::ignore_case))
+      ->group("Windows");
 }
 
 void add_remote_options(CLI::App& cmd, zarr::StoreOptions& o) {
