@@ -21,13 +21,7 @@ struct HaploCliOptions {
 };
 
 void add_windows(CLI::App& cmd, WindowOptions& w, const std::string& what) {
-  cmd.add_option("--window-size", w.size,
-                 "bp windows of " + what + ", from the region start (else base 1)")
-      ->check(CLI::PositiveNumber)
-      ->group("Windows");
-  cmd.add_option("--window-step", w.step, "Step between bp window starts [default: window size]")
-      ->check(CLI::PositiveNumber)
-      ->group("Windows");
+  add_bp_window_options(cmd, w, what);
   cmd.add_option("--window-variants", w.variants, "Windows of this many consecutive sites")
       ->check(CLI::PositiveNumber)
       ->group("Windows");

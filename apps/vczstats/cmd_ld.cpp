@@ -135,6 +135,7 @@ void add_ld(CLI::App& app) {
     IdLookup ids(q.store);
     Output out(o->common.output);
     std::optional<TableWriter> w;
+    std::string note;
     std::vector<std::string> cells;
     auto emit = [&](const Table& t) {
       constexpr int kValues = 6;  // n, r2, ... after the variants' columns
@@ -142,7 +143,8 @@ void add_ld(CLI::App& app) {
         std::vector<TableWriter::Column> cols{{"chr_a", false}, {"bp_a", true}, {"snp_a", false},
                                               {"chr_b", false}, {"bp_b", true}, {"snp_b", false}};
         for (auto& c : table_columns(t, kValues)) cols.push_back(c);
-        w.emplace(out, o->common.format, cols, o->common.format == "tsv" ? t.note : "");
+        w.emplace(out, o->common.format, cols);
+        note = t.note;
       }
       const auto& va = t.column("variant_a").ints;
       const auto& vb = t.column("variant_b").ints;
@@ -169,8 +171,9 @@ void add_ld(CLI::App& app) {
     const RunStats rs = compute(q, list, run_options(o->common), hooks);
     emit(s->take_rows());
     emit(s->finish());
-    w->finish();
+    w->finish(note);
     out.commit();
+    report_note(o->common, note);
     report_run(o->common, rs);
   });
 }
@@ -203,6 +206,7 @@ void add_prune(CLI::App& app) {
     const bool table = !o->common.output.empty() || o->out_prefix.empty();
     std::unique_ptr<Output> out, in_list, out_list;
     std::optional<TableWriter> w;
+    std::string note;
     if (table) out = std::make_unique<Output>(o->common.output);
     if (!o->out_prefix.empty()) {
       in_list = std::make_unique<Output>(o->out_prefix + ".prune.in");
@@ -213,8 +217,8 @@ void add_prune(CLI::App& app) {
       if (table && !w)
         w.emplace(*out, o->common.format,
                   std::vector<TableWriter::Column>{
-                      {"chrom", false}, {"pos", true}, {"id", false}, {"kept", true}},
-                  o->common.format == "tsv" ? t.note : "");
+                      {"chrom", false}, {"pos", true}, {"id", false}, {"kept", true}});
+      if (note.empty()) note = t.note;
       const auto& v = t.column("variant").ints;
       const auto& c = t.column("chrom");
       const auto& pos = t.column("pos").ints;
@@ -239,7 +243,7 @@ void add_prune(CLI::App& app) {
     emit(s->take_rows());
     emit(s->finish());
     if (w) {
-      w->finish();
+      w->finish(note);
       out->commit();
     }
     if (in_list) {
@@ -248,6 +252,7 @@ void add_prune(CLI::App& app) {
       in_list->commit();
       out_list->commit();
     }
+    report_note(o->common, note);
     report_run(o->common, rs);
   });
 }

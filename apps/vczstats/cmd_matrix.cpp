@@ -434,7 +434,8 @@ void add_pca(CLI::App& app) {
       ->group("Output");
   cmd->add_option("--loadings", o->loadings,
                   "Write the variant loadings here: chrom pos id ref alt alt_freq pc1 ... (the "
-                  "ALT dosage's weights, plink2's var-wts; keeps the packed genotypes in memory)")
+                  "ALT dosage's weights, plink2's var-wts; keeps the packed genotypes in memory), "
+                  "and the eigenvalues beside it in FILE.eigenval (read by --project)")
       ->group("Output");
   cmd->add_option("--project", o->project,
                   "Project the selected samples onto the loadings of an earlier run (variants "
@@ -473,6 +474,8 @@ void add_pca(CLI::App& app) {
       CommonOptions c = o->m.common;
       c.output = o->loadings;
       write_table(c, s->loadings_table());
+      c.output = o->loadings + ".eigenval";  // read back by --project
+      write_table(c, s->eigenvalue_table());
     }
     report_run(o->m.common, rs);
   });

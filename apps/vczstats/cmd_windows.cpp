@@ -22,15 +22,7 @@ struct WindowCliOptions {
 void add_window_options(CLI::App& cmd, WindowCliOptions& o) {
   add_common_options(cmd, o.common);
   add_population_option(cmd, o.common);
-  cmd.add_option("--window-size", o.windows.size,
-                 "Windows of this many bp, from the region start (else base 1), clipped at the "
-                 "region end or contig length; 1-based inclusive start and end")
-      ->check(CLI::PositiveNumber)
-      ->group("Windows");
-  cmd.add_option("--window-step", o.windows.step,
-                 "Step between window starts [default: window size]")
-      ->check(CLI::PositiveNumber)
-      ->group("Windows");
+  add_bp_window_options(cmd, o.windows, "the statistics");
   cmd.add_option("--ancestral", o.ancestral,
                  "Ancestral allele of the unfolded statistics: ref, aa (the store's "
                  "variant_AA, INFO/AA) or a FASTA file of the ancestral sequence")

@@ -6,11 +6,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstring>
+#include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
@@ -93,6 +96,10 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
       ->group("Output");
   add_progress_flag(cmd, o.progress)->group("Output");
   cmd.add_flag("-v,--verbose", o.verbose, "Timing breakdown on stderr")->group("Output");
+  cmd.add_option("--log", o.log,
+                 "Write the run's notes (window conventions, methods) and the -v report to this "
+                 "file; tables hold only the header and rows")
+      ->group("Output");
   add_remote_options(cmd, o.remote);
 }
 
@@ -105,6 +112,81 @@ CLI::Option* add_progress_flag(CLI::App& cmd, int& progress) {
           [&progress](std::int64_t count) { progress = count > 0 ? 1 : 0; },
           "Progress bar on stderr [default: when stderr is a terminal]")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+}
+
+std::int64_t parse_bp_length(const std::string& text, const std::string& option) {
+  auto bad = [&](const std::string& why) {
+    return UsageError((option.empty() ? "" : option + ": ") + "'" + text + "' " + why +
+                      " (give bp as a whole number, e.g. 100000, or kb/Mb: 100kb, 1.5Mb)");
+  };
+  std::size_t digits = 0;
+  while (digits < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.'))
+    ++digits;
+  std::string unit = text.substr(digits);
+  for (auto& ch : unit) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  std::int64_t scale = 0;
+  if (unit.empty() || unit == "bp")
+    scale = 1;
+  else if (unit == "k" || unit == "kb")
+    scale = 1000;
+  else if (unit == "m" || unit == "mb")
+    scale = 1000000;
+  const std::string number = text.substr(0, digits);
+  if (number.empty() || scale == 0 || std::count(number.begin(), number.end(), '.') > 1 ||
+      number == ".")
+    throw bad("is not a length");
+  // Whole and fractional digits, exactly (1.5Mb is 1500000, 0.0001kb is not a whole base).
+  const auto dot = number.find('.');
+  const std::string whole = number.substr(0, dot);
+  std::string fraction = dot == std::string::npos ? "" : number.substr(dot + 1);
+  while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
+  const std::size_t scale_digits = scale == 1 ? 0 : scale == 1000 ? 3 : 6;
+  if (fraction.size() > scale_digits) throw bad("is not a whole number of bases");
+  std::int64_t v = 0;
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  for (const char d : whole + fraction + std::string(scale_digits - fraction.size(), '0')) {
+    if (v > (kMax - (d - '0')) / 10) throw bad("is too long");
+    v = v * 10 + (d - '0');
+  }
+  if (v <= 0) throw bad("must be at least 1 bp");
+  return v;
+}
+
+void add_bp_window_options(CLI::App& cmd, WindowOptions& w, const std::string& what) {
+  auto length = [] {
+    return CLI::Validator(
+        [](std::string& text) {
+          try {
+            text = std::to_string(parse_bp_length(text, ""));  // CLI11 names the option
+            return std::string();
+          } catch (const UsageError& e) {
+            return std::string(e.what());
+          }
+        },
+        "LENGTH");
+  };
+  cmd.add_option("--window-size", w.size,
+                 "bp windows of " + what +
+                     " (a number of bp, or with kb/Mb: 100kb, 1.5Mb), 1-based inclusive, over "
+                     "each contig or region as --window-span says")
+      ->transform(length())
+      ->group("Windows");
+  cmd.add_option("--window-step", w.step,
+                 "Step between window starts, bp or kb/Mb [default: window size]")
+      ->transform(length())
+      ->group("Windows");
+  cmd.add_option("--window-span", w.span,
+                 "Where --window-size windows (and the one window per contig without window "
+                 "options) start and end: data = the first to the last selected site of each "
+                 "contig (as scikit-allel; a region's own bounds with -r), the last window "
+                 "ending at the last site; contig = base 1 to the contig length (vcftools), or "
+                 "the region with -r [default: data]")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, stats::WindowSpan>{{"data", stats::WindowSpan::Data},
+                                                   {"contig", stats::WindowSpan::Contig}},
+          CLI::ignore_case))
+      ->group("Windows");
 }
 
 void add_remote_options(CLI::App& cmd, zarr::StoreOptions& o) {
@@ -151,9 +233,9 @@ zarr::StoreOptions remote_options(const zarr::StoreOptions& o, bool verbose) {
   return r;
 }
 
-void report_io(const zarr::IoStats& io) {
+void report_io(const zarr::IoStats& io, std::FILE* f) {
   if (io.requests == 0 && io.cache_hits == 0) return;
-  fmt::print(stderr,
+  fmt::print(f,
              "vczstats:   {:<12} {:9.3f} s  {:.1f} MB in {} requests ({} retries), {:.1f} MB/s "
              "while fetching; {} cache hits ({:.1f} MB)\n",
              "remote", io.seconds, static_cast<double>(io.bytes_fetched) * 1e-6, io.requests,
@@ -254,30 +336,30 @@ std::function<void(std::int64_t, std::int64_t, std::int64_t)> progress_bar(int f
   return [bar](std::int64_t d, std::int64_t t, std::int64_t v) { bar->update(d, t, v); };
 }
 
-void report_run(const CommonOptions& o, const RunStats& s) {
-  for (const auto& w : s.warnings) fmt::print(stderr, "vczstats: warning: {}\n", w);
-  if (!o.verbose) return;
-  if (!s.note.empty()) fmt::print(stderr, "vczstats: note: {}\n", s.note);
+namespace {
+// The -v report of a run, to stderr or the --log file.
+void print_run(std::FILE* f, const RunStats& s) {
+  if (!s.note.empty()) fmt::print(f, "vczstats: note: {}\n", s.note);
   const double wall = s.wall_seconds > 0 ? s.wall_seconds : 1e-9;
   if (s.setup.total() > 0)
-    fmt::print(stderr,
+    fmt::print(f,
                "vczstats: setup {:.3f} s: open store {:.3f} s, read samples {:.3f} s, "
                "selection {:.3f} s, populations {:.3f} s\n",
                s.setup.total(), s.setup.open_store, s.setup.read_samples, s.setup.selection,
                s.setup.populations);
-  fmt::print(stderr, "vczstats: device {}; {} variants in {} work units; {} genotype calls\n",
-             s.device, s.variants, s.units, s.calls);
+  fmt::print(f, "vczstats: device {}; {} variants in {} work units; {} genotype calls\n", s.device,
+             s.variants, s.units, s.calls);
   auto stage = [&](const char* name, double secs, const char* how) {
-    fmt::print(stderr, "vczstats:   {:<12} {:9.3f} s  {}\n", name, secs, how);
+    fmt::print(f, "vczstats:   {:<12} {:9.3f} s  {}\n", name, secs, how);
   };
   if (s.device_decode) {
-    fmt::print(stderr, "vczstats:   {:<12} {:9.3f} s  {:.3f} GB compressed, summed over threads\n",
+    fmt::print(f, "vczstats:   {:<12} {:9.3f} s  {:.3f} GB compressed, summed over threads\n",
                "read", s.read_decode_seconds, static_cast<double>(s.encoded_bytes) * 1e-9);
-    fmt::print(stderr,
+    fmt::print(f,
                "vczstats:   {:<12} {:9.3f} s  {:.3f} GB compressed (and the job lists), summed "
                "over streams\n",
                "host->device", s.h2d_seconds, static_cast<double>(s.h2d_bytes) * 1e-9);
-    fmt::print(stderr,
+    fmt::print(f,
                "vczstats:   {:<12} {:9.3f} s  {:.2f} GB decoded on the device, sample subsets "
                "gathered (CUDA events, summed over streams)\n",
                "decode", s.device_decode_seconds, static_cast<double>(s.decoded_bytes) * 1e-9);
@@ -285,7 +367,7 @@ void report_run(const CommonOptions& o, const RunStats& s) {
     stage("read+decode", s.read_decode_seconds, "summed over threads");
     stage("gather", s.gather_seconds, "summed over threads (sample subsets)");
     if (s.h2d_bytes > 0)
-      fmt::print(stderr, "vczstats:   {:<12} {:9.3f} s  {:.2f} GB copied, summed over streams\n",
+      fmt::print(f, "vczstats:   {:<12} {:9.3f} s  {:.2f} GB copied, summed over streams\n",
                  "host->device", s.h2d_seconds, static_cast<double>(s.h2d_bytes) * 1e-9);
   }
   stage("compute", s.compute_seconds,
@@ -293,10 +375,34 @@ void report_run(const CommonOptions& o, const RunStats& s) {
                         : "summed over threads (heavy pass)");
   if (s.h2d_bytes > 0) stage("device->host", s.d2h_seconds, "histogram");
   stage("reduce", s.reduce_seconds, "merging block counts, per-site reduction (consumer)");
-  if (auto store = g_query_store.lock()) report_io(store->io_stats());
-  fmt::print(stderr, "vczstats:   {:<12} {:9.3f} s  {:.3g} calls/s, {:.3f} GB/s decoded\n", "total",
+  if (auto store = g_query_store.lock()) report_io(store->io_stats(), f);
+  fmt::print(f, "vczstats:   {:<12} {:9.3f} s  {:.3g} calls/s, {:.3f} GB/s decoded\n", "total",
              s.wall_seconds, static_cast<double>(s.calls) / wall,
              static_cast<double>(s.decoded_bytes) / wall * 1e-9);
+}
+
+// The --log file: replaced by the first write of the process, appended to after.
+void to_log(const std::string& path, const std::function<void(std::FILE*)>& write) {
+  static bool opened = false;
+  std::FILE* f = std::fopen(path.c_str(), opened ? "a" : "w");
+  if (!f) throw IoError("--log " + path + ": " + std::strerror(errno));
+  opened = true;
+  write(f);
+  if (std::fclose(f) != 0) throw IoError("--log " + path + ": " + std::strerror(errno));
+}
+}  // namespace
+
+void report_run(const CommonOptions& o, const RunStats& s) {
+  for (const auto& w : s.warnings) fmt::print(stderr, "vczstats: warning: {}\n", w);
+  if (o.verbose) print_run(stderr, s);
+  if (!o.log.empty()) to_log(o.log, [&s](std::FILE* f) { print_run(f, s); });
+}
+
+void report_note(const CommonOptions& o, const std::string& note) {
+  if (note.empty()) return;
+  if (o.verbose) fmt::print(stderr, "vczstats: note: {}\n", note);
+  if (!o.log.empty())
+    to_log(o.log, [&note](std::FILE* f) { fmt::print(f, "vczstats: note: {}\n", note); });
 }
 
 namespace {
@@ -579,14 +685,12 @@ void write(Output& out, const std::string& text) {
     throw IoError("write failed: " + std::string(std::strerror(errno)));
 }
 
-TableWriter::TableWriter(Output& out, std::string format, std::vector<Column> columns,
-                         std::string comment)
+TableWriter::TableWriter(Output& out, std::string format, std::vector<Column> columns)
     : out_(out), json_(format == "json"), columns_(std::move(columns)) {
   if (json_) {
-    buffer_ = "[";
+    buffer_ = "{\"rows\": [";
     return;
   }
-  if (!comment.empty()) buffer_ += "# " + comment + "\n";
   for (std::size_t i = 0; i < columns_.size(); ++i) buffer_ += (i ? "\t" : "") + columns_[i].name;
   buffer_ += "\n";
 }
@@ -625,8 +729,12 @@ void TableWriter::flush() {
   buffer_.clear();
 }
 
-void TableWriter::finish() {
-  if (json_) buffer_ += rows_ ? "\n]\n" : "]\n";
+void TableWriter::finish(const std::string& note) {
+  if (json_) {
+    constexpr auto kReplace = nlohmann::json::error_handler_t::replace;
+    buffer_ += std::string(rows_ ? "\n]" : "]") +
+               ", \"note\": " + nlohmann::json(note).dump(-1, ' ', false, kReplace) + "}\n";
+  }
   flush();
 }
 
@@ -697,8 +805,10 @@ void run_table_command(const CommonOptions& o, const Query& q,
   // The columns of streamed rows (statistics that stream have them before any row).
   const Table header = run.statistic().take_rows();
   std::optional<TableWriter> w;
+  std::string note;
   auto open = [&](const Table& t) {
-    if (!w) w.emplace(*out, o.format, table_columns(t), o.format == "tsv" ? t.note : "");
+    if (!w) w.emplace(*out, o.format, table_columns(t));
+    if (note.empty()) note = t.note;
   };
   auto emit = [&](const Table& t) {
     open(t);
@@ -724,18 +834,20 @@ void run_table_command(const CommonOptions& o, const Query& q,
   };
   if (!run.compute(rows)) return;  // another MPI rank writes
   emit(run.statistic().finish());
-  w->finish();
+  w->finish(note);
   out->commit();
   if (written) written(run.statistic());
+  report_note(o, note);
   run.report();
 }
 
 void write_table(const CommonOptions& o, const Table& t) {
   Output out(o.output);
-  TableWriter w(out, o.format, table_columns(t), o.format == "tsv" ? t.note : "");
+  TableWriter w(out, o.format, table_columns(t));
   write_rows(w, t);
-  w.finish();
+  w.finish(t.note);
   out.commit();
+  report_note(o, t.note);
 }
 
 }  // namespace vczstats::cli

@@ -35,6 +35,7 @@ struct CommonOptions {
   std::string format = "tsv";
   int progress = -1;  // -1: when stderr is a terminal
   bool verbose = false;
+  std::string log;  // --log FILE: notes and the -v report
   std::int64_t max_unit_variants = 0;
   std::string pops;           // -P/--pops (commands that add_population_option)
   std::string pop_column;     // --pop-column
@@ -50,7 +51,7 @@ zarr::StoreOptions remote_options(const zarr::StoreOptions& o, bool verbose);
 
 /// Print a remote store's -v line (bytes, requests, retries, cache hits, throughput); nothing
 /// for a local store.
-void report_io(const zarr::IoStats& io);
+void report_io(const zarr::IoStats& io, std::FILE* f = stderr);
 
 /// Add STORE and the common options to a subcommand.
 void add_common_options(CLI::App& cmd, CommonOptions& o);
@@ -62,6 +63,15 @@ CLI::Option* add_progress_flag(CLI::App& cmd, int& progress);
 /// Add -P/--pops to a subcommand that reports per population.
 void add_population_option(CLI::App& cmd, CommonOptions& o);
 
+/// A length in bp from @p text: a whole number (bp), or a number with a kb or Mb suffix (100kb,
+/// 1.5Mb; also bp, k, M, any case); it must be a positive whole number of bases.
+/// @throws UsageError naming @p option (when not empty) and the text.
+std::int64_t parse_bp_length(const std::string& text, const std::string& option);
+
+/// Add --window-size and --window-step (bp, or with kb/Mb suffixes) and --window-span to a
+/// command; @p what says what the windows are of.
+void add_bp_window_options(CLI::App& cmd, WindowOptions& w, const std::string& what);
+
 /// The library's query options from the common options (windows etc. are added by commands).
 QueryOptions query_options(const CommonOptions& o);
 
@@ -70,8 +80,12 @@ Query build_query(const QueryOptions& o);
 
 RunOptions run_options(const CommonOptions& o);
 
-/// Print the -v report of a run to stderr (warnings always).
+/// Print the -v report of a run to stderr (warnings always), and to the --log file when given.
 void report_run(const CommonOptions& o, const RunStats& s);
+
+/// A table's note (run metadata: conventions, methods): on stderr under -v, and in the --log
+/// file when given. Tables themselves hold only the header line and rows.
+void report_note(const CommonOptions& o, const std::string& note);
 
 /// Where -o writes (design.md §4): stdout for "" or "-"; a regular file (new or existing, also
 /// reached through symlinks) is written to a temporary sibling of the link's final target and
@@ -150,20 +164,20 @@ void report_store_written(const std::string& path, const simulate::WriteReport& 
 /// Write a string to an Output, checking for errors.
 void write(Output& out, const std::string& text);
 
-/// A table streamed to an Output row by row: TSV with one header line, or (--format json) a
-/// JSON array of objects. Cells are preformatted text; "NA" is written as null in JSON, and
-/// columns declared numeric are written unquoted. Buffered; finish() writes the rest.
+/// A table streamed to an Output row by row: TSV whose first line is the header, or (--format
+/// json) a JSON object {"rows": [objects], "note": run metadata}. Cells are preformatted text;
+/// "NA" is written as null in JSON, and columns declared numeric are written unquoted.
+/// Buffered; finish() writes the rest (and, in JSON, the note).
 class TableWriter {
  public:
   struct Column {
     std::string name;
     bool numeric = true;
   };
-  TableWriter(Output& out, std::string format, std::vector<Column> columns,
-              std::string comment = "");
+  TableWriter(Output& out, std::string format, std::vector<Column> columns);
   /// Append one row (as many cells as columns).
   void row(const std::vector<std::string>& cells);
-  void finish();
+  void finish(const std::string& note = "");
 
  private:
   void flush();
@@ -188,7 +202,7 @@ void table_cells(const Table& t, std::int64_t r, std::vector<std::string>& cells
 /// Write every row of @p t.
 void write_rows(TableWriter& w, const Table& t);
 
-/// Write a whole result table to -o in --format, with its note as the TSV comment.
+/// Write a whole result table to -o in --format; its note goes to report_note().
 void write_table(const CommonOptions& o, const Table& t);
 
 /// Run the statistic @p make builds over @p q (in this process, or across MPI ranks: see

@@ -130,7 +130,8 @@ class PcaStatistic : public Statistic {
   virtual Table eigenvalue_table() const = 0;
   /// @brief Variant loadings (PcaOptions::loadings): chrom, pos, id, ref, alt, alt_freq,
   /// pc1..pck, the weights of the ALT allele dosage (plink2's var-wts, eigenvalue-scaled); its
-  /// note lists the eigenvalues (read back by projection).
+  /// note lists the eigenvalues (projection reads them from eigenvalue_table() written beside
+  /// it as PATH.eigenval).
   virtual Table loadings_table() const = 0;
   /// @brief The method used (Exact or Approx).
   virtual PcaMethod method() const = 0;
@@ -145,8 +146,9 @@ struct PcaLoadings {
   std::vector<double> weights;  ///< variants x components
   std::vector<double> eigenvalues;
   int components = 0;
-  /// @brief Read a loadings table written by vczstats pca --loadings. @throws IoError,
-  /// FormatError.
+  /// @brief Read a loadings table written by vczstats pca --loadings, and its eigenvalues from
+  /// @p path + ".eigenval" (or, in files of earlier versions, a '# eigenvalues' line).
+  /// @throws IoError, FormatError.
   static PcaLoadings read(const std::string& path);
 };
 /// @brief Project the selected samples onto @p loadings: variants matched by contig, position,

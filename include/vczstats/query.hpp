@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -24,6 +25,8 @@ struct WindowOptions {
   std::int64_t step = 0;      ///< --window-step (0: size)
   std::int64_t variants = 0;  ///< --window-variants: windows of N consecutive sites
   std::string file;           ///< --windows-file: BED or CHROM BEG END
+  /// --window-span: where bp windows (and the one window of a group) start and end
+  stats::WindowSpan span = stats::WindowSpan::Data;
 };
 
 /// @brief Everything a query is built from (the CLI's common options, or Python's arguments).
@@ -62,6 +65,19 @@ class AccessibleMask {
   std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> intervals_;
 };
 
+namespace detail {
+/// @brief The first and last windowed site of each group (window span "data"), computed once
+/// per query when a SiteFilter first needs them, over the plan make_query built: copies of the
+/// query whose plan is a partition of it (MPI ranks, tests) share the spans of the whole run.
+struct DataSpans {
+  std::once_flag once;
+  std::optional<vcz::ChunkPlan> plan;  ///< the plan the spans are of (empty: the query's own)
+  /// By group key (contig index, or region index with regions): first, last (first > last:
+  /// no site).
+  std::vector<std::pair<std::int64_t, std::int64_t>> by_key;
+};
+}  // namespace detail
+
 /// @brief A built query.
 struct Query {
   vcz::VczStore store;
@@ -77,6 +93,12 @@ struct Query {
   std::string ancestral = "ref";
   std::vector<std::string> warnings;  ///< e.g. regions on contigs the store lacks
   vcz::SetupTimes setup;              ///< what building it took
+  /// Filled on first use (data_spans()); shared by copies of the query.
+  std::shared_ptr<detail::DataSpans> data_span_cache = std::make_shared<detail::DataSpans>();
+
+  /// @brief The first and last windowed site of each group (reads the positions of the plan
+  /// once). @throws IoError, FormatError.
+  const std::vector<std::pair<std::int64_t, std::int64_t>>& data_spans() const;
 
   /// @brief The index of population @p name. @throws UsageError naming @p option.
   int population(const std::string& name, const char* option) const;
@@ -95,7 +117,9 @@ Query make_query(const QueryOptions& options);
 /// whether windowed statistics use it at all (a region selects it; the mask covers it).
 class SiteFilter {
  public:
-  explicit SiteFilter(const Query& q);
+  /// @brief With @p raw, groups span their regions or contigs whatever the window span (used to
+  /// find the data spans themselves).
+  explicit SiteFilter(const Query& q, bool raw = false);
   /// @brief The group of a site, or nullopt when windowed statistics leave it out.
   std::optional<stats::WindowGroup> group(std::int32_t contig, std::int64_t pos,
                                           std::int64_t ref_length) const;
@@ -111,12 +135,17 @@ class SiteFilter {
     std::vector<Entry> entries;         // by start
     std::vector<std::int64_t> max_end;  // running maximum of entries[0..i].end
   };
+  const Query& q_;
   const vcz::VczStore& store_;
   const std::vector<vcz::Region>& regions_;
   const AccessibleMask& mask_;
   std::vector<ContigIndex> by_contig_;
   bool pos_overlap_ = false;
   bool per_contig_ = false;  // explicit windows: one group per contig
+  // The data span of group @p key (read once per query).
+  const std::pair<std::int64_t, std::int64_t>& span_of(std::int64_t key) const;
+  bool data_span_ = false;  // groups span their sites (WindowSpan::Data, bp or group windows)
+  mutable const std::vector<std::pair<std::int64_t, std::int64_t>>* spans_ = nullptr;
 };
 
 /// @brief A place in the plan: row @p row of unit @p unit (row 0 of unit units.size() is the

@@ -3,11 +3,15 @@
 /// @brief Windows over a stream of sites in genome order, with partial sums that merge across
 /// partitions of the sites.
 // Sites come in groups: a region of -r (the first region, in the order given, that selects the
-// site), else a contig (tests/tools/POPGEN.md §3). Without window options a group is one window;
-// --window-size W --window-step S tiles the group's span [start, end] with [b, b+W-1],
-// b = start, start+S, ... (clipped at end when end is known: the region's end or the contig's
-// length; otherwise windows run to the last site); --window-variants N makes windows of N
-// consecutive sites; --windows-file gives them explicitly. A window closes once no later site
+// site), else a contig (tests/tools/POPGEN.md §3). A group spans [start, end]: by default
+// (WindowSpan::Data) from its first to its last selected site, a region's own bounds where it
+// gives them; with WindowSpan::Contig from base 1 (or the region start) to the contig length
+// (or the region end), as vcftools. Without window options a group is one window;
+// --window-size W --window-step S tiles the span with [b, b+W-1], b = start, start+S, ... as
+// scikit-allel's position_windows: the first window with b + W >= end is the last and ends at
+// end (so no 1-bp window trails a span that is a multiple of W plus one); when end is not
+// known (no contig length) windows run to the last site. --window-variants N makes windows of
+// N consecutive sites; --windows-file gives them explicitly. A window closes once no later site
 // can fall in it, so memory holds only the W/S windows open at a time.
 //
 // Partitions: the sites of a run may be cut anywhere into consecutive partitions (MPI ranks,
@@ -30,6 +34,13 @@
 
 namespace vczstats::stats {
 
+/// @brief Where a group's bp windows (and its single window without window options) start and
+/// end.
+enum class WindowSpan {
+  Data,    ///< the first to the last selected site (a region's own bounds where it gives them)
+  Contig,  ///< base 1 (or the region start) to the contig length (or the region end)
+};
+
 /// @brief How sites are grouped into windows.
 struct WindowSpec {
   std::int64_t size = 0;      ///< bp window length (0: none)
@@ -39,6 +50,7 @@ struct WindowSpec {
   /// sorted by start; they may overlap. Empty: none. Every window of a contig is listed once a
   /// site of it is seen.
   std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> intervals;
+  WindowSpan span = WindowSpan::Data;  ///< bp windows and the one window of a group
 };
 
 /// @brief A group of sites: where windows start and end.
@@ -378,22 +390,36 @@ class WindowAccumulator {
     if (k > 0 && spec_.step > (kMax - group_.start) / k) return kMax;
     return group_.start + k * spec_.step;
   }
+  // With a known end, a window whose start + size reaches the end is the last one and ends at
+  // the end (scikit-allel's position_windows).
   std::int64_t window_end(std::int64_t k) const {
     const std::int64_t s = window_start(k);
-    const std::int64_t e = s > kMax - (spec_.size - 1) ? kMax : s + (spec_.size - 1);
-    return group_.known_end ? std::min(e, group_.end) : e;
+    if (group_.known_end && s >= group_.end - spec_.size) return group_.end;
+    return s > kMax - (spec_.size - 1) ? kMax : s + (spec_.size - 1);
+  }
+  // The index of the last window of a group with a known end (-1: none): the first window
+  // reaching the end, or the last one starting at or before it (windows with gaps between
+  // them).
+  std::int64_t last_index() const {
+    const std::int64_t d = group_.end - group_.start;
+    if (d < 0) return -1;
+    const std::int64_t by_start = d / spec_.step;
+    const std::int64_t r = d - spec_.size;  // windows k with k * step < r end before the end
+    const std::int64_t by_reach = r <= 0 ? 0 : r / spec_.step + (r % spec_.step != 0);
+    return std::min(by_start, by_reach);
   }
   // The last window index starting at or before p (-1 when none), within a known end.
   std::int64_t last_index_at(std::int64_t p) const {
     if (group_.known_end) p = std::min(p, group_.end);
     if (p < group_.start) return -1;
-    return (p - group_.start) / spec_.step;
+    const std::int64_t k = (p - group_.start) / spec_.step;
+    return group_.known_end ? std::min(k, last_index()) : k;
   }
-  // The first window index whose (unclipped) end reaches p.
+  // The first window index whose end reaches p.
   std::int64_t first_index_ending_at(std::int64_t p) const {
     const std::int64_t d = p - group_.start - (spec_.size - 1);  // start_k >= p - size + 1
-    if (d <= 0) return 0;
-    return (d + spec_.step - 1) / spec_.step;
+    const std::int64_t k = d <= 0 ? 0 : (d + spec_.step - 1) / spec_.step;
+    return group_.known_end ? std::min(k, std::max<std::int64_t>(last_index(), 0)) : k;
   }
   [[noreturn]] void too_many_windows() const {
     throw UsageError("--window-size " + std::to_string(spec_.size) + " --window-step " +

@@ -168,7 +168,8 @@ Query query_of(const std::string& store, const std::string& regions,
                const std::string& pops_file, const std::string& pop_column,
                std::int64_t window_size, std::int64_t window_step, std::int64_t window_variants,
                const std::string& windows_file, const std::string& ancestral,
-               const std::string& accessible, std::int64_t max_unit_variants) {
+               const std::string& accessible, std::int64_t max_unit_variants,
+               const std::string& window_span) {
   QueryOptions o;
   o.store = store;
   o.regions = regions;
@@ -182,7 +183,10 @@ Query query_of(const std::string& store, const std::string& regions,
   for (const auto& [sample, pop] : pops) o.pops.push_back({sample, pop});
   o.pops_file = pops_file;
   o.pop_column = pop_column;
-  o.windows = {window_size, window_step, window_variants, windows_file};
+  if (window_span != "data" && window_span != "contig")
+    throw UsageError("window span must be 'data' or 'contig', not '" + window_span + "'");
+  o.windows = {window_size, window_step, window_variants, windows_file,
+               window_span == "contig" ? stats::WindowSpan::Contig : stats::WindowSpan::Data};
   o.ancestral = ancestral;
   o.accessible = accessible;
   o.max_unit_variants = max_unit_variants;
@@ -216,6 +220,7 @@ void bind_query(py::module_& m) {
         py::arg("pops_file") = "", py::arg("pop_column") = "", py::arg("window_size") = 0,
         py::arg("window_step") = 0, py::arg("window_variants") = 0, py::arg("windows_file") = "",
         py::arg("ancestral") = "ref", py::arg("accessible") = "", py::arg("max_unit_variants") = 0,
+        py::arg("window_span") = "data",
         "Open the store and build the query (vczstats::make_query).");
   m.def(
       "read_populations",

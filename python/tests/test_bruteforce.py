@@ -116,9 +116,19 @@ def test_diversity_windows(data):
     for i in range(len(r)):
         c = data["contigs"].index(r["chrom"][i])
         start, end, p = r["start"][i], r["end"][i], r["population"][i]
-        assert end - start + 1 <= size
+        on_contig = data["pos"][data["contig"] == c]
+        # scikit-allel's windows: from the contig's first site, the last one ends at its last
+        assert (start - on_contig.min()) % size == 0
+        if end == on_contig.max():
+            assert start + size >= end and end - start + 1 <= size + 1
+        else:
+            assert end - start + 1 == size
         sites = np.flatnonzero((data["contig"] == c) & (data["pos"] >= start) &
                                (data["pos"] <= end))
+        if len(sites) == 0:  # an empty window: counts 0, values NA
+            assert r["n_sites"][i] == 0 and r["n_seg"][i] == 0
+            assert math.isnan(r["pi_sum"][i]) and math.isnan(r["pi_per_bp"][i])
+            continue
         hs = [haplotypes(data["gt"][v], data["members"][p]) for v in sites]
         pis = [pi_of(h) for h in hs]
         seg = [len(h) >= 2 and len(set(h.tolist())) >= 2 for h in hs]
@@ -140,6 +150,24 @@ def test_diversity_windows(data):
             assert r["tajima_d"][i] == pytest.approx(want, rel=1e-9, abs=1e-12)
         checked += S > 0
     assert checked > 5
+
+
+def test_diversity_per_bp_over_the_data(data):
+    """Without windows, pi per bp divides by the span of the data (first to last site)."""
+    r = vczstats.diversity(data["store"], sample_sets=data["sets"], progress=False)
+    wide = vczstats.diversity(data["store"], sample_sets=data["sets"], progress=False,
+                              windows=vczstats.Windows(span="contig"))
+    for i in range(len(r)):
+        c = data["contigs"].index(r["chrom"][i])
+        sites = np.flatnonzero(data["contig"] == c)
+        first, last = data["pos"][sites].min(), data["pos"][sites].max()
+        assert (r["start"][i], r["end"][i]) == (first, last)
+        pis = [pi_of(haplotypes(data["gt"][v], data["members"][r["population"][i]]))
+               for v in sites]
+        pi_sum = sum(x for x in pis if not math.isnan(x))
+        assert r["pi_per_bp"][i] == pytest.approx(pi_sum / (last - first + 1), rel=1e-9)
+        assert wide["start"][i] == 1 and wide["end"][i] >= last
+        assert wide["pi_per_bp"][i] == pytest.approx(pi_sum / wide["end"][i], rel=1e-9)
 
 
 def test_divergence_per_contig(data):

@@ -31,18 +31,26 @@ def _is_store(path: str) -> bool:
 
 
 def _read_tsv(path: str):
-    """A tab-separated table: the CLI's (a "# note" line first) or plink's ("#IID ..." header)."""
-    import pandas as pd
+    """A tab-separated table: the CLI's (header first) or plink's ("#IID ..." header)."""
+    from ._tables import read_table
 
-    skip = 0
-    with open(path) as f:
-        for line in f:
-            if not (line.startswith("# ") or not line.strip()):
-                break
-            skip += 1
-    table = pd.read_csv(path, sep="\t", skiprows=skip)
-    table.columns = [str(c).lstrip("#") for c in table.columns]
-    return table
+    return read_table(path)
+
+
+def _length(text: str) -> int:
+    """A length in bp, as the CLI's --window-size: 100000, 100kb, 1.5Mb."""
+    import re
+    from fractions import Fraction
+
+    m = re.fullmatch(r"(\d+(?:\.\d*)?|\.\d+)(bp|k|kb|m|mb)?", text.strip().lower())
+    if not m:
+        raise argparse.ArgumentTypeError(
+            f"'{text}' is not a length (give bp, e.g. 100000, or kb/Mb: 100kb, 1.5Mb)")
+    scale = {None: 1, "bp": 1, "k": 1000, "kb": 1000, "m": 10**6, "mb": 10**6}[m.group(2)]
+    v = Fraction(m.group(1)) * scale
+    if v.denominator != 1 or v <= 0:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a positive whole number of bases")
+    return int(v)
 
 
 def _pops_file(path: Optional[str]) -> Optional[Dict[str, str]]:
@@ -71,7 +79,8 @@ def _windows(args):
     if args.window_variants:
         return vczstats.windows_by_variant(args.window_variants)
     if args.window_size:
-        return vczstats.windows_by_position(args.window_size, args.window_step)
+        return vczstats.windows_by_position(args.window_size, args.window_step,
+                                            span=args.window_span)
     return None
 
 
@@ -178,8 +187,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     pl.add_argument("-s", "--samples", help="samples a,b,...")
     pl.add_argument("--stats", help="windows: statistics to draw, comma-separated "
                                     "(default pi_per_bp,tajima_d and hudson_fst with -P)")
-    pl.add_argument("--window-size", type=int)
-    pl.add_argument("--window-step", type=int)
+    pl.add_argument("--window-size", type=_length, help="bp, or with kb/Mb: 100kb, 1.5Mb")
+    pl.add_argument("--window-step", type=_length)
+    pl.add_argument("--window-span", choices=("data", "contig"), default="data",
+                    help="windows from the first to the last site (data) or over the contig")
     pl.add_argument("--window-variants", type=int)
     pl.add_argument("--ancestral", default="ref")
     pl.add_argument("--folded", action="store_true", help="sfs: the folded spectrum")

@@ -29,6 +29,10 @@ class Windows:
     :func:`windows_by_variant` or :func:`windows_from_breakpoints`).
 
     Without windows, a statistic gives one row per region (``regions=``) or per contig.
+    ``span`` says where bp windows start and end: ``"data"`` (default, as scikit-allel) from the
+    first to the last selected site of each contig (a region's own bounds where it gives them),
+    the last window ending at the last site; ``"contig"`` from base 1 to the contig length (as
+    vcftools). ``Windows(span="contig")`` alone gives one window per contig over its length.
     """
 
     size: int = 0
@@ -36,19 +40,24 @@ class Windows:
     variants: int = 0
     file: Optional[str] = None
     intervals: Optional[Tuple[Tuple[str, int, int], ...]] = None
+    span: str = "data"
 
 
-def windows_by_position(size: int, step: Optional[int] = None) -> Windows:
-    """Windows of ``size`` bp every ``step`` bp (default: ``size``), from the region start or
-    base 1, 1-based inclusive, clipped at the region end or contig length (sgkit's
-    ``window_by_position``; the CLI's ``--window-size/--window-step``).
+def windows_by_position(size: int, step: Optional[int] = None, span: str = "data") -> Windows:
+    """Windows of ``size`` bp every ``step`` bp (default: ``size``), 1-based inclusive, from the
+    first selected site of each contig to its last (``span="data"``, scikit-allel's default; a
+    region's own bounds with ``regions=``) or from base 1 to the contig length
+    (``span="contig"``, vcftools); the last window ends at the span's end (sgkit's
+    ``window_by_position``; the CLI's ``--window-size/--window-step/--window-span``).
 
     >>> windows_by_position(100_000, 50_000)
-    Windows(size=100000, step=50000, variants=0, file=None, intervals=None)
+    Windows(size=100000, step=50000, variants=0, file=None, intervals=None, span='data')
     """
     if int(size) <= 0 or (step is not None and int(step) <= 0):
         raise ValueError("window size and step must be positive")
-    return Windows(size=int(size), step=int(step or 0))
+    if span not in ("data", "contig"):
+        raise ValueError(f"window span must be 'data' or 'contig', not {span!r}")
+    return Windows(size=int(size), step=int(step or 0), span=span)
 
 
 def windows_by_variant(n: int) -> Windows:
@@ -136,7 +145,8 @@ class QueryArgs:
                 self.kwargs["pops"] = _population_entries(store, sample_sets)
         w = _to_windows(windows)
         if w is not None:
-            self.kwargs.update(window_size=w.size, window_step=w.step, window_variants=w.variants)
+            self.kwargs.update(window_size=w.size, window_step=w.step, window_variants=w.variants,
+                               window_span=w.span)
             if w.file:
                 self.kwargs["windows_file"] = w.file
             if w.intervals:

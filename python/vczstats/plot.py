@@ -1,7 +1,8 @@
 """Plots of vczstats results (matplotlib).
 
 Every function takes a :class:`~vczstats.Result` or a pandas DataFrame with the CLI's columns
-(e.g. a TSV the CLI wrote, read with ``pandas.read_csv(path, sep="\\t", comment="#")``), draws
+(e.g. a TSV the CLI wrote, read with :func:`vczstats.read_table` or ``pandas.read_csv(path,
+sep="\\t")``; the former keeps a population named ``NA`` as a label), draws
 on ``ax`` when given, and returns the matplotlib Axes (or Figure). Without pyplot imported the
 figures are plain :class:`matplotlib.figure.Figure` objects, so rendering needs no display;
 save them with ``ax.figure.savefig("x.png")``.

@@ -12,6 +12,7 @@
 #include <random>
 #include <sstream>
 #include <tuple>
+#include <utility>
 
 #include "stats/linalg.hpp"
 #include "stats/matrix_math.hpp"
@@ -529,8 +530,26 @@ PcaLoadings PcaLoadings::read(const std::string& path) {
     }
   }
   if (header.empty()) throw FormatError(path + ": empty loadings table");
+  if (l.eigenvalues.empty()) {
+    // The eigenvalues beside the table (pca --loadings writes PATH.eigenval: pc, eigenvalue);
+    // files of earlier versions list them on a '# eigenvalues ...' line instead.
+    const std::string sidecar = path + ".eigenval";
+    std::istringstream ev(vcz::read_text_file(sidecar));
+    bool first = true;
+    while (std::getline(ev, line)) {
+      if (line.empty() || line[0] == '#') continue;
+      if (std::exchange(first, false)) continue;  // the header
+      const auto tab = line.find('\t');
+      try {
+        l.eigenvalues.push_back(std::stod(line.substr(tab == std::string::npos ? 0 : tab + 1)));
+      } catch (const std::exception&) {
+        throw FormatError(sidecar + ": not a number: '" + line + "'");
+      }
+    }
+  }
   if (static_cast<int>(l.eigenvalues.size()) != l.components)
-    throw FormatError(path + ": the '# eigenvalues ...' line must list one eigenvalue per PC");
+    throw FormatError(path + ": its eigenvalues (" + path +
+                      ".eigenval, or a '# eigenvalues ...' line) must list one per PC");
   return l;
 }
 

@@ -67,7 +67,7 @@ stats::WindowSpec window_spec(const WindowOptions& o, const vcz::VczStore& store
   if (o.size < 0 || o.step < 0 || o.variants < 0)
     throw UsageError("window sizes and steps must be positive");
   if (o.step > 0 && o.size == 0) throw UsageError("--window-step needs --window-size");
-  stats::WindowSpec spec{o.size, o.step, o.variants, {}};
+  stats::WindowSpec spec{o.size, o.step, o.variants, {}, o.span};
   if (!o.file.empty()) {
     spec.intervals.resize(store.contig_ids().size());
     std::int64_t n = 0;
@@ -99,13 +99,15 @@ Query make_query(const QueryOptions& o) {
           {},
           {},
           {},
-          {}};
+          {},
+          std::make_shared<detail::DataSpans>()};
   if (!o.regions.empty() && !o.regions_file.empty())
     throw UsageError("give either -r/--regions or -R/--regions-file, not both");
   if (!o.regions.empty()) q.regions = vcz::parse_regions(o.regions);
   if (!o.regions_file.empty()) q.regions = vcz::read_regions_file(o.regions_file);
   std::vector<std::string> missing;
   q.plan = q.store.plan(q.regions, q.overlap, o.max_unit_variants, &missing);
+  q.data_span_cache->plan = q.plan;  // partitions of the plan share the spans of the whole
   for (const auto& c : missing)
     q.warnings.push_back("contig '" + c + "' is not in " + o.store +
                          "; its regions select nothing");
@@ -187,12 +189,15 @@ std::vector<std::pair<int, int>> Query::population_pairs(const std::string& spec
 
 // ---- site filter --------------------------------------------------------------------------
 
-SiteFilter::SiteFilter(const Query& q)
-    : store_(q.store),
+SiteFilter::SiteFilter(const Query& q, bool raw)
+    : q_(q),
+      store_(q.store),
       regions_(q.regions),
       mask_(*q.accessible),
       pos_overlap_(q.overlap == vcz::RegionOverlap::Pos),
-      per_contig_(!q.windows.intervals.empty()) {
+      per_contig_(!q.windows.intervals.empty()),
+      data_span_(!raw && q.windows.span == stats::WindowSpan::Data && q.windows.variants == 0 &&
+                 q.windows.intervals.empty()) {
   by_contig_.resize(store_.contig_ids().size());
   for (std::size_t k = 0; k < regions_.size(); ++k) {
     auto c = store_.find_contig(regions_[k].contig);
@@ -221,7 +226,12 @@ std::optional<stats::WindowGroup> SiteFilter::group(std::int32_t contig, std::in
   if (regions_.empty()) {
     g.key = contig;
     g.start = 1;
-    if (has_length) {
+    if (data_span_) {  // the first to the last site of the contig
+      const auto& [first, last] = span_of(g.key);
+      g.start = first;
+      g.end = last;
+      g.known_end = true;
+    } else if (has_length) {
       g.end = (*lengths)[static_cast<std::size_t>(contig)];
       g.known_end = true;
     }
@@ -245,7 +255,15 @@ std::optional<stats::WindowGroup> SiteFilter::group(std::int32_t contig, std::in
   const auto& r = regions_[best];
   g.key = per_contig_ ? contig : static_cast<std::int64_t>(best);
   g.start = r.start;
-  if (r.end != std::numeric_limits<std::int64_t>::max()) {
+  constexpr auto kOpen = std::numeric_limits<std::int64_t>::max();
+  if (data_span_ && r.end == kOpen) {
+    // A region without an end ends at its last site; one without coordinates (chr, chr:1-)
+    // starts at its first.
+    const auto& [first_site, last_site] = span_of(g.key);
+    if (r.start == 1) g.start = first_site;
+    g.end = std::max(last_site, g.start);
+    g.known_end = true;
+  } else if (r.end != kOpen) {
     g.end = r.end;
     g.known_end = true;
   } else if (has_length) {
@@ -253,6 +271,39 @@ std::optional<stats::WindowGroup> SiteFilter::group(std::int32_t contig, std::in
     g.known_end = true;
   }
   return g;
+}
+
+const std::pair<std::int64_t, std::int64_t>& SiteFilter::span_of(std::int64_t key) const {
+  if (!spans_) spans_ = &q_.data_spans();
+  return (*spans_)[static_cast<std::size_t>(key)];
+}
+
+const std::vector<std::pair<std::int64_t, std::int64_t>>& Query::data_spans() const {
+  auto& cache = *data_span_cache;
+  std::call_once(cache.once, [this, &cache] {
+    const SiteFilter raw(*this, /*raw=*/true);
+    std::vector<std::pair<std::int64_t, std::int64_t>> spans(
+        std::max(store.contig_ids().size(), regions.size()),
+        {std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min()});
+    const vcz::VariantReader reader(store, raw.needs_ref_length(), /*with_ids=*/false);
+    for (const vcz::WorkUnit& unit : cache.plan ? cache.plan->units : plan.units) {
+      if (unit.size() <= 0 || unit.selected() == 0) continue;
+      const auto vb = reader.read(unit.begin, unit.end);
+      for (std::int64_t r = 0; r < unit.size(); ++r) {
+        if (!unit.mask.empty() && !unit.mask[static_cast<std::size_t>(r)]) continue;
+        const auto i = static_cast<std::size_t>(r);
+        const std::int64_t ref_length =
+            raw.needs_ref_length() ? static_cast<std::int64_t>(vb.allele(r, 0).size()) : 1;
+        const auto g = raw.group(vb.contig[i], vb.position[i], ref_length);
+        if (!g) continue;
+        auto& [first, last] = spans[static_cast<std::size_t>(g->key)];
+        first = std::min(first, vb.position[i]);
+        last = std::max(last, vb.position[i]);
+      }
+    }
+    cache.by_key = std::move(spans);
+  });
+  return cache.by_key;
 }
 
 // ---- partitions ---------------------------------------------------------------------------

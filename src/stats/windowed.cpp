@@ -142,9 +142,14 @@ class WindowedStatistic : public Statistic {
   /// Append the rows of one window to rows_.
   virtual void window_rows(const Acc::Window& w, double length) = 0;
 
-  /// The TSV comment of windowed tables: window conventions and polarisation.
+  /// The note of windowed tables (-v, --log): window conventions and polarisation.
   std::string note() const {
-    return "windows: start and end are 1-based and inclusive; per_bp values divide by " +
+    return std::string("windows: start and end are 1-based and inclusive; ") +
+           (q_.windows.span == stats::WindowSpan::Data
+                ? "windows span the first to the last selected site of each contig (a "
+                  "region's own bounds where it gives them)"
+                : "windows span each contig from base 1 to its length (or each region)") +
+           "; a window without sites has NA values; per_bp values divide by " +
            (q_.accessible_path.empty() ? std::string("end - start + 1")
                                        : "the window's accessible bases in " + q_.accessible_path +
                                              " (sites outside it are left out)") +
@@ -165,13 +170,14 @@ class WindowedStatistic : public Statistic {
   void integral(const char* name) {
     rows_.columns[static_cast<std::size_t>(rows_.find(name))].kind = Column::Kind::Int;
   }
-  /// Push a value to column c, an Int or a Float column.
-  void push(int c, double v) {
+  /// Push a value to column c, an Int or a Float column. A window without sites (@p empty)
+  /// has counts of 0 and no values (NaN, printed NA).
+  void push(int c, double v, bool empty) {
     auto& col = rows_.columns[static_cast<std::size_t>(c)];
     if (col.kind == Column::Kind::Int)
       col.ints.push_back(static_cast<std::int64_t>(v));
     else
-      col.floats.push_back(v);
+      col.floats.push_back(empty ? kNaN : v);
   }
   /// Start a row: chrom, start, end. Returns the next column.
   int row_start(const Acc::Window& w) {
@@ -229,7 +235,7 @@ class Diversity final : public WindowedStatistic {
             s.theta_w.value(), s.theta_w.value() / length, num(s.n_max), r.tajima_d,
             num(s.singletons), num(s.n_unfolded), num(s.s_unfolded), s.theta_pi_u.value(),
             s.theta_h.value(), s.theta_l.value(), r.fay_wu_h, r.fay_wu_h_norm, r.zeng_e})
-        push(c++, v);
+        push(c++, v, w.sites == 0);
     }
   }
 
@@ -265,7 +271,7 @@ class Divergence final : public WindowedStatistic {
             s.wc_a.value(), s.wc_abc.value(), ratio(s.wc_a.value(), s.wc_abc.value()),
             s.n_wc ? s.wc_fst_sum.value() / static_cast<double>(s.n_wc) : kNaN,
             ratio(s.nei_num.value(), s.nei_ht.value())})
-        push(c++, v);
+        push(c++, v, w.sites == 0);
     }
   }
 
@@ -398,7 +404,8 @@ class Scan final : public WindowedStatistic {
       int c = row_start(w);
       rows_.push_int(c++, id);
       rows_.push_int(c++, populations);
-      rows_.push_float(c, v);
+      // A window without sites: counts of 0, no values.
+      rows_.push_float(c, w.sites == 0 && id != kNSeg && id != kSingletons ? kNaN : v);
     };
     for (const int id : plan_.chosen) {
       if (id == kPbs) {

@@ -347,8 +347,7 @@ void check_plink(const TempDir& dir, const Data& d) {
   std::string line;
   std::getline(pv, line);  // header: #CHROM ID MAJ NONMAJ PC1..
   std::istringstream ov(slurp(wts));
-  std::getline(ov, line);  // comment
-  std::getline(ov, line);  // header
+  std::getline(ov, line);  // header (the first line; the eigenvalues are in wts.eigenval)
   for (std::size_t v = 0; std::getline(pv, line); ++v) {
     std::istringstream ls(line), os;
     std::string chrom, id, maj, nonmaj;

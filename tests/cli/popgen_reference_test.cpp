@@ -162,7 +162,10 @@ void check_stats_and_file_windows(const Data& d, const std::vector<std::string>&
     const Table expected = rows(run_ok(ref + "diversity " + shell_quote(d.vcf) + p + " -r " +
                                        region + " --regions-overlap pos"));
     if (expected.empty()) {  // the reference lists no region without records; we list it empty
-      for (const auto& r : window) EXPECT_EQ(r[4], "0") << region;
+      for (const auto& r : window) {
+        EXPECT_EQ(r[4], "0") << region;   // n_sites: a count
+        EXPECT_EQ(r[6], "NA") << region;  // pi_sum: no value without sites
+      }
       continue;
     }
     expect_tables(window, expected, 1e-9, "--windows-file " + region);
@@ -241,7 +244,12 @@ TEST(CliPopgen, DiversityAndDivergenceMatchBruteForceOnRandomData) {
         {"", "--window-size 100", "--window-size 250 --window-step 70", "--window-variants 17",
          "-r " + r1 + " --window-size 60",
          "-r chr2,chr1:1-" + positions[20] + " --window-size 90 --window-step 45",
-         "-r " + r1 + " --regions-overlap pos"},
+         "-r " + r1 + " --regions-overlap pos", "-r chr2,chr1:" + positions[30] + "-",
+         "-r chr2,chr1:" + positions[10] + "- --window-size 80", "--window-span contig",
+         "--window-span contig --window-size 100",
+         "--window-span contig --window-size 250 --window-step 70",
+         "--window-span contig -r chr2,chr1:1-" + positions[20] +
+             " --window-size 90 --window-step 45"},
         true);
   }
 }
@@ -266,13 +274,14 @@ TEST(CliPopgen, MatchBruteForceAndVcftoolsOn1000GenomesData) {
          " && awk '$2==\"B\"{print $1}' " + shell_quote(d.pops) + " > " + shell_quote(b));
   compare_with_reference(d, {"--window-size 50000 --window-step 20000"}, true);
 
-  // vcftools --window-pi: windows [sW+1, (s+1)W], only those holding variable sites printed.
+  // vcftools --window-pi: windows [sW+1, (s+1)W], only those holding variable sites printed;
+  // ours with --window-span contig (windows from base 1).
   const std::string out = (dir / "vt").string();
   run_ok("cd " + shell_quote(dir.path().string()) + " && vcftools --gzvcf " + shell_quote(d.vcf) +
          " --window-pi 100000 --out vt >/dev/null 2>&1");
   std::map<std::string, std::string> ours;
-  for (const auto& r :
-       rows(run_ok(binary() + " diversity " + shell_quote(d.store) + " --window-size 100000")))
+  for (const auto& r : rows(run_ok(binary() + " diversity " + shell_quote(d.store) +
+                                   " --window-size 100kb --window-span contig")))
     ours[r[1]] = r[7];  // start → pi_per_bp
   const Table vt = rows(run_ok("cat " + shell_quote(out + ".windowed.pi")));
   ASSERT_FALSE(vt.empty());
@@ -438,9 +447,11 @@ with open(sys.argv[3], "w") as fa:
                           shell_quote(fasta) + opt)))
         << "FASTA" << opt;
   }
-  // REF polarisation is the default and says so.
-  EXPECT_NE(run_ok(bin + "diversity " + shell_quote(store)).find("ancestral allele: REF"),
-            std::string::npos);
+  // REF polarisation is the default and says so, in the run's notes (--log), not in the table.
+  const std::string log = (dir / "run.log").string();
+  const std::string table = run_ok(bin + "diversity " + shell_quote(store) + " --log " + log);
+  EXPECT_EQ(table.rfind("chrom\tstart\tend\tpopulation\t", 0), 0u) << table;
+  EXPECT_NE(run_ok("cat " + shell_quote(log)).find("ancestral allele: REF"), std::string::npos);
 }
 
 // --accessible: sites outside the mask are left out, per-bp values divide by accessible bases.
@@ -506,11 +517,164 @@ TEST(CliPopgen, ContigWithoutLengthEndsAtTheLastSite) {
          shell_quote(vcf));
   const std::string store = (dir / "n.vcz").string();
   run_ok(python() + " " + tool("vcf2vcz.py") + " " + shell_quote(vcf) + " " + shell_quote(store));
-  for (const std::string opt : {"", " --window-size 200"})
+  for (const std::string opt : {"", " --window-size 200", " --window-span contig",
+                                " --window-span contig --window-size 200"})
     expect_tables(rows(run_ok(binary() + " diversity " + shell_quote(store) + opt)),
                   rows(run_ok(python() + " " + tool("ref_popgen.py") + " diversity " +
                               shell_quote(vcf) + opt)),
                   1e-9, "no contig length" + opt);
+}
+
+// Windows span the data by default, as scikit-allel's position_windows (its documented
+// defaults: start = the first position, stop = the last, windows [start + k * step, start +
+// k * step + size - 1], the first window with start + size >= stop is the last and ends at
+// stop; a window without sites has no value). The bounds below are written from that rule by
+// hand; pi from its definition (differing pairs of the 4 haplotypes / 6): a site 0|0 0|1 has
+// pi 1/2, a site 0|1 0|1 pi 2/3.
+TEST(CliPopgen, WindowsSpanTheDataAsScikitAllel) {
+  VCZ_REQUIRE_PYTHON_ZARR();
+  TempDir dir;
+  const std::string vcf = (dir / "w.vcf").string(), store = (dir / "w.vcz").string();
+  {
+    std::ofstream f(vcf);
+    f << "##fileformat=VCFv4.2\n##contig=<ID=chr1,length=10000>\n##contig=<ID=chr2,length=8000>\n"
+      << "##FORMAT=<ID=GT,Number=1,Type=String,Description=\"Genotype\">\n"
+      << "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\ts1\ts2\n";
+    auto rec = [&](const char* chrom, int pos, const char* gt) {
+      f << chrom << "\t" << pos << "\t.\tA\tC\t.\tPASS\t.\tGT\t" << gt << "\n";
+    };
+    rec("chr1", 1001, "0|0\t0|1");  // 1/2
+    rec("chr1", 1400, "0|1\t0|1");  // 2/3
+    rec("chr1", 2500, "0|0\t0|1");  // 1/2
+    rec("chr1", 3001, "0|1\t0|1");  // 2/3: at the stop, in the last window (no [3001, 3001])
+    rec("chr2", 101, "0|1\t0|1");   // 2/3
+    rec("chr2", 150, "0|0\t0|1");   // 1/2
+    rec("chr2", 2600, "0|0\t0|1");  // 1/2
+    rec("chr2", 3101, "0|0\t0|1");  // 1/2
+  }
+  run_ok(python() + " " + tool("vcf2vcz.py") + " " + shell_quote(vcf) + " " + shell_quote(store) +
+         " --variants-chunk-size 3");
+  const double a = 0.5, b = 2.0 / 3.0;
+  struct Want {
+    std::string chrom;
+    long start, end, n_sites;
+    double pi_sum;  // NaN: the window has no site
+  };
+  const double none = std::nan("");
+  auto check = [&](const std::string& args, const std::vector<Want>& want) {
+    for (const std::string threads : {" -t 1", " -t 3 --max-unit-variants 1"}) {
+      const Table got =
+          rows(run_ok(binary() + " diversity " + shell_quote(store) + " " + args + threads));
+      ASSERT_EQ(got.size(), want.size()) << args;
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        const auto& r = got[i];
+        const Want& w = want[i];
+        const std::string what = args + " row " + std::to_string(i);
+        EXPECT_EQ(r[0], w.chrom) << what;
+        EXPECT_EQ(std::stol(r[1]), w.start) << what;
+        EXPECT_EQ(std::stol(r[2]), w.end) << what;
+        EXPECT_EQ(std::stol(r[4]), w.n_sites) << what;
+        if (std::isnan(w.pi_sum)) {
+          EXPECT_EQ(r[6], "NA") << what;  // pi_sum
+          EXPECT_EQ(r[7], "NA") << what;  // pi_per_bp
+        } else {
+          EXPECT_NEAR(std::stod(r[6]), w.pi_sum, 1e-12) << what;
+          EXPECT_NEAR(std::stod(r[7]), w.pi_sum / static_cast<double>(w.end - w.start + 1), 1e-15)
+              << what;
+        }
+      }
+    }
+  };
+  // No windows: one window per contig over its data; per bp divides by the data's span.
+  check("", {{"chr1", 1001, 3001, 4, a + b + a + b}, {"chr2", 101, 3101, 4, b + a + a + a}});
+  // As vcftools: base 1 to the contig length.
+  check("--window-span contig",
+        {{"chr1", 1, 10000, 4, a + b + a + b}, {"chr2", 1, 8000, 4, b + a + a + a}});
+  // 1000 bp: chr1 2001 + 1000 >= 3001 ends the windows; chr2 has an empty window.
+  const std::vector<Want> kb = {{"chr1", 1001, 2000, 2, a + b},
+                                {"chr1", 2001, 3001, 2, a + b},
+                                {"chr2", 101, 1100, 2, b + a},
+                                {"chr2", 1101, 2100, 0, none},
+                                {"chr2", 2101, 3101, 2, a + a}};
+  check("--window-size 1000", kb);
+  check("--window-size 1kb", kb);
+  // Overlapping windows: starts 1001, 1501, 2001 (2001 + 1000 >= 3001: the last).
+  check(
+      "-r chr1 --window-size 1000 --window-step 500",
+      {{"chr1", 1001, 2000, 2, a + b}, {"chr1", 1501, 2500, 1, a}, {"chr1", 2001, 3001, 2, a + b}});
+  // A region's own bounds: the regional plot, no 1-bp window at the region end.
+  check("-r chr1:1001-3001 --window-size 1000",
+        {{"chr1", 1001, 2000, 2, a + b}, {"chr1", 2001, 3001, 2, a + b}});
+  check("-r chr2:1-4000 --window-size 1000", {{"chr2", 1, 1000, 2, b + a},
+                                              {"chr2", 1001, 2000, 0, none},
+                                              {"chr2", 2001, 3000, 1, a},
+                                              {"chr2", 3001, 4000, 1, a}});
+  // Contig-wide windows end at the contig length: chr2 [7001, 8000] is the last.
+  const Table wide = rows(run_ok(binary() + " diversity " + shell_quote(store) +
+                                 " --window-size 1000 --window-span contig -r chr2"));
+  ASSERT_EQ(wide.size(), 8u);
+  EXPECT_EQ(wide.front()[1], "1");
+  EXPECT_EQ(wide.back()[1], "7001");
+  EXPECT_EQ(wide.back()[2], "8000");
+  EXPECT_EQ(wide.back()[7], "NA");
+
+  // scikit-allel's windowed_diversity docstring: pos 2 ... 27, size=10, start=1, stop=31 gives
+  // windows [1, 10], [11, 20], [21, 31], pi 0.11666667, 0.21666667, 0.09090909, counts 3, 4, 2.
+  const std::string doc = (dir / "doc.vcf").string(), doc_store = (dir / "doc.vcz").string();
+  {
+    std::ofstream f(doc);
+    f << "##fileformat=VCFv4.2\n##contig=<ID=1,length=1000>\n"
+      << "##FORMAT=<ID=GT,Number=1,Type=String,Description=\"Genotype\">\n"
+      << "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\tX\tY\n";
+    const std::vector<std::pair<int, std::string>> sites = {
+        {2, "C\t0/0\t0/0"},    {4, "C\t0/0\t0/1"},  {7, "C\t0/0\t1/1"},
+        {14, "C\t0/1\t1/1"},   {15, "C\t1/1\t1/1"}, {18, "C,G\t0/0\t1/2"},
+        {19, "C,G\t0/1\t1/2"}, {25, "C\t0/1\t./."}, {27, "C\t./.\t./."}};
+    for (const auto& [p, rest] : sites) {
+      const auto tab = rest.find('\t');
+      f << "1\t" << p << "\t.\tA\t" << rest.substr(0, tab) << "\t.\t.\t.\tGT" << rest.substr(tab)
+        << "\n";
+    }
+  }
+  run_ok(python() + " " + tool("vcf2vcz.py") + " " + shell_quote(doc) + " " +
+         shell_quote(doc_store) + " --variants-chunk-size 4");
+  const Table allel = rows(
+      run_ok(binary() + " diversity " + shell_quote(doc_store) + " -r 1:1-31 --window-size 10"));
+  ASSERT_EQ(allel.size(), 3u);
+  const std::vector<std::vector<std::string>> bounds = {{"1", "10"}, {"11", "20"}, {"21", "31"}};
+  const double pi[] = {0.11666667, 0.21666667, 0.09090909};
+  const char* counts[] = {"3", "4", "2"};
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(allel[i][1], bounds[i][0]);
+    EXPECT_EQ(allel[i][2], bounds[i][1]);
+    EXPECT_EQ(allel[i][4], counts[i]);
+    EXPECT_NEAR(std::stod(allel[i][7]), pi[i], 5e-9) << i;
+  }
+  // Its defaults (start and stop: the first and last position): range(2, 27, 10).
+  const Table data =
+      rows(run_ok(binary() + " diversity " + shell_quote(doc_store) + " --window-size 10"));
+  ASSERT_EQ(data.size(), 3u);
+  EXPECT_EQ(data[0][1] + "-" + data[0][2], "2-11");
+  EXPECT_EQ(data[1][1] + "-" + data[1][2], "12-21");
+  EXPECT_EQ(data[2][1] + "-" + data[2][2], "22-27");
+}
+
+// Window lengths take kb and Mb suffixes; bad text is a usage error that names the option.
+TEST(CliPopgen, WindowLengthsTakeSuffixes) {
+  VCZ_REQUIRE_PYTHON_ZARR();
+  TempDir dir;
+  const std::string small = make_random_store(dir, "s", "--seed 3 --samples 6 --variants 50", "");
+  const std::string base = binary() + " diversity " + shell_quote(small) + " ";
+  const std::string bp = run_ok(base + "--window-size 1500000 --window-step 500000");
+  EXPECT_EQ(run_ok(base + "--window-size 1.5Mb --window-step 500kb"), bp);
+  EXPECT_EQ(run_ok(base + "--window-size 1500kb --window-step 0.5m"), bp);
+  for (const std::string bad : {"100kbp", "1.0005kb", "abc", "0", "-5", "1e6", "1.5.0Mb", "kb"}) {
+    const auto r = run(base + "--window-size " + shell_quote(bad));
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find("--window-size"), std::string::npos) << bad << ": " << r.err;
+    EXPECT_EQ(r.err.find("179769"), std::string::npos) << bad << ": " << r.err;
+    EXPECT_LT(r.err.size(), 400u) << r.err;
+  }
 }
 
 // --windows-file on a store without contig lengths and without -r: every window keeps the start

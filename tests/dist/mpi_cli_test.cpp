@@ -99,6 +99,7 @@ std::vector<std::string> commands(const vcztest::TempDir& dir, const std::string
       "fstats " + p + "--d A,B,C,A --blocks 13",
       "diversity " + p,
       "diversity " + p + "--window-size 700 --window-step 300",
+      "diversity " + p + "--window-size 700 --window-step 300 --window-span contig",
       "diversity " + p + "-r " + regions,
       "divergence " + p + "--window-variants 9",
       "divergence " + p + "--windows-file " + shell_quote(bed.string()) + " --pairs 'A,B;C,B'",

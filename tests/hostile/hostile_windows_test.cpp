@@ -56,9 +56,12 @@ std::vector<Row> rows(const std::string& tsv) {
 }
 
 /// Run a windowed `diversity` on @p store with @p args: either one clean usage error naming the
-/// window option (exit 2; nullopt) or success with bounded output (its rows).
-std::optional<std::vector<Row>> diversity(const TinyStore& store, const std::string& args) {
-  const std::string command = binary() + " diversity " + args + " " + store.str();
+/// window option (exit 2; nullopt) or success with bounded output (its rows). Windows tile the
+/// contig from base 1 to its length (--window-span contig) unless @p span says otherwise.
+std::optional<std::vector<Row>> diversity(const TinyStore& store, const std::string& args,
+                                          const std::string& span = "contig") {
+  const std::string command =
+      binary() + " diversity " + args + " --window-span " + span + " " + store.str();
   const auto r = run(limited(command, 2048));
   if (r.exit_code == 2) {
     expect_clean_failure(command, 2, {"window"}, 2048);
@@ -89,6 +92,16 @@ TEST(HostileWindows, WindowSizeAndStepOf2To63Minus1) {
   EXPECT_EQ((*r)[0].start, 1);
   EXPECT_EQ((*r)[0].end, 15);
   EXPECT_EQ((*r)[0].n_sites, 1);
+  // Over the data (the default): one window from the first site to the last.
+  for (const std::string& args :
+       {"--window-size " + kMax, "--window-size " + kMax + " --window-step " + kMax}) {
+    const auto d = diversity(s, args, "data");
+    ASSERT_TRUE(d.has_value()) << args;
+    ASSERT_EQ(d->size(), 1u) << args;
+    EXPECT_EQ((*d)[0].start, 10);
+    EXPECT_EQ((*d)[0].end, 30);
+    EXPECT_EQ((*d)[0].n_sites, 3);
+  }
 }
 
 TEST(HostileWindows, ContigLengthNear2To62WithSmallWindows) {
@@ -128,6 +141,18 @@ TEST(HostileWindows, PositionOf2To63Minus1) {
   EXPECT_EQ((*r)[1].start, half + 1);
   EXPECT_EQ((*r)[1].end, kInt64Max);
   EXPECT_EQ((*r)[1].n_sites, 1);
+  // Over the data: from 10, the second window (10 + 2^62 + 2^62 >= 2^63 - 1) the last.
+  const auto d = diversity(s, "--window-size " + std::to_string(half), "data");
+  ASSERT_TRUE(d.has_value());
+  ASSERT_EQ(d->size(), 2u);
+  EXPECT_EQ((*d)[0].start, 10);
+  EXPECT_EQ((*d)[0].end, 10 + half - 1);
+  EXPECT_EQ((*d)[0].n_sites, 2);
+  EXPECT_EQ((*d)[1].start, 10 + half);
+  EXPECT_EQ((*d)[1].end, kInt64Max);
+  EXPECT_EQ((*d)[1].n_sites, 1);
+  // Small windows over the data up to that position: a clean usage error, or bounded output.
+  (void)diversity(s, "--window-size 1000", "data");
 }
 
 TEST(HostileWindows, AccessibleMaskAndRegionEndingAt2To63Minus1) {

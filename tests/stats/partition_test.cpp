@@ -198,6 +198,14 @@ TEST(StatisticPartitions, MergedPartitionsEqualOnePass) {
            o.windows.step = 300;
          },
          [](const Query& q) { return make_diversity(q); }},
+        {"diversity contig-wide bp windows",
+         [&](QueryOptions& o) {
+           with_pops(o);
+           o.windows.size = 700;
+           o.windows.step = 300;
+           o.windows.span = stats::WindowSpan::Contig;
+         },
+         [](const Query& q) { return make_diversity(q); }},
         {"divergence variant windows",
          [&](QueryOptions& o) {
            with_pops(o);
@@ -313,6 +321,11 @@ TEST(StatisticPartitions, MergedPartitionsEqualOnePass) {
       pair_rows[c.name] += want.rows();
       if (c.name.starts_with("prune"))
         for (const auto k : want.column("kept").ints) pruned[c.name] += k == 0;
+      {  // A fresh query: the partitions' copies of it must see the windows of the whole run.
+        const Query fresh = make_query(o);
+        const auto cuts = random_cuts(fresh.plan, 3, rng);
+        expect_same(want, in_partitions(fresh, c.make, cuts), c.name + ", fresh query");
+      }
       for (int k : {1, 2, 3, 6})
         for (int rep = 0; rep < (k == 1 ? 1 : 3); ++rep) {
           const auto cuts = random_cuts(q.plan, k, rng);

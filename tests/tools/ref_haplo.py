@@ -465,7 +465,13 @@ def window_summary(data, rows, args, out, label_cols):
     sites.records = records
     write_row(out, ["chrom", "start", "end"] + label_cols[0] +
               ["n_scores", "frac_gt", "frac_lt", "frac_crit", "max_score", "min_score"])
-    for w in group_windows(sites, args):
+    # The windows span the selected sites (data span), not only the scored ones.
+    spans = {}
+    for i in range(len(data.pos)):
+        key, p = (int(data.region[i]), data.chrom[i]), int(data.pos[i])
+        lo, hi = spans.get(key, (p, p))
+        spans[key] = (min(lo, p), max(hi, p))
+    for w in group_windows(sites, args, spans):
         xs = [rec.std for rec in w.records]
         n = len(xs)
         if n == 0:

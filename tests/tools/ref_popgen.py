@@ -26,9 +26,10 @@ POS..POS+len(REF)-1 overlaps the region, as bcftools -r), --ancestral ref|aa
 one of the record's alleles), --method pairs|counts, --vcftools-compat
 (reproduce vcftools 0.1.16 quirks, see POPGEN.md).
 
-Windows: --window-size W [--window-step S] (bp, starts 1, 1+S, ... or the
-region start, window [start, start+W-1]) or --window-variants N (N
-consecutive records). Without windows, one row per region (or per contig).
+Windows: --window-size W [--window-step S] [--window-span data|contig] (bp windows
+[start, start+W-1] from the first record, the region start, or 1 with contig; the last
+ends at the span's end) or --window-variants N (N consecutive records). Without windows,
+one row per region (or per contig).
 
 Undefined values print as 'nan'.
 """
@@ -282,6 +283,13 @@ def fmt(x):
     return repr(float(x))
 
 
+def empty_na(window, values):
+    """A window without records: its counts (ints) stay 0, every other value is nan."""
+    if window.records:
+        return values
+    return [v if isinstance(v, (int, np.integer)) else math.nan for v in values]
+
+
 def write_row(out, values):
     out.write("\t".join(v if isinstance(v, str) else fmt(v) for v in values) + "\n")
 
@@ -299,11 +307,13 @@ class Window:
         return self.end - self.start + 1
 
 
-def group_windows(vcf, args):
+def group_windows(vcf, args, spans=None):
     """Split the selected records into windows (or one group per region / contig).
 
     Returns a list of Window with their records. bp windows tile the group's span
-    (region, else contig) from its start; windows without records are listed too.
+    (region, else contig) from its start; windows without records are listed too. spans:
+    {(region index, chrom): (first, last)} when the data span is that of other records (a
+    summary over some of the selected sites spans all of them).
     """
     by_group = OrderedDict()  # (region index, chrom) -> [records]
     for k, rec in vcf.records():
@@ -320,18 +330,30 @@ def group_windows(vcf, args):
             w.records.extend(recs)
         return [w]
     windows = []
+    span = getattr(args, "window_span", None) or "data"
     for (k, chrom), recs in by_group.items():
-        # the span a group covers: the region, else the contig (length from the header, else
-        # up to the last record); bp windows tile it and are clipped to its end when it is known
+        # The span [beg, end] a group covers. data (default): its first to its last record
+        # (a region's own bounds where it gives them; a region without coordinates starts at
+        # its first record). contig: the region, else [1, contig length] (header), else up to
+        # the last record (then end is not known).
         known_end = True
+        first, last = min(r.pos for r in recs), max(r.pos for r in recs)
+        if spans is not None and (k, chrom) in spans:
+            first, last = spans[k, chrom]
         if vcf.regions:
             _, beg, end = vcf.regions[k]
             if end is None:
-                end = vcf.contig_length.get(chrom)
+                if span == "data":
+                    beg = first if beg == 1 else beg
+                    end = max(last, beg)
+                else:
+                    end = vcf.contig_length.get(chrom)
+        elif span == "data":
+            beg, end = first, last
         else:
             beg, end = 1, vcf.contig_length.get(chrom)
         if end is None:
-            end, known_end = max(r.pos for r in recs), False
+            end, known_end = last, False
         if getattr(args, "window_variants", None):
             n = args.window_variants
             for i in range(0, len(recs), n):
@@ -341,18 +363,21 @@ def group_windows(vcf, args):
         elif getattr(args, "window_size", None):
             size = args.window_size
             step = args.window_step or size
+            # scikit-allel's position_windows: windows [b, b+size-1] for b = beg, beg+step, ...;
+            # with a known end the first window with b + size >= end is the last and ends at end.
             start = beg
             group = []
             while start <= end:
-                group.append(Window(chrom, start, min(start + size - 1, end) if known_end else start + size - 1))
+                if known_end and start + size >= end:
+                    group.append(Window(chrom, start, end))
+                    break
+                group.append(Window(chrom, start, start + size - 1))
                 start += step
             for rec in recs:
                 pos = max(rec.pos, beg)  # a record overlapping the region start counts in its first window
-                i = max(0, math.ceil((pos - beg - size + 1) / step))
-                while i < len(group) and group[i].start <= pos:
-                    if pos <= group[i].end:
-                        group[i].records.append(rec)
-                    i += 1
+                for w in group:
+                    if w.start <= pos <= w.end:
+                        w.records.append(rec)
             windows.extend(group)
         else:
             w = Window(chrom, beg, end)
@@ -483,7 +508,7 @@ def cmd_diversity(vcf, pops, args, out):
             r = diversity_window(w.records, members, args)
             r["pi_per_bp"] = r["pi_sum"] / w.length
             r["theta_w_per_bp"] = r["theta_w"] / w.length
-            write_row(out, [w.chrom, w.start, w.end, name] + [r[c] for c in DIVERSITY_COLUMNS])
+            write_row(out, [w.chrom, w.start, w.end, name] + empty_na(w, [r[c] for c in DIVERSITY_COLUMNS]))
 
 
 def vcftools_window_pi(vcf, pops, args, out):
@@ -722,7 +747,7 @@ def cmd_divergence(vcf, pops, args, out):
             t = divergence_window(w.records, pops[a], pops[b], args.method)
             t["dxy_per_bp"] = t["dxy_sum"] / w.length
             t["da_per_bp"] = t["da_sum"] / w.length
-            write_row(out, [w.chrom, w.start, w.end, a, b] + [t[c] for c in DIVERGENCE_COLUMNS])
+            write_row(out, [w.chrom, w.start, w.end, a, b] + empty_na(w, [t[c] for c in DIVERGENCE_COLUMNS]))
     if args.pbs:
         A, B, C = args.pbs.split(",")
         write_row(out, ["chrom", "start", "end", "pbs_pop", "pop_b", "pop_c", "fst_ab", "fst_ac", "fst_bc", "pbs"])
@@ -1008,6 +1033,9 @@ def main(argv=None):
     win.add_argument("--window-size", type=int)
     win.add_argument("--window-step", type=int)
     win.add_argument("--window-variants", type=int)
+    win.add_argument("--window-span", choices=("data", "contig"), default="data",
+                     help="bp windows (and the one window per group) from the first to the last "
+                          "record (data) or over the contig / region (contig)")
     win.add_argument("--whole", action="store_true", help="one row over every selected record (length: sum of "
                      "the region / contig lengths)")
     sub.add_parser("counts", parents=[common])

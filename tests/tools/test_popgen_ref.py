@@ -264,8 +264,15 @@ def test_scikit_allel_examples():
     assert close(r["tajima_d"], 3.1445848780213814, 1e-12)
     assert r["n_max"] == "4" and r["n_seg"] == "6"
     w = rows(ref("diversity", vcf, "-r", "1:1-31", "--window-size", 10))
-    assert [(x["start"], x["end"]) for x in w] == [("1", "10"), ("11", "20"), ("21", "30"), ("31", "31")]
+    # windowed_diversity(pos, ac, size=10, start=1, stop=31): windows [1, 10], [11, 20], [21, 31]
+    # (the last one ends at stop: 11 bases), pi 0.11666667, 0.21666667, 0.09090909
+    assert [(x["start"], x["end"]) for x in w] == [("1", "10"), ("11", "20"), ("21", "31")]
+    assert [x["n_sites"] for x in w] == ["3", "4", "2"]
     assert close(w[0]["pi_per_bp"], 0.11666667, 1e-7) and close(w[1]["pi_per_bp"], 0.21666667, 1e-7)
+    assert close(w[2]["pi_per_bp"], 0.09090909, 1e-7)
+    # without start and stop: from the first to the last position, range(2, 27, 10)
+    w = rows(ref("diversity", vcf, "--window-size", 10))
+    assert [(x["start"], x["end"]) for x in w] == [("2", "11"), ("12", "21"), ("22", "27")]
     # sequence_divergence docstring: haplotypes 0,1 (sample X) vs 2,3 (sample Y)
     h = [[0, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 1], [0, 1, 1, 1], [1, 1, 1, 1], [0, 0, 1, 2], [0, 1, 1, 2],
          [0, 1, -1, -1], [-1, -1, -1, -1]]
@@ -423,7 +430,8 @@ def test_vcftools_1000_genomes():
     vcftools_weir(vcf, pops, "P1", "P3", diff=d)
     # no missing data here: the general definition (pi_sum / window length) equals vcftools' windows
     mine = {(r["start"], r["end"]): r for r in rows(ref("diversity", vcf, "-P", pops, "--window-size", 50000,
-                                                        "--window-step", 20000)) if r["pop"] == "P1"}
+                                                        "--window-step", 20000, "--window-span", "contig"))
+            if r["pop"] == "P1"}
     for t in theirs:
         check_close("window pi (general definition)", mine[t["BIN_START"], t["BIN_END"]]["pi_per_bp"], t["PI"], d)
 
