@@ -77,6 +77,7 @@ Phasing phasing(const vcz::VczStore& s, unsigned threads) {
   p.present = true;
   const std::int64_t nv = arr->num_chunks(0), ns = arr->num_chunks(1);
   p.chunks_total = nv * ns;
+  if (p.chunks_total <= 0) return p;  // no variants or no samples
   const std::int64_t bytes = std::max<std::int64_t>(1, arr->chunk_bytes());
   const std::int64_t budget = std::max<std::int64_t>(1, (std::int64_t{4} << 30) / bytes);
   const std::int64_t stride = (p.chunks_total + budget - 1) / std::max<std::int64_t>(1, budget);
@@ -115,6 +116,7 @@ std::string describe_phasing(const vcz::VczStore& s, const Phasing& p) {
   if (!s.has_genotypes()) return "no genotype calls";
   if (s.ploidy() == 1) return "haploid (phasing does not apply)";
   if (!p.present) return "unphased (no call_genotype_phased)";
+  if (p.calls == 0 && p.chunks_read == p.chunks_total) return "no genotype calls";
   std::string state = p.unphased == 0         ? "phased"
                       : p.unphased == p.calls ? "unphased"
                                               : fmt::format(
