@@ -110,8 +110,8 @@ TEST(CliHelp, EveryCommandEndsWithExamplesAndHidesTestingOptions) {
 }
 
 // The examples of every command's help run on a stand-in for the default data set (.data/ of
-// scripts/make-default-data.sh and run-default.sh): chr20:1-1.4 Mb of the same 1000 Genomes
-// panel (its phased part), with the populations files of run-default.sh.
+// scripts/make-default-data.sh): chr20:1-1.4 Mb of the same 1000 Genomes panel (its phased
+// part), with populations files of the same names and layout as make-default-data.sh writes.
 TEST(CliHelp, ExamplesRunOnAStandInForTheDefaultData) {
   if (shapeit4_reference_vcf().empty())
     GTEST_SKIP() << "skipped: shapeit4-example is not installed (run scripts/setup.sh)";
@@ -129,8 +129,9 @@ TEST(CliHelp, ExamplesRunOnAStandInForTheDefaultData) {
   run_ok(python() + " " + tool("vcf2vcz.py") + " " + shell_quote(vcf) + " " +
          shell_quote(data + "/1kg_chr20.vcz"));
 #endif
-  // The two populations files of scripts/run-default.sh: HG and NA sample series, and the phased
-  // samples (here all of them) as HG00 and HG01.
+  // The two populations files of make-default-data.sh (there the 1000 Genomes populations when
+  // the panel is at hand), here by sample series (HG, NA), and the phased samples (here all of
+  // them) as HG00 and HG01: the examples need the files, not their groupings.
   const std::string samples = run_ok("bcftools query -l " + shell_quote(vcf));
   std::ofstream pops(data + "/1kg_chr20.pops.tsv"), phased(data + "/1kg_chr20.phased.pops.tsv");
   pops << "sample\tpopulation\n";
