@@ -16,7 +16,7 @@ Faults (probabilities per request, drawn from a seeded generator):
   --status CODE   answer every request with CODE (e.g. 403)
   --sigv4 AK:SK   check AWS Signature V4 (written here from AWS's specification, independently
                   of libcurl): a wrong key or signature is answered 403 with S3's XML error
-  --log FILE      one line per request: method, path, Range, status
+  --log FILE      one line per request: method, path, Range, status, time (s)
   --latency S     wait S seconds before each answer (a fixed round trip, like an object store's)
 
 Misbehaviours (on every request whose path contains --fault-path, default all):
@@ -124,7 +124,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def note(self, status):
         if ARGS.log:
             with LOG_LOCK, open(ARGS.log, "a") as f:
-                f.write(f"{self.command} {self.path} {self.headers.get('Range', '-')} {status}\n")
+                f.write(f"{self.command} {self.path} {self.headers.get('Range', '-')} {status} "
+                        f"{time.time():.3f}\n")
 
     def simple(self, status, body=b"", content_type="text/plain"):
         self.note(status)
