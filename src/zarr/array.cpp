@@ -261,7 +261,7 @@ void hint_region(const Array& array, const ArrayMetadata& metadata, ReadSequence
                  const detail::RegionChunks& chunks) {
   const Store& store = array.store();
   if (chunks.total == 0 || !store.reads_ahead() || metadata.shape.empty()) return;
-  constexpr std::int64_t kMaxWindow = 64;
+  constexpr std::int64_t kMaxWindow = 256;
   const std::int64_t lo = chunks.first[0], hi = lo + chunks.count[0];
   const std::int64_t n0 =
       std::max<std::int64_t>(chunks_along(metadata.shape[0], metadata.chunks[0]), 1);
