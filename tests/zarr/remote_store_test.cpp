@@ -399,6 +399,35 @@ TEST(RemoteStoreFaults, ASilentServerTimesOutWithAnErrorNotAHang) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(20));
 }
 
+TEST(RemoteStoreFaults, FuzzedResponsesAreRetriedOrRejectedNeverMisread) {
+  // fault_server.py --fuzz mangles one answer in five (lying or malformed Content-Range and
+  // Content-Length, odd statuses, redirects to nowhere, 100 KB header lines, bytes past the
+  // body). Each run either reads every value numpy wrote, or stops with an error naming the
+  // server, in bounded time; wrong values are never accepted.
+  int finished = 0, failed = 0, mangled = 0;
+  for (const int seed : {21, 22, 23, 24}) {
+    for (const std::string name : {"v2", "v2_stored.zip", "v3_deflated.zip"}) {
+      SCOPED_TRACE(name + " seed " + std::to_string(seed));
+      FaultServer server(fixtures(), {"--fuzz", "0.2", "--seed", std::to_string(seed)});
+      ASSERT_TRUE(server.ok()) << server.log();
+      const auto t0 = std::chrono::steady_clock::now();
+      try {
+        check_fixture_store(name, open_store(server.url() + "/" + name, quick()), false, 8);
+        ++finished;
+      } catch (const vczstats::Error& e) {
+        ++failed;
+        EXPECT_NE(std::string(e.what()).find(server.url()), std::string::npos) << e.what();
+      }
+      EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(60));
+      if (server.requests().find("fuzz") != std::string::npos) ++mangled;
+    }
+  }
+  EXPECT_GE(mangled, 8);  // of 12 runs
+  EXPECT_GT(finished, 0);
+  RecordProperty("finished", finished);
+  RecordProperty("failed", failed);
+}
+
 TEST(RemoteStoreFaults, PersistentErrorsAndRefusalsNameTheUrl) {
   {
     FaultServer server(fixtures(), {"--status", "500"});
