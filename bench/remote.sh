@@ -5,7 +5,12 @@
 # warm-up run each), genotype calls per second, and the ratio to local disk of the same layout;
 # checks that every configuration prints the same afdist table.
 #
-#   bash bench/remote.sh [-n RUNS] [-t THREADS] [-s STORE.zip]
+#   bash bench/remote.sh [-n RUNS] [-t THREADS] [-s STORE.zip] [-L MS]
+#
+# With -L MS the stores are served instead by tests/tools/fault_server.py answering each request
+# MS milliseconds late (an object store's round trip), and every statistic (afdist, freq,
+# missing, hardy, stats, sfs, diversity) runs once on each layout: wall time, requests, and the
+# check that the table equals the local one.
 #
 # Defaults: 5 runs, all cores, the Ag1000G store of ../shared/data. Needs nginx (scripts/setup.sh)
 # and a build in build/ (VCZSTATS=path/to/vczstats to use another).
@@ -14,12 +19,14 @@ cd "$(dirname "$0")/.."
 runs=5
 threads=""
 store=../shared/data/ag1000g/gamb.X.8-12Mb.n100.derived.vcz.zip
-while getopts "n:t:s:" opt; do
+latency=""
+while getopts "n:t:s:L:" opt; do
   case $opt in
     n) runs=$OPTARG ;;
     t) threads="-t $OPTARG" ;;
     s) store=$OPTARG ;;
-    *) echo "usage: $0 [-n RUNS] [-t THREADS] [-s STORE.zip]" >&2; exit 2 ;;
+    L) latency=$OPTARG ;;
+    *) echo "usage: $0 [-n RUNS] [-t THREADS] [-s STORE.zip] [-L MS]" >&2; exit 2 ;;
   esac
 done
 vczstats=${VCZSTATS:-build/vczstats}
@@ -49,6 +56,43 @@ if len(entries) == 1 and os.path.isdir(os.path.join(sys.argv[2], entries[0])):
         shutil.move(os.path.join(inner, e), sys.argv[2])
     os.rmdir(inner)
 EOF
+if [ -n "$latency" ]; then
+  # Every statistic against a server that answers each request $latency ms late.
+  /usr/bin/python3 tests/tools/fault_server.py --root "$www" --latency "$(echo "$latency / 1000" | bc -l)" \
+    --lifetime 3600 >"$tmp/port" 2>"$tmp/server.err" &
+  nginx_pid=$!
+  for _ in $(seq 100); do grep -q PORT "$tmp/port" 2>/dev/null && break; sleep 0.05; done
+  url=http://127.0.0.1:$(awk '/PORT/ {print $2}' "$tmp/port")
+  # Two populations, samples dealt alternately.
+  /usr/bin/python3 -c '
+import sys, zarr
+g = zarr.open_group(sys.argv[1], mode="r")
+for i, s in enumerate(g["sample_id"][:]):
+    print(s, "ab"[i % 2])' "$www/store.vcz" >"$tmp/pops"
+  P="-P $tmp/pops"
+  stats=("afdist" "freq $P" "missing $P" "hardy" "stats --stats pi,theta_w,tajima_d,dxy,fst_hudson $P"
+         "sfs $P --folded" "diversity $P --window-variants 10000")
+  echo "every statistic on $(basename "$store"), fault_server.py on 127.0.0.1 answering ${latency} ms late"
+  printf "%-62s %-4s %9s %9s %9s\n" statistic kind "local s" "remote s" requests
+  for st in "${stats[@]}"; do
+    cmd=${st%% *}; rest=""; [ "$cmd" != "$st" ] && rest=${st#* }
+    for kind in zip dir; do
+      if [ $kind = zip ]; then l=$www/store.vcz.zip; r=$url/store.vcz.zip; else l=$www/store.vcz; r=$url/store.vcz; fi
+      t0=$(date +%s.%N)
+      # shellcheck disable=SC2086
+      "$vczstats" $cmd "$l" $rest $threads --no-progress >"$tmp/local.tsv"
+      t1=$(date +%s.%N)
+      # shellcheck disable=SC2086
+      "$vczstats" $cmd "$r" $rest $threads --no-progress -v >"$tmp/remote.tsv" 2>"$tmp/err"
+      t2=$(date +%s.%N)
+      cmp -s "$tmp/local.tsv" "$tmp/remote.tsv" || { echo "remote.sh: $st ($kind) differs from local" >&2; exit 1; }
+      requests=$(grep -o "in [0-9]* requests" "$tmp/err" | awk '{print $2}')
+      printf "%-62s %-4s %9.2f %9.2f %9s\n" "$st" $kind "$(echo "$t1 - $t0" | bc -l)" "$(echo "$t2 - $t1" | bc -l)" "${requests:--}"
+    done
+  done
+  exit 0
+fi
+
 port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 user=""
 [ "$(id -u)" -eq 0 ] && user="user root root;"

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -21,6 +22,14 @@ std::int64_t chunks_along(std::int64_t extent, std::int64_t chunk) {
   return extent / chunk + (extent % chunk != 0 ? 1 : 0);
 }
 
+/// Sequential reads of a remote array: chunks along the first dimension hinted so far.
+struct ReadSequence {
+  std::mutex mutex;
+  std::int64_t start = -1;  // first chunk of the run of forward reads
+  std::int64_t until = -1;  // chunks [start, until) were hinted
+  std::int64_t window = 0;  // chunks hinted past the last read
+};
+
 }  // namespace
 
 struct Array::Impl {
@@ -32,6 +41,7 @@ struct Array::Impl {
   std::int64_t chunk_elements = 0;
   std::int64_t chunk_bytes = 0;
   ChunkEncoding encoding;
+  std::shared_ptr<ReadSequence> sequence = std::make_shared<ReadSequence>();
 
   std::string name() const { return path.empty() ? "/" : path; }
 
@@ -242,14 +252,54 @@ std::vector<std::string> Array::read_chunk_strings(
   }
 }
 
+/// A remote store fetches a region's chunks together instead of one round trip each, and the
+/// chunks after it when the array is read forwards (variant fields unit by unit): a window
+/// along the first dimension that doubles with each forward read, up to kMaxWindow chunks, so
+/// requests are in flight ahead of the reader whichever statistic reads the array.
 namespace {
-/// A remote store fetches a region's chunks together instead of one round trip each.
-void hint_region(const Array& array, const detail::RegionChunks& chunks) {
+void hint_region(const Array& array, const ArrayMetadata& metadata, ReadSequence& seq,
+                 const detail::RegionChunks& chunks) {
   const Store& store = array.store();
-  if (chunks.total < 2 || !store.reads_ahead()) return;
+  if (chunks.total == 0 || !store.reads_ahead() || metadata.shape.empty()) return;
+  constexpr std::int64_t kMaxWindow = 256;
+  const std::int64_t lo = chunks.first[0], hi = lo + chunks.count[0];
+  const std::int64_t n0 =
+      std::max<std::int64_t>(chunks_along(metadata.shape[0], metadata.chunks[0]), 1);
+  std::int64_t from = lo, to = hi;
+  bool forward = false;
+  {
+    std::lock_guard lock(seq.mutex);
+    // Reads from several threads arrive a little out of order: any read inside the hinted
+    // span continues the run. The window is topped up in batches (half a window at least), so
+    // a zip's neighbouring chunks travel in one range request.
+    forward = seq.start >= 0 && lo >= seq.start && lo <= seq.until;
+    if (forward) {
+      seq.window = std::min(kMaxWindow, std::max<std::int64_t>(2 * seq.window, 4));
+      from = std::max(lo, seq.until);
+      to = seq.until - hi < seq.window / 2 ? std::min(n0, hi + seq.window) : from;
+    } else {
+      seq.start = lo;
+      seq.window = 0;
+    }
+    seq.until = forward ? std::max(seq.until, to) : hi;
+  }
+  if (to <= from || (!forward && chunks.total < 2)) return;
+  std::vector<std::int64_t> first = chunks.first, count = chunks.count;
+  first[0] = from;
+  count[0] = to - from;
+  std::int64_t total = 1;
+  for (auto c : count) total *= c;
   std::vector<std::string> keys;
-  keys.reserve(static_cast<std::size_t>(chunks.total));
-  for (std::int64_t i = 0; i < chunks.total; ++i) keys.push_back(array.chunk_key(chunks.index(i)));
+  keys.reserve(static_cast<std::size_t>(total));
+  std::vector<std::int64_t> index(first.size());
+  for (std::int64_t i = 0; i < total; ++i) {
+    std::int64_t r = i;
+    for (std::size_t d = first.size(); d-- > 0;) {
+      index[d] = first[d] + r % count[d];
+      r /= count[d];
+    }
+    keys.push_back(array.chunk_key(index));
+  }
   store.prefetch(keys);
 }
 }  // namespace
@@ -268,7 +318,7 @@ void Array::read_region(std::span<const std::int64_t> start, std::span<const std
                                  out.size(), static_cast<std::size_t>(product(shape)) * itemsize));
   const detail::RegionChunks plan(start, stop, a.metadata.chunks);
   if (plan.total == 0) return;
-  hint_region(*this, plan);
+  hint_region(*this, a.metadata, *a.sequence, plan);
   const auto chunk_bytes = static_cast<std::size_t>(a.chunk_bytes);
 
   auto task = [&](std::int64_t i) {
@@ -303,7 +353,7 @@ std::vector<std::string> Array::read_region_strings(std::span<const std::int64_t
   const auto shape = region_shape(start, stop);
   std::vector<std::string> out(static_cast<std::size_t>(product(shape)));
   const detail::RegionChunks plan(start, stop, a.metadata.chunks);
-  hint_region(*this, plan);
+  hint_region(*this, a.metadata, *a.sequence, plan);
   for (std::int64_t i = 0; i < plan.total; ++i) {
     const auto index = plan.index(i);
     const Overlap o = overlap(index, start, stop, a.metadata.chunks);

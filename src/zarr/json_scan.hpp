@@ -63,33 +63,47 @@ class JsonScanner {
 
   /// @brief The members of the object spanning @p value: (decoded name, value's text).
   std::vector<std::pair<std::string, std::string_view>> members(std::string_view value) const {
+    std::vector<std::pair<std::string, std::string_view>> out;
+    for_each_member(value, [&](std::string_view name, std::string_view v) {
+      out.emplace_back(std::string(name), v);
+    });
+    return out;
+  }
+
+  /// @brief Call @p fn(decoded name, value's text) for each member of the object spanning
+  /// @p value, in order, without building them all (consolidated metadata may hold millions).
+  template <class Fn>
+  void for_each_member(std::string_view value, Fn&& fn) const {
     std::size_t i = offset_of(value);
     const std::size_t end = i + value.size();
-    std::vector<std::pair<std::string, std::string_view>> out;
     i = skip_ws(i);
     if (i >= end || text_[i] != '{') fail(i, "an object");
     i = skip_ws(i + 1);
-    if (i < end && text_[i] == '}') return out;
+    if (i < end && text_[i] == '}') return;
+    std::string decoded;
     for (;;) {
       if (i >= end || text_[i] != '"') fail(i, "a member name");
       const std::size_t name_end = skip_string(i);
-      std::string name;
-      try {
-        name = nlohmann::json::parse(text_.substr(i, name_end - i)).get<std::string>();
-      } catch (const nlohmann::json::exception& e) {
-        throw FormatError(fmt::format("{}: invalid JSON at byte {}: {}", what_, i, e.what()));
+      std::string_view name = text_.substr(i + 1, name_end - i - 2);
+      if (name.find('\\') != std::string_view::npos) {  // escapes: let nlohmann decode them
+        try {
+          decoded = nlohmann::json::parse(text_.substr(i, name_end - i)).get<std::string>();
+        } catch (const nlohmann::json::exception& e) {
+          throw FormatError(fmt::format("{}: invalid JSON at byte {}: {}", what_, i, e.what()));
+        }
+        name = decoded;
       }
       i = skip_ws(name_end);
       if (i >= end || text_[i] != ':') fail(i, "':'");
       const std::size_t v = skip_ws(i + 1);
       const std::size_t v_end = skip_value(v);
-      out.emplace_back(std::move(name), text_.substr(v, v_end - v));
+      fn(name, text_.substr(v, v_end - v));
       i = skip_ws(v_end);
       if (i < end && text_[i] == ',') {
         i = skip_ws(i + 1);
         continue;
       }
-      if (i < end && text_[i] == '}') return out;
+      if (i < end && text_[i] == '}') return;
       fail(i, "',' or '}'");
     }
   }

@@ -16,7 +16,7 @@ Faults (probabilities per request, drawn from a seeded generator):
   --status CODE   answer every request with CODE (e.g. 403)
   --sigv4 AK:SK   check AWS Signature V4 (written here from AWS's specification, independently
                   of libcurl): a wrong key or signature is answered 403 with S3's XML error
-  --log FILE      one line per request: method, path, Range, status
+  --log FILE      one line per request: method, path, Range, status, time (s)
   --latency S     wait S seconds before each answer (a fixed round trip, like an object store's)
 
 Misbehaviours (on every request whose path contains --fault-path, default all):
@@ -28,6 +28,9 @@ Misbehaviours (on every request whose path contains --fault-path, default all):
   --loop-listing  every folder's HTML listing links to a sub-folder a/
   --loop-token    ListObjectsV2 pages are always truncated, with the same continuation token
   --retry-after S the first request of each path is answered 503 with Retry-After: S
+  --fuzz P        with probability P, answer with a mangled response (malformed or lying
+                  Content-Range / Content-Length, odd statuses, redirects without a target,
+                  huge or broken header lines, bytes past the body), then close
 
 GET /BUCKET?list-type=2 answers S3's ListObjectsV2 (prefix, delimiter, continuation-token) in
 pages of 7 keys, so signed listings and paging are tested too.
@@ -124,7 +127,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def note(self, status):
         if ARGS.log:
             with LOG_LOCK, open(ARGS.log, "a") as f:
-                f.write(f"{self.command} {self.path} {self.headers.get('Range', '-')} {status}\n")
+                f.write(f"{self.command} {self.path} {self.headers.get('Range', '-')} {status} "
+                        f"{time.time():.3f}\n")
 
     def simple(self, status, body=b"", content_type="text/plain"):
         self.note(status)
@@ -207,9 +211,77 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return True
         return False
 
+    def fuzzed(self):
+        """A mangled answer to this request (fault --fuzz): the raw bytes of a response that a
+        client must reject, retry or read correctly, never misread."""
+        path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
+        file = os.path.realpath(os.path.join(ARGS.root, path.lstrip("/")))
+        data = b""
+        if os.path.isfile(file) and file.startswith(os.path.realpath(ARGS.root) + os.sep):
+            with open(file, "rb") as f:
+                data = f.read()
+        first, last = 0, max(0, len(data) - 1)
+        rng = self.headers.get("Range", "")
+        if rng.startswith("bytes=") and "-" in rng:
+            a, _, b = rng[6:].partition("-")
+            if a:
+                first, last = int(a), min(int(b) if b else len(data) - 1, len(data) - 1)
+            else:
+                first = max(0, len(data) - int(b))
+        body = data[first:last + 1]
+        with RNG_LOCK:
+            kind = RNG.randrange(12)
+            junk = bytes(RNG.randrange(256) for _ in range(64))
+        head = []
+        if kind == 0:  # a Content-Range that starts one byte late
+            head = ["HTTP/1.1 206 Partial Content", f"Content-Length: {len(body)}",
+                    f"Content-Range: bytes {first + 1}-{last + 1}/{len(data)}"]
+        elif kind == 1:  # a Content-Range that is not one
+            head = ["HTTP/1.1 206 Partial Content", f"Content-Length: {len(body)}",
+                    "Content-Range: bytes x-y/z"]
+        elif kind == 2:  # a 206 without Content-Range
+            head = ["HTTP/1.1 206 Partial Content", f"Content-Length: {len(body)}"]
+        elif kind == 3:  # a Content-Length that is not a number
+            head = ["HTTP/1.1 200 OK", "Content-Length: 12abc"]
+        elif kind == 4:  # two Content-Lengths that disagree
+            head = ["HTTP/1.1 200 OK", f"Content-Length: {len(body)}",
+                    f"Content-Length: {len(body) + 5}"]
+        elif kind == 5:  # an odd status
+            head = ["HTTP/1.1 418 I'm a teapot", "Content-Length: 0"]
+            body = b""
+        elif kind == 6:  # a redirect to nowhere
+            head = ["HTTP/1.1 302 Found", "Content-Length: 0"]
+            body = b""
+        elif kind == 7:  # a header line of 100 KB
+            head = ["HTTP/1.1 200 OK", "X-Long: " + "a" * 100000, f"Content-Length: {len(data)}"]
+            body = data
+        elif kind == 8:  # a header without a colon and binary junk
+            head = ["HTTP/1.1 200 OK", "this is not a header", "X-Junk: " + junk.hex(),
+                    f"Content-Length: {len(data)}"]
+            body = data
+        elif kind == 9:  # bytes past the announced body
+            head = ["HTTP/1.1 200 OK", f"Content-Length: {len(data)}"]
+            body = data + junk
+        elif kind == 10:  # a status line that is not one
+            head = ["HTTP/1.1 2x0 Maybe"]
+        else:  # a 206 whose Content-Range total lies (smaller than the range)
+            head = ["HTTP/1.1 206 Partial Content", f"Content-Length: {len(body)}",
+                    f"Content-Range: bytes {first}-{last}/{max(0, last - 1)}",
+                    "Retry-After: soon"]
+        self.note(f"fuzz{kind}")
+        raw = ("\r\n".join(head + ["Connection: close"]) + "\r\n\r\n").encode() + body
+        try:
+            self.wfile.write(raw)
+            self.wfile.flush()
+        except OSError:
+            pass
+        self.close_connection = True
+
     def answer(self):
         if ARGS.latency > 0:
             time.sleep(ARGS.latency)
+        if ARGS.fuzz > 0 and self.command == "GET" and draw(ARGS.fuzz):
+            return self.fuzzed()
         if self.misbehave():
             return
         if ARGS.stall:
@@ -395,6 +467,7 @@ def main():
     p.add_argument("--loop-listing", action="store_true")
     p.add_argument("--loop-token", action="store_true")
     p.add_argument("--retry-after", default=None)
+    p.add_argument("--fuzz", type=float, default=0)
     ARGS = p.parse_args()
     RNG = random.Random(ARGS.seed)
     server = Server(("127.0.0.1", ARGS.port), Handler)

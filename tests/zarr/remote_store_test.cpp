@@ -247,6 +247,40 @@ TEST(RemoteStore, ConsolidatedMetadataAnswersMetadataReads) {
   vcztest::zarr::check_fixture_store("v2", store);
 }
 
+TEST(RemoteStore, V3ConsolidatedMetadataAnswersMetadataReads) {
+  VCZ_REQUIRE_NGINX();
+  vcztest::TempDir dir;
+  std::filesystem::copy(fixtures() / "v3", dir / "v3", std::filesystem::copy_options::recursive);
+  // The root zarr.json gains consolidated_metadata with every node's zarr.json inline (written
+  // here by Python's json, the layout of zarr-python 3's consolidate_metadata).
+  const auto script = dir / "consolidate.py";
+  std::ofstream(script) << R"PY(import json, os, sys
+root = sys.argv[1]
+docs = {}
+for d, _, files in os.walk(root):
+    if d != root and "zarr.json" in files:
+        with open(os.path.join(d, "zarr.json")) as f:
+            docs[os.path.relpath(d, root)] = json.load(f)
+with open(os.path.join(root, "zarr.json")) as f:
+    top = json.load(f)
+top["consolidated_metadata"] = {"kind": "inline", "must_understand": False, "metadata": docs}
+with open(os.path.join(root, "zarr.json"), "w") as f:
+    json.dump(top, f)
+)PY";
+  vcztest::run_ok(vcztest::python() + " " + vcztest::shell_quote(script.string()) + " " +
+                  vcztest::shell_quote((dir / "v3").string()));
+  Nginx nginx(dir.path());
+  ASSERT_TRUE(nginx.ok()) << nginx.log();
+  const auto store = open_store(nginx.url() + "/v3", quick());
+  const auto local = open_store(fixtures() / "v3");
+  const auto opened = store->io_stats().requests;
+  EXPECT_LE(opened, 2);  // .zmetadata (absent), zarr.json
+  EXPECT_EQ(list_arrays(*store), list_arrays(*local));
+  for (const auto& name : list_arrays(*local)) Array::open(store, name);
+  EXPECT_EQ(store->io_stats().requests, opened);  // every document came from zarr.json
+  vcztest::zarr::check_fixture_store("v3", store);
+}
+
 TEST(RemoteStore, S3AndGsThroughS3rver) {
   VCZ_REQUIRE_S3RVER();
   S3Server s3("fixtures");
@@ -397,6 +431,35 @@ TEST(RemoteStoreFaults, ASilentServerTimesOutWithAnErrorNotAHang) {
     EXPECT_NE(m.find("gave up after 2 attempts"), std::string::npos) << m;
   }
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(20));
+}
+
+TEST(RemoteStoreFaults, FuzzedResponsesAreRetriedOrRejectedNeverMisread) {
+  // fault_server.py --fuzz mangles one answer in five (lying or malformed Content-Range and
+  // Content-Length, odd statuses, redirects to nowhere, 100 KB header lines, bytes past the
+  // body). Each run either reads every value numpy wrote, or stops with an error naming the
+  // server, in bounded time; wrong values are never accepted.
+  int finished = 0, failed = 0, mangled = 0;
+  for (const int seed : {21, 22, 23, 24}) {
+    for (const std::string name : {"v2", "v2_stored.zip", "v3_deflated.zip"}) {
+      SCOPED_TRACE(name + " seed " + std::to_string(seed));
+      FaultServer server(fixtures(), {"--fuzz", "0.2", "--seed", std::to_string(seed)});
+      ASSERT_TRUE(server.ok()) << server.log();
+      const auto t0 = std::chrono::steady_clock::now();
+      try {
+        check_fixture_store(name, open_store(server.url() + "/" + name, quick()), false, 8);
+        ++finished;
+      } catch (const vczstats::Error& e) {
+        ++failed;
+        EXPECT_NE(std::string(e.what()).find(server.url()), std::string::npos) << e.what();
+      }
+      EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(60));
+      if (server.requests().find("fuzz") != std::string::npos) ++mangled;
+    }
+  }
+  EXPECT_GE(mangled, 8);  // of 12 runs
+  EXPECT_GT(finished, 0);
+  RecordProperty("finished", finished);
+  RecordProperty("failed", failed);
 }
 
 TEST(RemoteStoreFaults, PersistentErrorsAndRefusalsNameTheUrl) {

@@ -161,6 +161,7 @@ struct ReadAhead::State {
   std::unordered_map<std::string, std::shared_ptr<Fetch>> parts;  // hinted, not taken
   std::map<std::uint64_t, std::shared_ptr<Fetch>> sent;           // sent and counted, by seq
   std::int64_t held = 0;
+  std::size_t in_flight = 0;  // sent and not yet arrived
   std::uint64_t next_seq = 0;
   std::uint64_t next_batch = 0;
   double mean_unknown = 256 * 1024;  // charge of a fetch of unknown size
@@ -182,6 +183,7 @@ struct ReadAhead::State {
     f->counted = true;
     held += f->charged;
     sent.emplace(f->seq, f);
+    ++in_flight;
     std::weak_ptr<State> weak = self;
     f->future = client.submit(f->plan.request, urgent, [weak, f](const ResponsePtr& r) {
       auto s = weak.lock();
@@ -189,6 +191,7 @@ struct ReadAhead::State {
       std::function<void(const PlannedFetch&, const ResponsePtr&)> notify;
       {
         std::lock_guard lock(s->mutex);
+        --s->in_flight;
         if (r && f->plan.expected_bytes == 0) {
           const auto actual = static_cast<std::int64_t>(r->body.size());
           ++s->arrived_unknown;
@@ -213,7 +216,10 @@ struct ReadAhead::State {
         queue.pop_front();
         continue;
       }
-      if (!sent.empty() && (held >= budget || sent.size() >= max_ahead)) break;
+      // Requests in flight are limited in number; what arrived and waits for its reader only
+      // by bytes (hints a reader never takes, e.g. the end of a read-ahead window past the
+      // last chunk it reads, must not stop the read-ahead).
+      if (in_flight >= max_ahead || (!sent.empty() && held >= budget)) break;
       auto next = std::move(f);
       queue.pop_front();
       send(next, false, self);
@@ -394,18 +400,28 @@ class HttpRangeSource final : public detail::ByteSource {
       if (offset >= tail_offset_ && offset + length <= tail_offset_ + tail_.size()) continue;
       const std::string ckey = cache_key(offset, length);
       if (!ckey.empty() && cache_->has(ckey)) continue;
+      // Hinted before and not yet read: a fetch joining it would be dropped whole.
+      if (readahead_.hinted(range_id(offset, length))) continue;
       hints.push_back({offset, length, hints.size()});
     }
     std::sort(hints.begin(), hints.end(),
               [](const Hint& a, const Hint& b) { return a.offset < b.offset; });
     constexpr std::uint64_t kGap = 64 * 1024;                 // worth fetching to save a request
     std::vector<std::pair<std::size_t, PlannedFetch>> plans;  // (first hint order, fetch)
-    std::uint64_t cur_end = 0;
+    std::uint64_t cur_end = 0, useful = 0;
     for (const Hint& h : hints) {
       PlannedFetch* cur = plans.empty() ? nullptr : &plans.back().second;
+      // Gaps are fetched to save a request, but a request is mostly what was asked for: the
+      // chunks of one array may lie anywhere among other arrays' in a zip, and a window of
+      // them must not pull in everything between.
+      const std::uint64_t span = cur ? h.offset + h.length - cur->request.range->offset : 0;
       const bool joins = cur && h.offset >= cur_end && h.offset - cur_end <= kGap &&
-                         h.offset + h.length - cur->request.range->offset <= coalesce_bytes_;
-      if (!joins) {
+                         span <= coalesce_bytes_ &&
+                         span - (useful + h.length) <= std::max(useful + h.length, kGap);
+      if (joins) {
+        useful += h.length;
+      } else {
+        useful = h.length;
         plans.emplace_back(h.order, PlannedFetch{});
         cur = &plans.back().second;
         cur->request.url = url_;

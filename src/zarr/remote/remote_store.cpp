@@ -337,19 +337,60 @@ class ObjectStore final : public Store {
 /// v3), so opening a store costs one request instead of several per array. Each document is a
 /// slice of that object's bytes (never parsed whole, never re-serialised).
 class ConsolidatedStore final : public Store {
+  /// 40 bytes a document, its name in one shared string: millions of documents stay small.
+  struct Entry {
+    std::size_t key_offset, key_length, offset, length, object;
+  };
+
  public:
-  ConsolidatedStore(std::shared_ptr<const Store> inner, std::map<std::string, Bytes> docs)
-      : inner_(std::move(inner)), docs_(std::move(docs)) {}
+  /// The documents, as they are scanned: names and where each lies in one of the objects.
+  class Builder {
+   public:
+    void add(std::string_view name, const Bytes& object, std::string_view doc) {
+      const auto* base = reinterpret_cast<const char*>(object.data());
+      entries_.push_back({keys_.size(), name.size(), static_cast<std::size_t>(doc.data() - base),
+                          doc.size(), objects_.size() - 1});
+      keys_.append(name);
+    }
+    void object(Bytes b) { objects_.push_back(std::move(b)); }
+    std::size_t size() const { return entries_.size(); }
+
+   private:
+    friend class ConsolidatedStore;
+    std::string keys_;
+    std::vector<Entry> entries_;
+    std::vector<Bytes> objects_;
+  };
+
+  ConsolidatedStore(std::shared_ptr<const Store> inner, Builder docs)
+      : inner_(std::move(inner)),
+        keys_(std::move(docs.keys_)),
+        entries_(std::move(docs.entries_)),
+        objects_(std::move(docs.objects_)) {
+    // Sorted by name; of names given twice the last counts (as JSON parsers do).
+    std::stable_sort(entries_.begin(), entries_.end(),
+                     [&](const Entry& x, const Entry& y) { return key(x) < key(y); });
+    std::vector<Entry> unique;
+    unique.reserve(entries_.size());
+    for (const Entry& e : entries_) {
+      if (!unique.empty() && key(unique.back()) == key(e))
+        unique.back() = e;
+      else
+        unique.push_back(e);
+    }
+    entries_ = std::move(unique);
+    entries_.shrink_to_fit();
+  }
 
   std::optional<Bytes> get(std::string_view key) const override {
     if (!is_metadata_key(key)) return inner_->get(key);
-    auto it = docs_.find(std::string(key));
-    if (it == docs_.end()) return std::nullopt;
-    return it->second;
+    const Entry* e = find(key);
+    if (!e) return std::nullopt;
+    return objects_[e->object].slice(e->offset, e->length);
   }
   bool contains(std::string_view key) const override {
     if (!is_metadata_key(key)) return inner_->contains(key);
-    return docs_.count(std::string(key)) > 0;
+    return find(key) != nullptr;
   }
   std::vector<StoreEntry> list(std::string_view prefix) const override {
     return inner_->list(prefix);
@@ -357,8 +398,13 @@ class ConsolidatedStore final : public Store {
   /// Folders holding metadata documents, and the documents: enough to find arrays and groups
   /// without a listing (chunk keys are not named).
   std::vector<std::string> children(std::string_view prefix) const override {
+    std::string folder(trim_prefix(prefix));
+    if (!folder.empty()) folder += '/';
     std::vector<StoreEntry> keys;
-    for (const auto& [k, v] : docs_) keys.push_back({k, v.size()});
+    auto it = std::lower_bound(entries_.begin(), entries_.end(), folder,
+                               [&](const Entry& e, const std::string& k) { return key(e) < k; });
+    for (; it != entries_.end() && key(*it).starts_with(folder); ++it)
+      keys.push_back({std::string(key(*it)), it->length});
     return children_from_keys(keys, prefix);
   }
   const std::string& path() const override { return inner_->path(); }
@@ -368,30 +414,37 @@ class ConsolidatedStore final : public Store {
   IoStats io_stats() const override { return inner_->io_stats(); }
 
  private:
+  std::string_view key(const Entry& e) const {
+    return std::string_view(keys_).substr(e.key_offset, e.key_length);
+  }
+  const Entry* find(std::string_view k) const {
+    auto it = std::lower_bound(entries_.begin(), entries_.end(), k,
+                               [&](const Entry& e, std::string_view x) { return key(e) < x; });
+    return it != entries_.end() && key(*it) == k ? &*it : nullptr;
+  }
+
   std::shared_ptr<const Store> inner_;
-  std::map<std::string, Bytes> docs_;
+  std::string keys_;
+  std::vector<Entry> entries_;
+  std::vector<Bytes> objects_;
 };
 
 std::string_view text_of(const Bytes& b) {
   return {reinterpret_cast<const char*>(b.data()), b.size()};
 }
 
-/// The bytes of @p view (a part of @p whole) sharing its owner.
-Bytes slice_of(const Bytes& whole, std::string_view view) {
-  return whole.slice(static_cast<std::size_t>(view.data() - text_of(whole).data()), view.size());
-}
-
 /// Wrap @p store in its consolidated metadata when it has any.
 std::shared_ptr<const Store> with_consolidated_metadata(std::shared_ptr<const Store> store,
                                                         const StoreOptions& options) {
-  std::map<std::string, Bytes> docs;
+  ConsolidatedStore::Builder docs;
   if (auto z = store->get(".zmetadata")) {
     const std::string what = store->path() + ": .zmetadata";
     check_json_depth(text_of(*z), what);
     const JsonScanner scan(text_of(*z), what);
     const std::string_view meta = scan.member(scan.root(), "metadata");
     if (meta.empty() || meta.front() != '{') throw FormatError(what + ": no \"metadata\" object");
-    for (const auto& [k, v] : scan.members(meta)) docs.insert_or_assign(k, slice_of(*z, v));
+    docs.object(*z);
+    scan.for_each_member(meta, [&](std::string_view k, std::string_view v) { docs.add(k, *z, v); });
     if (options.log)
       options.log(fmt::format("{}: consolidated metadata (.zmetadata, {} documents)", store->path(),
                               docs.size()));
@@ -401,15 +454,20 @@ std::shared_ptr<const Store> with_consolidated_metadata(std::shared_ptr<const St
     const JsonScanner scan(text_of(*root), what);
     const std::string_view doc = scan.root();
     if (doc.empty() || doc.front() != '{') return store;  // Array::open reports what it is
-    docs.emplace("zarr.json", *root);
+    docs.object(*root);
+    docs.add("zarr.json", *root, text_of(*root));
     const std::string_view cm = scan.member(doc, "consolidated_metadata");
     if (cm.empty() || cm.front() != '{') return store;
     const std::string_view kind = scan.member(cm, "kind");
     if (kind.empty() || parse_json_bounded(kind, what) != "inline") return store;
     const std::string_view meta = scan.member(cm, "metadata");
     if (meta.empty() || meta.front() != '{') return store;
-    for (const auto& [name, v] : scan.members(meta))
-      docs.insert_or_assign(name + "/zarr.json", slice_of(*root, v));
+    std::string name;
+    scan.for_each_member(meta, [&](std::string_view k, std::string_view v) {
+      name.assign(k);
+      name += "/zarr.json";
+      docs.add(name, *root, v);
+    });
     if (options.log)
       options.log(fmt::format("{}: consolidated metadata (zarr.json, {} documents)", store->path(),
                               docs.size()));
@@ -417,6 +475,19 @@ std::shared_ptr<const Store> with_consolidated_metadata(std::shared_ptr<const St
     return store;
   }
   return std::make_shared<const ConsolidatedStore>(std::move(store), std::move(docs));
+}
+
+/// A zip's directory names its metadata documents: without consolidated metadata, ask for
+/// them all at once (neighbours in one range request) rather than one round trip each as the
+/// arrays are opened.
+std::shared_ptr<const Store> prefetch_zip_metadata(std::shared_ptr<const Store> zip) {
+  std::vector<std::string> keys;
+  for (const auto& e : zip->list("")) {
+    if (e.key == ".zmetadata") return zip;
+    if (is_metadata_key(e.key)) keys.push_back(e.key);
+  }
+  zip->prefetch(keys);
+  return zip;
 }
 
 /// Bytes fetched from the end of a remote zip first: its end records (with the largest comment
@@ -467,7 +538,8 @@ std::shared_ptr<const Store> open_remote_store(const std::string& url, const Sto
   if (u.scheme == "http" || u.scheme == "https") {
     auto client = std::make_shared<HttpClient>(copts);
     if (zip) {
-      store = open_zip_store(open_http_range_source(url, client, cache, o, kZipTail));
+      store = prefetch_zip_metadata(
+          open_zip_store(open_http_range_source(url, client, cache, o, kZipTail)));
     } else {
       ObjectStoreSpec spec;
       spec.display = url;
@@ -503,8 +575,8 @@ std::shared_ptr<const Store> open_remote_store(const std::string& url, const Sto
     auto client = std::make_shared<HttpClient>(copts);
     const std::string& bucket = u.authority;
     if (zip) {
-      store = open_zip_store(open_http_range_source(
-          s3_object_url(s, bucket, uri_encode(key_path, true)), client, cache, o, kZipTail));
+      store = prefetch_zip_metadata(open_zip_store(open_http_range_source(
+          s3_object_url(s, bucket, uri_encode(key_path, true)), client, cache, o, kZipTail)));
     } else {
       ObjectStoreSpec spec;
       spec.display = url;
