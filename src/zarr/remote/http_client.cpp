@@ -275,8 +275,16 @@ struct HttpClient::Transfer {
           out.erase(out.begin(), out.end() - static_cast<std::ptrdiff_t>(asked));
         return true;
       }
-      if (received > asked) {
-        abort(fmt::format("the server sent more than the {} bytes asked for", asked), true);
+      // A suffix answered with a longer 206 (s3rver sends bytes 0-N of an object of N + 1 bytes
+      // for bytes=-K): its Content-Range places the bytes, as long as the body stays within the
+      // length the server announced and the object limit. A range gets what it asked for alone.
+      std::uint64_t limit = asked;
+      if (!r.range && content_length && *content_length > asked) {
+        const std::uint64_t cap = client->options_.max_object_bytes;
+        limit = cap > 0 ? std::min(*content_length, cap) : *content_length;
+      }
+      if (received > limit) {
+        abort(fmt::format("the server sent more than the {} bytes asked for", limit), true);
         return false;
       }
       if (out.empty())
