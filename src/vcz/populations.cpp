@@ -132,13 +132,14 @@ PopulationFile parse_populations_text(std::string text, const std::string& name,
   f.population.reserve(static_cast<std::size_t>(lines));
   f.lines.reserve(static_cast<std::size_t>(lines));
   PopulationIndex population(f.names);
-  std::optional<Layout> layout;
+  Layout layout;
+  bool decided = false;  // whether a line has decided the layout yet
   for_each_line(text, [&](std::string_view line, std::int64_t lineno) {
     const bool comment = line.find_first_not_of(" \t") != std::string_view::npos &&
                          line[line.find_first_not_of(" \t")] == '#';
     const auto cols = tokens(line);
     if (cols.empty()) return;
-    if (!layout) {
+    if (!decided) {
       // The first line decides the layout; a '#' line counts only as a header ('#FID IID POP').
       try {
         layout = layout_of(cols, f.path, lineno, column);
@@ -146,19 +147,17 @@ PopulationFile parse_populations_text(std::string text, const std::string& name,
         if (comment) return;  // a comment before the data
         throw;
       }
-      if (comment && !layout->header) {
-        layout.reset();
-        return;
-      }
-      if (layout->header) return;
+      if (comment && !layout.header) return;
+      decided = true;
+      if (layout.header) return;
     }
     if (comment) return;
     const auto where = [&] { return f.path + ":" + std::to_string(lineno) + ": "; };
-    if (layout->header ? cols.size() < layout->columns : cols.size() != layout->columns)
-      throw UsageError(where() + "expected " + std::to_string(layout->columns) +
+    if (layout.header ? cols.size() < layout.columns : cols.size() != layout.columns)
+      throw UsageError(where() + "expected " + std::to_string(layout.columns) +
                        " columns, as on the first line, got " + std::to_string(cols.size()));
-    f.population.push_back(population(cols[layout->population]));
-    samples.add(cols[layout->sample]);
+    f.population.push_back(population(cols[layout.population]));
+    samples.add(cols[layout.sample]);
     f.lines.push_back(lineno);
   });
   f.samples = samples.finish();
