@@ -63,71 +63,6 @@ ArrayInfo describe(const vcz::VczStore& s, const std::string& name) {
   return a;
 }
 
-/// How many genotype calls call_genotype_phased marks unphased: counted over every chunk when
-/// the array decodes to at most 4 GiB, else over evenly spaced chunks of that size in all.
-struct Phasing {
-  bool present = false;
-  std::int64_t calls = 0, unphased = 0, chunks_read = 0, chunks_total = 0;
-};
-
-Phasing phasing(const vcz::VczStore& s, unsigned threads) {
-  Phasing p;
-  const auto arr = s.has_genotypes() ? s.array("call_genotype_phased") : std::nullopt;
-  if (!arr || arr->ndim() != 2 || arr->dtype().kind == zarr::DataKind::String) return p;
-  p.present = true;
-  const std::int64_t nv = arr->num_chunks(0), ns = arr->num_chunks(1);
-  p.chunks_total = nv * ns;
-  if (p.chunks_total <= 0) return p;  // no variants or no samples
-  const std::int64_t bytes = std::max<std::int64_t>(1, arr->chunk_bytes());
-  const std::int64_t budget = std::max<std::int64_t>(1, (std::int64_t{4} << 30) / bytes);
-  const std::int64_t stride = (p.chunks_total + budget - 1) / std::max<std::int64_t>(1, budget);
-  p.chunks_read = (p.chunks_total + stride - 1) / stride;
-  const auto& shape = arr->shape();
-  const auto& chunks = arr->chunks();
-  const std::int64_t item = arr->dtype().size;
-  std::vector<std::int64_t> calls(static_cast<std::size_t>(p.chunks_read), 0);
-  std::vector<std::int64_t> unphased(calls.size(), 0);
-  ThreadPool pool(threads);
-  pool.parallel_for(p.chunks_read, [&](std::int64_t k) {
-    const std::int64_t c = k * stride;
-    const std::int64_t idx[2] = {c / ns, c % ns};
-    std::vector<std::byte> buf(static_cast<std::size_t>(bytes));
-    arr->read_chunk(idx, buf);
-    const std::int64_t rows = std::min(chunks[0], shape[0] - idx[0] * chunks[0]);
-    const std::int64_t cols = std::min(chunks[1], shape[1] - idx[1] * chunks[1]);
-    std::int64_t zero = 0;
-    for (std::int64_t r = 0; r < rows; ++r)
-      for (std::int64_t j = 0; j < cols; ++j) {
-        const std::byte* v = buf.data() + (r * chunks[1] + j) * item;
-        zero += std::all_of(v, v + item, [](std::byte b) { return b == std::byte{0}; }) ? 1 : 0;
-      }
-    calls[static_cast<std::size_t>(k)] = rows * cols;
-    unphased[static_cast<std::size_t>(k)] = zero;
-  });
-  for (std::size_t k = 0; k < calls.size(); ++k) {
-    p.calls += calls[k];
-    p.unphased += unphased[k];
-  }
-  return p;
-}
-
-/// "phased", "unphased", "partly phased (N of M calls unphased)", with the share read.
-std::string describe_phasing(const vcz::VczStore& s, const Phasing& p) {
-  if (!s.has_genotypes()) return "no genotype calls";
-  if (s.ploidy() == 1) return "haploid (phasing does not apply)";
-  if (!p.present) return "unphased (no call_genotype_phased)";
-  if (p.calls == 0 && p.chunks_read == p.chunks_total) return "no genotype calls";
-  std::string state = p.unphased == 0         ? "phased"
-                      : p.unphased == p.calls ? "unphased"
-                                              : fmt::format(
-                                                    "partly phased ({} of {} calls "
-                                                    "unphased)",
-                                                    p.unphased, p.calls);
-  if (p.chunks_read < p.chunks_total)
-    state += fmt::format(" in {} of {} chunks read", p.chunks_read, p.chunks_total);
-  return state;
-}
-
 }  // namespace
 
 void add_info_command(CLI::App& app) {
@@ -194,8 +129,9 @@ void add_info_command(CLI::App& app) {
                    : "host: " + gpu.why;
     if (have_gpu)
       for (const auto& w : gpu.warnings) warnings.push_back("GPU decode: " + w);
-    const Phasing phased = phasing(s, threads);
-    const std::string phasing_text = describe_phasing(s, phased);
+    ThreadPool pool(threads);
+    const vcz::Phasing phased = vcz::count_phasing(s, pool);
+    const std::string phasing_text = phased.describe(s);
 
     std::string source;
     if (auto it = s.attributes().find("source"); it != s.attributes().end() && it->is_string())

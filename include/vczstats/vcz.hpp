@@ -184,6 +184,22 @@ class VczStore {
   std::optional<std::vector<std::int64_t>> contig_lengths_;
 };
 
+/// @brief How many genotype calls a store's call_genotype_phased marks unphased (a zero flag).
+struct Phasing {
+  bool present = false;  ///< the store has call_genotype_phased (2-D, not strings)
+  std::int64_t calls = 0, unphased = 0;
+  std::int64_t chunks_read = 0, chunks_total = 0;  ///< fewer read than total: a sample
+  /// @brief "phased", "unphased", "partly phased (N of M calls unphased)" (with the chunks read
+  /// when not all were), "haploid (phasing does not apply)" or "no genotype calls".
+  std::string describe(const VczStore& store) const;
+};
+
+/// @brief Count the phasing of @p store's calls over every chunk of call_genotype_phased when it
+/// decodes to at most @p budget_bytes, else over evenly spaced chunks of about that size in all,
+/// decoding the chunks through @p executor.
+Phasing count_phasing(const VczStore& store, zarr::Executor& executor,
+                      std::int64_t budget_bytes = std::int64_t{4} << 30);
+
 /// @brief Split a comma-separated list ("a,b,c"); empty items are dropped.
 std::vector<std::string> split_list(std::string_view s, char sep = ',');
 

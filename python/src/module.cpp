@@ -156,7 +156,26 @@ void bind_store(py::module_& m) {
                                return it != a.end() && it->is_string() ? it->get<std::string>()
                                                                        : "";
                              })
-      .def("arrays", &array_info, "Every array: name, dtype, shape, chunks, codecs, stored bytes.");
+      .def("arrays", &array_info, "Every array: name, dtype, shape, chunks, codecs, stored bytes.")
+      .def(
+          "phasing",
+          [](const vcz::VczStore& s, unsigned threads) {
+            vcz::Phasing p;
+            {
+              py::gil_scoped_release release;
+              ThreadPool pool(threads);
+              p = vcz::count_phasing(s, pool);
+            }
+            py::dict d;
+            d["state"] = p.describe(s);
+            d["calls"] = p.calls;
+            d["unphased_calls"] = p.unphased;
+            d["chunks_read"] = p.chunks_read;
+            d["chunks_total"] = p.chunks_total;
+            return d;
+          },
+          py::arg("threads") = 0,
+          "Phasing of the calls, as `vczstats info` reports it (vcz::count_phasing).");
 }
 
 // ---- queries -----------------------------------------------------------------------------------

@@ -28,6 +28,10 @@ def test_store_against_zarr(small_store):
     assert arrays["call_genotype"]["dtype"] == "int8"
     assert arrays["call_genotype"]["chunks_total"] == 6 * 3
     assert info["variants"] == 600 and info["samples"] == 40 and info["kind"] == "directory"
+    # Phasing against python3-zarr's own read of call_genotype_phased.
+    flags = z["call_genotype_phased"][:]
+    assert info["phasing"]["calls"] == flags.size
+    assert info["phasing"]["unphased_calls"] == int((flags == 0).sum())
     assert "600 variants x 40 samples" in repr(s)
 
 
@@ -35,7 +39,7 @@ def test_info_agrees_with_cli(cli, small_store):
     want = json.loads(run_cli(cli, "info", small_store, "--format", "json", progress_flag=False))
     got = vczstats.open(small_store).info()
     for key in ("samples", "hidden_samples", "variants", "ploidy", "contigs", "zarr_format",
-                "vcf_zarr_version", "kind"):
+                "vcf_zarr_version", "kind", "phasing"):
         assert got[key] == want[key], key
     for a, b in zip(got["arrays"], want["arrays"]):
         for key in ("name", "dtype", "shape", "chunks", "codecs", "stored_bytes",

@@ -136,7 +136,7 @@ class Store:
 
     def info(self) -> Dict[str, Any]:
         """What the store holds, as ``vczstats info --format json``: samples, variants, ploidy,
-        contigs, and every array's dtype, shape, chunks, codecs, stored bytes."""
+        contigs, phasing, and every array's dtype, shape, chunks, codecs, stored bytes."""
         s = self._store
         return {
             "store": self.path,
@@ -150,6 +150,7 @@ class Store:
             "ploidy": s.ploidy,
             "contigs": list(s.contigs),
             "contig_lengths": s.contig_lengths,
+            "phasing": s.phasing(),
             "arrays": s.arrays(),
         }
 
