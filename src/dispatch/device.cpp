@@ -11,6 +11,7 @@
 #include <string_view>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "vczstats/device.hpp"
 #include "vczstats/error.hpp"
@@ -50,41 +51,42 @@ namespace detail {
 extern std::atomic<bool> g_cuda_started;  // set by the CUDA backend when it first calls CUDA
 }  // namespace detail
 
-int gpus_without_starting_cuda() {
+namespace {
+/// The entries a CUDA runtime started now would see: those of CUDA_VISIBLE_DEVICES up to the
+/// first that names no device ("" or "-1"), else "0".."N-1" for the /dev/nvidiaN device files.
+std::vector<std::string> visible_gpus() {
+  std::vector<std::string> out;
   if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) {
-    int n = 0;
     for (std::string_view rest = visible; !rest.empty();) {
       const auto comma = rest.find(',');
       const auto item = rest.substr(0, comma);
-      // CUDA stops at the first entry that names no device; "" and "-1" name none.
       if (item.empty() || item.starts_with('-')) break;
-      ++n;
+      out.emplace_back(item);
       rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     }
-    return n;
+    return out;
   }
-  int n = 0;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator("/dev", ec)) {
     const std::string name = e.path().filename().string();
     if (name.size() > 6 && name.starts_with("nvidia") &&
         std::all_of(name.begin() + 6, name.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      ++n;
+      out.push_back(std::to_string(out.size()));
   }
-  return n;
+  return out;
+}
+}  // namespace
+
+int gpus_without_starting_cuda() {
+  return static_cast<int>(visible_gpus().size());
 }
 
 int bind_process_to_gpu(int index) {
   if (detail::g_cuda_started.load() || index < 0) return index;
-  const int n = gpus_without_starting_cuda();
+  const auto gpus = visible_gpus();
+  const int n = static_cast<int>(gpus.size());
   if (n <= 1 || index >= n) return index;  // one device (nothing to save), or an error to report
-  std::string chosen = std::to_string(index);
-  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) {
-    std::string_view rest = visible;
-    for (int k = 0; k < index; ++k) rest = rest.substr(rest.find(',') + 1);
-    chosen = std::string(rest.substr(0, rest.find(',')));
-  }
-  ::setenv("CUDA_VISIBLE_DEVICES", chosen.c_str(), 1);
+  ::setenv("CUDA_VISIBLE_DEVICES", gpus[static_cast<std::size_t>(index)].c_str(), 1);
   return 0;
 }
 
