@@ -80,6 +80,7 @@ SiteSpan summarise_sites(const Query& q, std::int64_t begin, std::int64_t end, b
     for (std::int64_t r = 0; r < unit.size(); ++r) {
       if (!unit.mask.empty() && !unit.mask[static_cast<std::size_t>(r)]) continue;
       const auto i = static_cast<std::size_t>(r);
+      ++c.selected;
       if (with_alleles && vb.num_alleles(r) == 2) ++c.biallelic;
       const auto g = filter.group(vb.contig[i], vb.position[i],
                                   static_cast<std::int64_t>(vb.allele(r, 0).size()));
@@ -100,6 +101,7 @@ SiteSpan summarise_sites(const Query& q, std::int64_t begin, std::int64_t end, b
 stats::SiteCursor advance(const stats::SiteCursor& before, const SiteSpan& span) {
   stats::SiteCursor c = before;
   c.biallelic += span.tail.biallelic;
+  c.selected += span.tail.selected;
   if (!span.tail.any) return c;
   const bool goes_on = before.any && span.one_run && before.group.key == span.tail.group.key;
   c.any = true;

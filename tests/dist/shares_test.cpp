@@ -148,6 +148,8 @@ TEST(DistShares, FoldedSummariesEqualTheSiteCursor) {
             EXPECT_EQ(folded.group_sites, want.group_sites) << "config " << c << " cut " << cuts[i];
           }
           EXPECT_EQ(folded.biallelic, want.biallelic) << "config " << c << " cut " << cuts[i];
+          // (The variant-pair family starts resolved only when no selected site comes before.)
+          EXPECT_EQ(folded.selected, want.selected) << "config " << c << " cut " << cuts[i];
           folded = dist::advance(folded, dist::summarise_sites(q, cuts[i], cuts[i + 1], true));
           // Without alleles only the biallelic count (which needs them) is missing, unless
           // regions select by record overlap (REF lengths).
@@ -156,6 +158,7 @@ TEST(DistShares, FoldedSummariesEqualTheSiteCursor) {
             const auto b = dist::summarise_sites(q, cuts[i], cuts[i + 1], false);
             EXPECT_EQ(a.tail.group_sites, b.tail.group_sites);
             EXPECT_EQ(a.tail.pos, b.tail.pos);
+            EXPECT_EQ(a.tail.selected, b.tail.selected);
             EXPECT_EQ(a.one_run, b.one_run);
             EXPECT_EQ(b.tail.biallelic, 0);
           }
