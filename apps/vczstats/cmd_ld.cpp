@@ -11,6 +11,8 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "processes.hpp"
+#include "statistic_run.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/ld.hpp"
 #include "vczstats/variants.hpp"
@@ -131,21 +133,24 @@ void add_ld(CLI::App& app) {
     if (!o->snp_list.empty())
       for (std::string_view s : vcz::read_samples_file(o->snp_list)) o->ld.focal.emplace_back(s);
     const Query q = build_query(query_options(o->common));
-    const auto s = make_ld(q, o->ld);
+    const LdOptions options = o->ld;
+    StatisticRun run(o->common, q, [&q, options] { return make_ld(q, options); });
     IdLookup ids(q.store);
-    Output out(o->common.output);
+    std::optional<Output> out;
     std::optional<TableWriter> w;
-    std::string note;
-    std::vector<std::string> cells;
-    auto emit = [&](const Table& t) {
-      constexpr int kValues = 6;  // n, r2, ... after the variants' columns
-      if (!w) {
-        std::vector<TableWriter::Column> cols{{"chr_a", false}, {"bp_a", true}, {"snp_a", false},
-                                              {"chr_b", false}, {"bp_b", true}, {"snp_b", false}};
-        for (auto& c : table_columns(t, kValues)) cols.push_back(c);
-        w.emplace(out, o->common.format, cols);
-        note = t.note;
-      }
+    constexpr int kValues = 6;  // n, r2, ... after the variants' columns
+    const Table empty = run.statistic().take_rows();
+    const std::string note = empty.note;
+    if (primary_process()) {
+      out.emplace(o->common.output);
+      std::vector<TableWriter::Column> cols{{"chr_a", false}, {"bp_a", true}, {"snp_a", false},
+                                            {"chr_b", false}, {"bp_b", true}, {"snp_b", false}};
+      for (auto& c : table_columns(empty, kValues)) cols.push_back(c);
+      w.emplace(*out, o->common.format, cols);
+    }
+    // The rows of a table as cells, with the variants' IDs (rows from any rank: global indices).
+    Cells cells;
+    auto emit = [&](const Table& t, const std::function<void(const Cells&)>& row) {
       const auto& va = t.column("variant_a").ints;
       const auto& vb = t.column("variant_b").ints;
       const auto& ca = t.column("chrom_a");
@@ -162,19 +167,23 @@ void add_ld(CLI::App& app) {
         cells.push_back(std::to_string(pb[i]));
         cells.push_back(ids(vb[i]));
         table_cells(t, r, cells, kValues);
-        w->row(cells);
+        row(cells);
       }
     };
-    ComputeHooks hooks;
-    hooks.after_unit = [&](const UnitData&) { emit(s->take_rows()); };
-    Statistic* list[] = {s.get()};
-    const RunStats rs = compute(q, list, run_options(o->common), hooks);
-    emit(s->take_rows());
-    emit(s->finish());
+    RowStream rows;
+    rows.unit_rows = [&](const UnitData&, Statistic& s,
+                         const std::function<void(const Cells&)>& row) {
+      emit(s.take_rows(), row);
+    };
+    rows.write = [&](const Cells& c) { w->row(c); };
+    rows.after_merge = [&](Statistic& s) { emit(s.take_rows(), rows.write); };
+    if (!run.compute(rows)) return;  // another MPI rank writes
+    emit(run.statistic().take_rows(), rows.write);
+    emit(run.statistic().finish(), rows.write);
     w->finish(note);
-    out.commit();
+    out->commit();
     report_note(o->common, note);
-    report_run(o->common, rs);
+    run.report();
   });
 }
 
@@ -201,59 +210,69 @@ void add_prune(CLI::App& app) {
   cmd->callback([o] {
     const PruneOptions po = parse_indep_pairwise(o->indep);
     const Query q = build_query(query_options(o->common));
-    const auto s = make_prune(q, po);
+    StatisticRun run(o->common, q, [&q, po] { return make_prune(q, po); });
     IdLookup ids(q.store);
     const bool table = !o->common.output.empty() || o->out_prefix.empty();
+    const std::string note = run.statistic().take_rows().note;
     std::unique_ptr<Output> out, in_list, out_list;
     std::optional<TableWriter> w;
-    std::string note;
-    if (table) out = std::make_unique<Output>(o->common.output);
-    if (!o->out_prefix.empty()) {
-      in_list = std::make_unique<Output>(o->out_prefix + ".prune.in");
-      out_list = std::make_unique<Output>(o->out_prefix + ".prune.out");
-    }
-    std::string in_text, out_text;
-    auto emit = [&](const Table& t) {
-      if (table && !w)
+    if (primary_process()) {
+      if (table) {
+        out = std::make_unique<Output>(o->common.output);
         w.emplace(*out, o->common.format,
                   std::vector<TableWriter::Column>{
                       {"chrom", false}, {"pos", true}, {"id", false}, {"kept", true}});
-      if (note.empty()) note = t.note;
+      }
+      if (!o->out_prefix.empty()) {
+        in_list = std::make_unique<Output>(o->out_prefix + ".prune.in");
+        out_list = std::make_unique<Output>(o->out_prefix + ".prune.out");
+      }
+    }
+    // Rows travel as cells chrom pos id kept; the writing process adds them to the table and
+    // the two lists.
+    std::string in_text, out_text;
+    auto emit = [&](const Table& t, const std::function<void(const Cells&)>& row) {
       const auto& v = t.column("variant").ints;
       const auto& c = t.column("chrom");
       const auto& pos = t.column("pos").ints;
       const auto& kept = t.column("kept").ints;
       for (std::int64_t r = 0; r < t.rows(); ++r) {
         const auto i = static_cast<std::size_t>(r);
-        const std::string& id = ids(v[i]);
-        if (w) w->row({c.label(r), std::to_string(pos[i]), id, std::to_string(kept[i])});
-        if (in_list) (kept[i] ? in_text : out_text) += id + "\n";
-      }
-      if (in_list && in_text.size() + out_text.size() > (1u << 20)) {
-        write(*in_list, in_text);
-        write(*out_list, out_text);
-        in_text.clear();
-        out_text.clear();
+        row({c.label(r), std::to_string(pos[i]), ids(v[i]), std::to_string(kept[i])});
       }
     };
-    ComputeHooks hooks;
-    hooks.after_unit = [&](const UnitData&) { emit(s->take_rows()); };
-    Statistic* list[] = {s.get()};
-    const RunStats rs = compute(q, list, run_options(o->common), hooks);
-    emit(s->take_rows());
-    emit(s->finish());
+    auto flush_lists = [&] {
+      write(*in_list, in_text);
+      write(*out_list, out_text);
+      in_text.clear();
+      out_text.clear();
+    };
+    RowStream rows;
+    rows.unit_rows = [&](const UnitData&, Statistic& s,
+                         const std::function<void(const Cells&)>& row) {
+      emit(s.take_rows(), row);
+    };
+    rows.write = [&](const Cells& c) {
+      if (w) w->row(c);
+      if (!in_list) return;
+      (c[3] == "1" ? in_text : out_text) += c[2] + "\n";
+      if (in_text.size() + out_text.size() > (1u << 20)) flush_lists();
+    };
+    rows.after_merge = [&](Statistic& s) { emit(s.take_rows(), rows.write); };
+    if (!run.compute(rows)) return;  // another MPI rank writes
+    emit(run.statistic().take_rows(), rows.write);
+    emit(run.statistic().finish(), rows.write);
     if (w) {
       w->finish(note);
       out->commit();
     }
     if (in_list) {
-      write(*in_list, in_text);
-      write(*out_list, out_text);
+      flush_lists();
       in_list->commit();
       out_list->commit();
     }
     report_note(o->common, note);
-    report_run(o->common, rs);
+    run.report();
   });
 }
 

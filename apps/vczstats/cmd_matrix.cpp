@@ -17,6 +17,8 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "processes.hpp"
+#include "statistic_run.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/matrix.hpp"
 #include "vczstats/thread_pool.hpp"
@@ -224,33 +226,6 @@ void write_ids(const CommonOptions& o, const std::vector<std::string>& samples) 
   out.commit();
 }
 
-/// Stripes [r0, r1) of rows whose sums (bytes_per_cell each, r1 columns) fit the budget.
-std::vector<std::pair<std::int64_t, std::int64_t>> stripes(const MatrixCliOptions& o,
-                                                           std::int64_t n, double bytes_per_cell,
-                                                           bool square) {
-  const double budget = o.memory_mb * 1048576.0;
-  std::vector<std::pair<std::int64_t, std::int64_t>> s;
-  if (square || n == 0) {
-    if (static_cast<double>(n) * static_cast<double>(n) * bytes_per_cell > budget && n > 0)
-      throw UsageError(fmt::format(
-          "the square matrix of {} samples needs {:.0f} MiB (over --memory); use --shape "
-          "triangle or square0, which can be made in stripes",
-          n, static_cast<double>(n) * static_cast<double>(n) * bytes_per_cell / 1048576.0));
-    s.push_back({0, n});
-    return s;
-  }
-  for (std::int64_t r0 = 0; r0 < n;) {
-    std::int64_t r1 = n;
-    while (r1 > r0 + 1 &&
-           static_cast<double>(r1 - r0) * static_cast<double>(r1) * bytes_per_cell > budget)
-      r1 = r0 + (r1 - r0) / 2;
-    if (o.rows_per_pass > 0) r1 = std::min(r1, r0 + o.rows_per_pass);
-    s.push_back({r0, r1});
-    r0 = r1;
-  }
-  return s;
-}
-
 MatrixOptions stripe_options(const MatrixCliOptions& o, std::int64_t r0, std::int64_t r1) {
   MatrixOptions m;
   m.maf = o.maf;
@@ -259,27 +234,38 @@ MatrixOptions stripe_options(const MatrixCliOptions& o, std::int64_t r0, std::in
   return m;
 }
 
-/// Compute a matrix statistic stripe by stripe and write it.
-void run_matrix(const MatrixCliOptions& o, const Query& q, Layout layout, double bytes_per_cell,
+/// The stripes of rows of a matrix statistic (made by @p make over all rows), one pass each.
+std::vector<std::pair<std::int64_t, std::int64_t>> stripes(
+    const MatrixCliOptions& o, std::int64_t n, bool whole,
+    const std::function<std::unique_ptr<MatrixStatistic>(const MatrixOptions&)>& make) {
+  return plan_matrix_stripes(*make(stripe_options(o, 0, -1))->sample_matrix(), n,
+                             o.memory_mb * 1048576.0, o.rows_per_pass, whole);
+}
+
+/// Compute a matrix statistic stripe by stripe (each pass across the MPI ranks, if any) and
+/// write it on the writing process.
+void run_matrix(const MatrixCliOptions& o, const Query& q, Layout layout,
                 const std::function<std::unique_ptr<MatrixStatistic>(const MatrixOptions&)>& make) {
   const std::int64_t n = q.samples.size();
-  const auto parts = stripes(o, n, bytes_per_cell, layout.shape == Layout::Square);
-  MatrixWriter writer(o.common, layout, n);
+  const auto parts = stripes(o, n, layout.shape == Layout::Square, make);
+  std::optional<MatrixWriter> writer;
+  if (primary_process()) writer.emplace(o.common, layout, n);
   std::vector<std::string> samples;
   for (const auto& [r0, r1] : parts) {
-    auto s = make(stripe_options(o, r0, r1));
-    Statistic* list[] = {s.get()};
+    StatisticRun run(o.common, q,
+                     [&, r0 = r0, r1 = r1] { return make(stripe_options(o, r0, r1)); });
     const auto start = std::chrono::steady_clock::now();
-    const RunStats rs = compute(q, list, run_options(o.common));
+    if (!run.compute({})) continue;  // another MPI rank writes
+    const RunStats& rs = run.stats();
     const auto t0 = std::chrono::steady_clock::now();
-    const SampleMatrix& matrix = s->finish_matrix();
+    const SampleMatrix& matrix = static_cast<MatrixStatistic&>(run.statistic()).finish_matrix();
     const auto t1 = std::chrono::steady_clock::now();
-    writer.rows(matrix);
+    writer->rows(matrix);
     const auto t2 = std::chrono::steady_clock::now();
     samples = matrix.samples;
     if (o.common.verbose && parts.size() > 1)
       fmt::print(stderr, "vczstats: rows {}..{} of {} ({} variants)\n", r0, r1, n, matrix.variants);
-    report_run(o.common, rs);
+    run.report();
     if (o.common.verbose)
       fmt::print(stderr,
                  "vczstats:   sums             {:.3f} s  the matrix sums' remaining work after "
@@ -291,7 +277,8 @@ void run_matrix(const MatrixCliOptions& o, const Query& q, Layout layout, double
                  std::chrono::duration<double>(t1 - t0).count(),
                  std::chrono::duration<double>(t2 - t1).count());
   }
-  writer.finish(samples);
+  if (!writer) return;
+  writer->finish(samples);
   write_ids(o.common, samples);
 }
 
@@ -310,7 +297,7 @@ void add_grm(CLI::App& app) {
     const Query q = matrix_query(*o);
     GrmOptions g;
     g.cov = *cov;
-    run_matrix(*o, q, layout_of(*o, true), 4 + 8 + 8, [&](const MatrixOptions& m) {
+    run_matrix(*o, q, layout_of(*o, true), [&](const MatrixOptions& m) {
       g.matrix = m;
       return make_grm(q, g);
     });
@@ -339,25 +326,32 @@ void add_king(CLI::App& app) {
   cmd->callback([o, table, filter] {
     const Query q = matrix_query(*o);
     if (!*table) {
-      run_matrix(*o, q, layout_of(*o, false), 4 * 4 + 8,
+      run_matrix(*o, q, layout_of(*o, false),
                  [&](const MatrixOptions& m) { return make_king(q, m); });
       return;
     }
     if (o->bin || o->bin4) throw UsageError("--table writes text");
     const std::int64_t n = q.samples.size();
-    Output out(o->common.output);
-    TableWriter w(
-        out, o->common.format,
-        {{"sample1", false}, {"sample2", false}, {"nsnp"}, {"hethet"}, {"ibs0"}, {"kinship"}});
+    std::optional<Output> out;
+    std::optional<TableWriter> w;
+    if (primary_process()) {
+      out.emplace(o->common.output);
+      w.emplace(
+          *out, o->common.format,
+          std::vector<TableWriter::Column>{
+              {"sample1", false}, {"sample2", false}, {"nsnp"}, {"hethet"}, {"ibs0"}, {"kinship"}});
+    }
+    auto make = [&](const MatrixOptions& m) { return make_king(q, m, true); };
     std::vector<std::string> cells;
-    for (const auto& [r0, r1] : stripes(*o, n, 5 * 4 + 8, false)) {
-      auto s = make_king(q, stripe_options(*o, r0, r1), true);
-      Statistic* list[] = {s.get()};
-      const RunStats rs = compute(q, list, run_options(o->common));
-      const SampleMatrix& matrix = s->finish_matrix();
+    for (const auto& [r0, r1] : stripes(*o, n, false, make)) {
+      StatisticRun run(o->common, q,
+                       [&, r0 = r0, r1 = r1] { return make(stripe_options(*o, r0, r1)); });
+      if (!run.compute({})) continue;  // another MPI rank writes
+      auto& s = static_cast<KingStatistic&>(run.statistic());
+      const SampleMatrix& matrix = s.finish_matrix();
       for (std::int64_t i = std::max<std::int64_t>(r0, 1); i < r1; ++i)
         for (std::int64_t j = 0; j < i; ++j) {
-          const KingPair p = s->pair(i, j);
+          const KingPair p = s.pair(i, j);
           if (p.kinship < *filter) continue;
           const double nsnp = static_cast<double>(p.nsnp);
           cells = {matrix.samples[static_cast<std::size_t>(i)],
@@ -366,12 +360,13 @@ void add_king(CLI::App& app) {
                    format_number(static_cast<double>(p.hethet) / nsnp),
                    format_number(static_cast<double>(p.ibs0) / nsnp),
                    format_number(p.kinship)};
-          w.row(cells);
+          w->row(cells);
         }
-      report_run(o->common, rs);
+      run.report();
     }
-    w.finish();
-    out.commit();
+    if (!w) return;
+    w->finish();
+    out->commit();
   });
 }
 
@@ -401,7 +396,7 @@ void add_distance(CLI::App& app) {
     d.flat_missing = *flat;
     // plink 1.9 writes the ibs triangle with its diagonal of ones as text, without it in binary.
     const bool diagonal = d.metric == DistanceMetric::Ibs && !(o->bin || o->bin4);
-    run_matrix(*o, q, layout_of(*o, diagonal), 3 * 4 + 8 + 8, [&](const MatrixOptions& m) {
+    run_matrix(*o, q, layout_of(*o, diagonal), [&](const MatrixOptions& m) {
       d.matrix = m;
       return make_distance(q, d);
     });
@@ -447,11 +442,10 @@ void add_pca(CLI::App& app) {
     if (o->approx && o->exact) throw UsageError("--approx and --exact exclude each other");
     if (!o->project.empty()) {
       const PcaLoadings loadings = PcaLoadings::read(o->project);
-      const auto s = make_pca_projection(q, loadings);
-      Statistic* list[] = {s.get()};
-      const RunStats rs = compute(q, list, run_options(o->m.common));
-      write_table(o->m.common, s->finish());
-      report_run(o->m.common, rs);
+      StatisticRun run(o->m.common, q, [&] { return make_pca_projection(q, loadings); });
+      if (!run.compute({})) return;  // another MPI rank writes
+      write_table(o->m.common, run.statistic().finish());
+      run.report();
       return;
     }
     PcaOptions p;
@@ -460,24 +454,24 @@ void add_pca(CLI::App& app) {
     p.method = o->approx ? PcaMethod::Approx : o->exact ? PcaMethod::Exact : PcaMethod::Auto;
     p.loadings = !o->loadings.empty();
     p.seed = o->seed;
-    const auto s = make_pca(q, p);
-    Statistic* list[] = {s.get()};
-    const RunStats rs = compute(q, list, run_options(o->m.common));
-    const Table vectors = s->finish();
+    StatisticRun run(o->m.common, q, [&] { return make_pca(q, p); });
+    if (!run.compute({})) return;  // another MPI rank writes
+    auto& s = static_cast<PcaStatistic&>(run.statistic());
+    const Table vectors = s.finish();
     write_table(o->m.common, vectors);
     if (!o->eigenvalues.empty()) {
       CommonOptions c = o->m.common;
       c.output = o->eigenvalues;
-      write_table(c, s->eigenvalue_table());
+      write_table(c, s.eigenvalue_table());
     }
     if (!o->loadings.empty()) {
       CommonOptions c = o->m.common;
       c.output = o->loadings;
-      write_table(c, s->loadings_table());
+      write_table(c, s.loadings_table());
       c.output = o->loadings + ".eigenval";  // read back by --project
-      write_table(c, s->eigenvalue_table());
+      write_table(c, s.eigenvalue_table());
     }
-    report_run(o->m.common, rs);
+    run.report();
   });
 }
 

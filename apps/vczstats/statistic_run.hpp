@@ -46,6 +46,8 @@ class StatisticRun {
   bool compute(const RowStream& rows);
   /// @brief The -v report (warnings always), on the writing process.
   void report() const;
+  /// @brief What the computation did (on the writing process: every rank's, added up).
+  const RunStats& stats() const { return stats_; }
 
  private:
   const CommonOptions& o_;

@@ -14,6 +14,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vczstats/query.hpp"
@@ -50,6 +51,19 @@ class MatrixStatistic : public Statistic {
   /// @brief The matrix (after finish() or finish_matrix()).
   virtual const SampleMatrix& matrix() const = 0;
 };
+
+/// @brief The host (and, on a GPU, device) bytes one cell of @p request's sums takes during a
+/// pass: its pair counts, its product and the final matrix value.
+double matrix_cell_bytes(const SampleMatrixRequest& request);
+
+/// @brief Stripes of rows [first, second) that cover @p samples rows, each a pass whose sums
+/// (matrix_cell_bytes per cell, a stripe of rows r0..r1 has (r1 - r0) x r1 cells) fit
+/// @p memory_bytes, and at most @p max_rows rows each (0: no limit). With @p whole the matrix is
+/// made in one pass (square outputs). @throws UsageError when @p whole and the matrix does not
+/// fit.
+std::vector<std::pair<std::int64_t, std::int64_t>> plan_matrix_stripes(
+    const SampleMatrixRequest& request, std::int64_t samples, double memory_bytes,
+    std::int64_t max_rows, bool whole);
 
 /// @brief GRM options.
 struct GrmOptions {

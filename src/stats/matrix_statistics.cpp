@@ -2,6 +2,8 @@
 // pass: GRM (plink2 --make-rel), KING-robust kinship and its table (plink2 --make-king,
 // --make-king-table) and distances (plink 1.9 --distance). Formulas: tests/tools/POPGEN.md.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -371,6 +373,42 @@ void extract_variants(Query& q, const std::string& path) {
     throw UsageError("--extract " + path + ": none of its " + std::to_string(wanted.size()) +
                      " variant IDs is among the selected variants");
   q.plan.units = std::move(kept);
+}
+
+double matrix_cell_bytes(const SampleMatrixRequest& request) {
+  double bytes = 8;  // the value
+  for (int c = 0; c < kPairCounts; ++c)
+    if (request.counts & pair_bit(static_cast<PairCount>(c))) bytes += 4;
+  if (request.product != PairProduct::None) bytes += 8;
+  return bytes;
+}
+
+std::vector<std::pair<std::int64_t, std::int64_t>> plan_matrix_stripes(
+    const SampleMatrixRequest& request, std::int64_t samples, double memory_bytes,
+    std::int64_t max_rows, bool whole) {
+  const double per_cell = matrix_cell_bytes(request);
+  const std::int64_t n = samples;
+  auto bytes = [&](std::int64_t r0, std::int64_t r1) {
+    return static_cast<double>(r1 - r0) * static_cast<double>(r1) * per_cell;
+  };
+  std::vector<std::pair<std::int64_t, std::int64_t>> s;
+  if (whole || n == 0) {
+    if (n > 0 && bytes(0, n) > memory_bytes)
+      throw UsageError(fmt::format(
+          "the square matrix of {} samples needs {:.0f} MiB, over the memory budget of {:.0f} "
+          "MiB; the triangle and square0 shapes can be made in stripes of rows",
+          n, bytes(0, n) / 1048576.0, memory_bytes / 1048576.0));
+    s.push_back({0, n});
+    return s;
+  }
+  for (std::int64_t r0 = 0; r0 < n;) {
+    std::int64_t r1 = n;
+    while (r1 > r0 + 1 && bytes(r0, r1) > memory_bytes) r1 = r0 + (r1 - r0) / 2;
+    if (max_rows > 0) r1 = std::min(r1, r0 + max_rows);
+    s.push_back({r0, r1});
+    r0 = r1;
+  }
+  return s;
 }
 
 }  // namespace vczstats

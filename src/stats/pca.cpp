@@ -295,6 +295,8 @@ class Pca final : public PcaStatistic {
   void exact(int k) {
     if (!have_grm_) grm_ = SampleMatrixSums::zeros(request_, n_);
     variants_ = grm_.variants;
+    if (variants_ == 0)
+      throw UsageError("pca: no variants selected (check the regions, samples and filters)");
     const auto& nm = grm_.counts[static_cast<std::size_t>(PairCount::NonMissing)];
     std::vector<double> lower(static_cast<std::size_t>(n_ * n_), 0.0);
     for (std::int64_t i = 0; i < n_; ++i)

@@ -38,9 +38,13 @@ bool mpi_built() {
 #endif
 }
 
-/// `mpirun -n k vczstats` (as root in CI: --allow-run-as-root; more ranks than cores here).
+/// `mpirun -n k vczstats` (as root in CI: --allow-run-as-root; more ranks than cores here). Each
+/// test process gives Open MPI a session folder of its own: two mpirun started at once by tests
+/// running in parallel race to create the shared /tmp/ompi.HOST.UID ("File exists").
 std::string mpirun(int k) {
-  return "timeout 300 mpirun --allow-run-as-root --oversubscribe -n " + std::to_string(k) + " " +
+  static const vcztest::TempDir session;
+  return "OMPI_MCA_orte_tmpdir_base=" + shell_quote(session.path().string()) +
+         " timeout 300 mpirun --allow-run-as-root --oversubscribe -n " + std::to_string(k) + " " +
          vcztest::binary() + " ";
 }
 
@@ -177,6 +181,156 @@ TEST(MpiCli, EveryStatisticCommandIsByteIdenticalForOneToFourRanks) {
     EXPECT_NE(v.err.find("vczstats: merge "), std::string::npos) << v.err;
   }
   if (stores == 0) GTEST_SKIP() << "skipped: no test store (needs python3-zarr and bcftools)";
+}
+
+/// Whether two outputs hold the same tokens, numbers equal to within @p rel of the row's largest
+/// magnitude (doubles summed in another order: the matrix family's products across ranks).
+::testing::AssertionResult same_within(const std::string& a, const std::string& b, double rel) {
+  std::istringstream ia(a), ib(b);
+  std::string la, lb;
+  for (int line = 1;; ++line) {
+    const bool ga = static_cast<bool>(std::getline(ia, la)),
+               gb = static_cast<bool>(std::getline(ib, lb));
+    if (ga != gb) return ::testing::AssertionFailure() << "line counts differ at line " << line;
+    if (!ga) return ::testing::AssertionSuccess();
+    std::istringstream ta(la), tb(lb);
+    std::vector<std::string> xa, xb;
+    for (std::string t; ta >> t;) xa.push_back(t);
+    for (std::string t; tb >> t;) xb.push_back(t);
+    if (xa.size() != xb.size())
+      return ::testing::AssertionFailure() << "line " << line << " fields differ";
+    double scale = 0;
+    for (const auto& t : xa) {
+      char* end = nullptr;
+      const double v = std::strtod(t.c_str(), &end);
+      if (end && *end == 0 && !t.empty()) scale = std::max(scale, std::abs(v));
+    }
+    for (std::size_t i = 0; i < xa.size(); ++i) {
+      if (xa[i] == xb[i]) continue;
+      char *ea = nullptr, *eb = nullptr;
+      const double va = std::strtod(xa[i].c_str(), &ea), vb = std::strtod(xb[i].c_str(), &eb);
+      if (*ea || *eb || !(std::abs(va - vb) <= rel * scale))
+        return ::testing::AssertionFailure()
+               << "line " << line << " field " << i + 1 << ": " << xa[i] << " vs " << xb[i];
+    }
+  }
+}
+
+/// The files of a folder and their contents.
+std::map<std::string, std::string> folder(const fs::path& d) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::directory_iterator(d)) {
+    std::ifstream f(e.path(), std::ios::binary);
+    out[e.path().filename().string()] = std::string(std::istreambuf_iterator<char>(f), {});
+  }
+  return out;
+}
+
+// The variant-pair (ld, prune) and sample-matrix (grm, king, distance, pca) commands run across
+// the ranks too: each rank its share of the units, rank 0 merges and alone writes -o and the
+// files beside it. Their rows and integer sums are byte-identical; the GRM's and the default
+// distance's double products, and the projection's sums, are added in another order across
+// ranks, so they (and the PCA of the GRM) agree to rounding.
+TEST(MpiCli, PairAndMatrixCommandsSplitAcrossRanksAndRankZeroWritesAlone) {
+  VCZ_REQUIRE_MPI();
+  vcztest::TempDir dir;
+  const std::string path = missing_multi(dir);
+  if (path.empty()) GTEST_SKIP() << "skipped: no test store (needs python3-zarr and bcftools)";
+  const std::string s = shell_quote(path) + " --max-unit-variants 11 ";
+  struct Case {
+    std::string command;
+    bool exact;
+  };
+  const std::vector<Case> cases = {
+      {"ld " + s + "--ld-window-r2 0", true},
+      {"ld " + s + "--dprime --ld-window 7", true},
+      {"ld " + s + "--ld-window-kb 0.3 --ld-window-r2 0.1 --format json", true},
+      {"prune " + s + "--indep-pairwise 20 3 0.3 --out OUT/pr", true},
+      {"prune " + s + "--indep-pairwise 2 kb 1 0.1", true},
+      {"king " + s, true},
+      {"king " + s + "--table --rows-per-pass 9", true},
+      {"distance " + s + "--flat-missing --metric ibs --rows-per-pass 5", true},
+      {"pca " + s + "--approx -k 3 --loadings OUT/load.tsv --eigenvalues OUT/eig.tsv", true},
+      {"grm " + s + "--rows-per-pass 8", false},
+      {"distance " + s, false},
+      {"pca " + s + "-k 4", false},
+  };
+  for (const auto& c : cases) {
+    const fs::path one = dir / "one", many = dir / "many";
+    for (const auto& d : {one, many}) {
+      fs::remove_all(d);
+      fs::create_directories(d);
+    }
+    auto in = [&](const fs::path& d) {
+      return std::regex_replace(c.command, std::regex("OUT/"), d.string() + "/") + " -o " +
+             shell_quote((d / "out").string());
+    };
+    vcztest::run_ok(plain() + in(one) + " -t 2");
+    for (int k : {2, 4}) {
+      fs::remove_all(many);
+      fs::create_directories(many);
+      const auto got = vcztest::run(mpirun(k) + in(many));
+      ASSERT_EQ(got.exit_code, 0) << "mpirun -n " << k << " " << c.command << "\n" << got.err;
+      EXPECT_EQ(got.out, "") << c.command;
+      const auto want = folder(one), have = folder(many);
+      ASSERT_EQ(want.size(), have.size()) << c.command;  // nothing else written, by any rank
+      for (const auto& [name, text] : want) {
+        ASSERT_TRUE(have.contains(name)) << c.command << ": " << name;
+        EXPECT_GT(text.size(), 0u) << c.command << ": " << name;
+        if (c.exact)
+          EXPECT_EQ(text, have.at(name)) << "mpirun -n " << k << " " << c.command << ": " << name;
+        else
+          EXPECT_TRUE(same_within(text, have.at(name), 1e-9))
+              << "mpirun -n " << k << " " << c.command << ": " << name;
+      }
+    }
+  }
+  // pca --project of the loadings, and a second rank's share shows in -v.
+  const std::string load = (dir / "load.tsv").string();
+  vcztest::run_ok(plain() + "pca " + s + "-k 3 --approx --loadings " + shell_quote(load));
+  const std::string project = "pca " + s + "--project " + shell_quote(load);
+  EXPECT_TRUE(same_within(vcztest::run_ok(plain() + project), vcztest::run_ok(mpirun(3) + project),
+                          1e-9));  // (sums of doubles)
+  const auto v = vcztest::run(mpirun(2) + "ld " + s + "-v");
+  ASSERT_EQ(v.exit_code, 0) << v.err;
+  EXPECT_EQ(rank_variants(v.err).size(), 2u) << v.err;
+}
+
+// The haplotype family and the selection scans (phased calls, a halo of flanking sites across
+// the ranks' cuts; the scans standardise over every site, so rank 0 finishes them).
+TEST(MpiCli, HaplotypeScansAreByteIdenticalForOneToFourRanks) {
+  VCZ_REQUIRE_MPI();
+  vcztest::TempDir dir;
+  const std::string store = (dir / "phased.vcz").string(), pops = (dir / "pops.tsv").string();
+  vcztest::run_ok(plain() + "simulate " + shell_quote(store) +
+                  " --seed 5 --samples 40 --variants 1200 --pops 2 --missing 0.01 "
+                  "--variants-chunk-size 100 --samples-chunk-size 15 --pops-file " +
+                  shell_quote(pops));
+  const std::string s =
+      shell_quote(store) + " -P " + shell_quote(pops) + " --max-unit-variants 37 ";
+  // A focal site of EHH: a common one past the first 100 kb.
+  std::istringstream lines(
+      vcztest::run_ok(plain() + "freq " + shell_quote(store) + " -r 1:100000-"));
+  std::string line, chrom, pos;
+  std::getline(lines, line);
+  while (std::getline(lines, line)) {
+    std::istringstream f(line);
+    std::string id, ref, alt, pop, ac, an;
+    double freq = 0;
+    f >> chrom >> pos >> id >> ref >> alt >> pop >> ac >> an >> freq;
+    if (freq > 0.3 && freq < 0.7) break;
+  }
+  for (const std::string& c : {"haplotypes " + s + "--window-size 20000", "ihs " + s + "--maf 0.05",
+                               "nsl " + s + "--maf 0.05", "xpehh " + s, "xpnsl " + s,
+                               "ehh " + s + "--focal " + chrom + ":" + pos}) {
+    const std::string want = vcztest::run_ok(plain() + c + " -t 2");
+    EXPECT_GT(want.size(), 0u) << c;
+    for (int k : {2, 4}) {
+      const auto got = vcztest::run(mpirun(k) + c);
+      ASSERT_EQ(got.exit_code, 0) << "mpirun -n " << k << " " << c << "\n" << got.err;
+      EXPECT_EQ(want, got.out) << "mpirun -n " << k << " " << c;
+    }
+  }
 }
 
 TEST(MpiCli, Ag1000gScanAndFstatsAreByteIdentical) {
