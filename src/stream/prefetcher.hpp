@@ -2,9 +2,11 @@
 // OrderedPrefetcher: N producers (tasks of the process's shared thread pool, not threads of
 // their own) compute items 0..n-1 ahead of a single consumer, which receives them in index order.
 // At most `depth` items exist at once (being produced or waiting), so memory in flight is bounded
-// by depth × item size whatever n is. The first exception of a producer reaches the consumer's
-// next() with its message intact; destruction (normal end, error or early exit of the consumer)
-// stops the producers and joins them.
+// by depth × item size whatever n is. A producer's exception reaches the consumer's next() with
+// its message intact, in index order: the items before it first, and of several failing items
+// the one of the lowest index (so the error a run reports does not depend on timing);
+// destruction (normal end, error or early exit of the consumer) stops the producers and joins
+// them.
 
 #include <condition_variable>
 #include <cstdint>
@@ -43,8 +45,8 @@ class OrderedPrefetcher {
     std::unique_lock lock(mutex_);
     if (consumed_ >= n_) return std::nullopt;
     Slot& slot = slots_[static_cast<std::size_t>(consumed_ % depth_)];
-    ready_cv_.wait(lock, [&] { return slot.ready || error_; });
-    if (error_) std::rethrow_exception(error_);
+    ready_cv_.wait(lock, [&] { return slot.ready || (error_ && consumed_ >= error_index_); });
+    if (!slot.ready) std::rethrow_exception(error_);
     std::optional<Item> item = std::move(slot.item);
     slot.item.reset();
     slot.ready = false;
@@ -75,9 +77,11 @@ class OrderedPrefetcher {
       std::int64_t index;
       {
         std::unique_lock lock(mutex_);
-        space_cv_.wait(
-            lock, [&] { return cancelled_ || claimed_ >= n_ || claimed_ < consumed_ + depth_; });
-        if (cancelled_ || claimed_ >= n_) return;
+        space_cv_.wait(lock, [&] {
+          return cancelled_ || claimed_ >= n_ || claimed_ < consumed_ + depth_ ||
+                 (error_ && claimed_ >= error_index_);
+        });
+        if (cancelled_ || claimed_ >= n_ || (error_ && claimed_ >= error_index_)) return;
         index = claimed_++;
       }
       try {
@@ -88,9 +92,14 @@ class OrderedPrefetcher {
         slot.ready = true;
       } catch (...) {
         std::lock_guard lock(mutex_);
-        if (!error_) error_ = std::current_exception();
-        cancelled_ = true;
+        // The items before it are still made (they were all claimed before it); no later one
+        // is claimed.
+        if (!error_ || index < error_index_) {
+          error_ = std::current_exception();
+          error_index_ = index;
+        }
       }
+      space_cv_.notify_all();
       ready_cv_.notify_all();
     }
   }
@@ -105,6 +114,7 @@ class OrderedPrefetcher {
   std::int64_t consumed_ = 0;
   bool cancelled_ = false;
   std::exception_ptr error_;
+  std::int64_t error_index_ = 0;  // the item error_ came from
   ThreadPool::Group producers_;
 };
 

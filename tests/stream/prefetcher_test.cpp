@@ -83,6 +83,28 @@ TEST(StreamPrefetcher, ProducerErrorReachesConsumerWithItsMessage) {
   }
 }
 
+// Several items fail, the later ones sooner: the consumer still gets every item before the
+// first failing one, then that item's error, whatever the timing.
+TEST(StreamPrefetcher, TheErrorOfTheLowestFailingItemIsReportedAfterTheItemsBeforeIt) {
+  for (int rep = 0; rep < 20; ++rep) {
+    OrderedPrefetcher<int> p(60, 4, 8, [](std::int64_t i, unsigned) -> int {
+      if (i == 9) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        throw std::runtime_error("item 9");
+      }
+      if (i >= 10 && i % 3 == 0) throw std::runtime_error("item " + std::to_string(i));
+      return static_cast<int>(i);
+    });
+    int got = 0;
+    try {
+      for (;; ++got) ASSERT_EQ(*p.next(), got);
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "item 9");
+      EXPECT_EQ(got, 9);
+    }
+  }
+}
+
 TEST(StreamPrefetcher, EarlyExitStopsProducersWithoutHanging) {
   std::atomic<int> produced{0};
   {
