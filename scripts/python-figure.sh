@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 store=$(bash scripts/make-default-data.sh)
-pops=$(dirname "$store")/1kg_chr20.pops.tsv
+pops=$(dirname "$store")/1kg_chr20.series.pops.tsv  # not 1kg_chr20.pops.tsv: that holds the populations
 bcftools query -l "$(dirname "$store")/1kg_chr20.vcf.gz" |
   awk 'BEGIN{print "sample\tpopulation"} {print $1 "\t" (substr($1, 1, 2) == "HG" ? "HG" : "NA")}' >"$pops"
 mkdir -p docs
