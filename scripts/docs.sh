@@ -29,3 +29,10 @@ fi
 # Sphinx's own HTML build, every page re-read (-E: the generated pages change with the binary).
 /usr/bin/python3 -m sphinx -b html -W --keep-going -n -E -q -d "$out/doctrees" docs "$out/html"
 echo "docs: built $out/html/index.html" >&2
+# README.md's links into the site: every docs/ path it names exists (the generated pages too,
+# which the build has just written).
+missing=0
+for f in $(grep -o '](docs/[^)#]*' README.md | cut -c3- | sort -u); do
+  [ -e "$f" ] || { echo "docs: error: README.md links to $f, which does not exist" >&2; missing=1; }
+done
+exit $missing
