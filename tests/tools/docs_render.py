@@ -102,7 +102,7 @@ def main():
                 continue
             url = "file://" + path
             shot = os.path.join(args.out, page.replace("/", "_").replace(".html", ".png"))
-            p, console = run(browser, ["--window-size=1280,2000", f"--screenshot={shot}"], url,
+            p, console = run(browser, ["--window-size=1280,6000", f"--screenshot={shot}"], url,
                              os.path.join(tmp, "profile1"))
             if p.returncode != 0 or not os.path.isfile(shot):
                 failures.append(f"{page}: chromium --screenshot failed ({p.returncode}): "
