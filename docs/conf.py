@@ -17,7 +17,7 @@ author = "the vczstats authors"
 copyright = "2026, the vczstats authors"
 
 extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.mathjax", "cli_reference",
-              "python_reference"]
+              "python_reference", "cpp_reference"]
 
 # MathJax is loaded by the browser from its CDN only when a page has math; nothing is fetched at
 # build time.
