@@ -42,7 +42,9 @@ html_sidebars = {"**": ["about.html", "navigation.html", "searchbox.html"]}
 nitpicky = True
 # "--make-rel" stays two hyphens (no en dash), quotes stay straight: pages quote options.
 smartquotes = False
-# pybind11 and numpy types named in signatures that Sphinx cannot link anywhere.
-nitpick_ignore_regex = [("py:class", r".*")]
+# Types named in the Python package's signatures that have no page here (no intersphinx: the
+# build uses no network): numpy's, the standard library's, matplotlib's and private ones.
+nitpick_ignore_regex = [("py:class", r"(numpy\.ndarray|os\.PathLike|PathLike|"
+                                     r"matplotlib\.figure\.Figure|_core\..*|vczstats\._.*)")]
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
