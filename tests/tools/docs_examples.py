@@ -237,7 +237,37 @@ def run_page(page, blocks, env, data, show):
     return ran, failures, skipped
 
 
+def self_test():
+    """The matcher's own checks: it must reject what differs, and accept what the pages allow."""
+    out = ["h\tx", "a\t0.123456789", "b\t2", "c\t1e-7,NA"]
+    cases = [
+        (["h\tx", "a\t0.123456789", "b\t2", "c\t1e-7,NA"], True),   # the whole output
+        (["h\tx", "a\t0.1235", "b\t2", "c\t1e-7,NA"], True),        # rounded on the page
+        (["h\tx", "a\t0.1234", "b\t2", "c\t1e-7,NA"], False),       # rounded wrongly
+        (["h\tx", "a\t0.123456789", "b\t3", "c\t1e-7,NA"], False),  # another value
+        (["h\tx", "a\t0.123456789"], False),                          # output goes on
+        (["h\tx", "a\t0.123456789", "..."], True),                    # ... it may
+        (["...", "b\t2", "..."], True),                                # an excerpt
+        (["...", "b\t2", "a\t0.123456789", "..."], False),            # out of order
+        (["h\tx", "b\t2", "..."], False),                             # a line skipped
+        (["h\tx", "a\t0.123456789", "b\t2", "c\t1e-7"], False),     # a field missing
+        (["h\tx", "a\t0.123456789", "b\t2", "c\t2e-7,NA"], False),  # a list item differs
+        (["h\ty", "..."], False),                                      # a header differs
+    ]
+    bad = [(shown, want) for shown, want in cases if output_matches(shown, out)[0] != want]
+    for shown, want in bad:
+        print(f"self-test: {shown!r} should {'match' if want else 'not match'}", file=sys.stderr)
+    blocks = console_commands(Block("t", 1, "console", ["$ a \\", "  b", "x", "$ c"], None))
+    if blocks != [["a  b", ["x"]], ["c", []]]:
+        print(f"self-test: console parsing gave {blocks!r}", file=sys.stderr)
+        bad.append(blocks)
+    print(f"docs_examples self-test: {len(cases) + 1 - len(bad)} of {len(cases) + 1} passed")
+    return 1 if bad else 0
+
+
 def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("--pythonpath", default="")
