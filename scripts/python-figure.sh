@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The documentation's picture (docs/index.md, docs/start/quickstart-python.md): diversity, Tajima's D and Hudson Fst along 1000 Genomes chr20:1-4 Mb
+# The documentation's picture (docs/index.md, docs/start/quickstart-python.md): diversity,
+# Tajima's D and Hudson Fst along 1000 Genomes chr20:1-4 Mb
 # (the default data set, two populations by sample series HG... and NA...), drawn by the Python
 # package from the store: `python -m vczstats plot windows`. Writes docs/python-scan.png.
 # Needs the build (bash scripts/build.sh) and the default data (scripts/make-default-data.sh).
