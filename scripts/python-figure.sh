@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# The README's picture: diversity, Tajima's D and Hudson Fst along 1000 Genomes chr20:1-4 Mb
+# The documentation's picture (docs/index.md, docs/start/quickstart-python.md): diversity,
+# Tajima's D and Hudson Fst along 1000 Genomes chr20:1-4 Mb
 # (the default data set, two populations by sample series HG... and NA...), drawn by the Python
 # package from the store: `python -m vczstats plot windows`. Writes docs/python-scan.png.
 # Needs the build (bash scripts/build.sh) and the default data (scripts/make-default-data.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 store=$(bash scripts/make-default-data.sh)
-pops=$(dirname "$store")/1kg_chr20.pops.tsv
+pops=$(dirname "$store")/1kg_chr20.series.pops.tsv  # not 1kg_chr20.pops.tsv: that holds the populations
 bcftools query -l "$(dirname "$store")/1kg_chr20.vcf.gz" |
   awk 'BEGIN{print "sample\tpopulation"} {print $1 "\t" (substr($1, 1, 2) == "HG" ? "HG" : "NA")}' >"$pops"
 mkdir -p docs

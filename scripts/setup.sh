@@ -29,6 +29,9 @@ packages=(
   # Python package (python/): build, results as pandas/xarray, plots, tests, offline pip install
   pybind11-dev python3-dev python3-pandas python3-xarray python3-matplotlib python3-tqdm
   python3-pytest python3-venv python3-pip
+  # the documentation site (scripts/docs.sh, ctest Docs.*): Sphinx with MyST Markdown, and
+  # headless Chromium for the rendering test
+  python3-sphinx python3-myst-parser chromium
 )
 
 missing=()

@@ -38,8 +38,9 @@ if [ $sanitize -eq 1 ]; then
   # htslib's own leak on corrupt BGZF input (fuzz/lsan.supp says more).
   export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/fuzz/lsan.supp:print_suppressions=0}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-  # The Python reference tools do not run our code: they are left to the plain run.
-  exclude="^Python"
+  # The Python reference tools do not run our code, and the documentation's tests (Docs.*) check
+  # pages, not memory: they are left to the plain run.
+  exclude="^(Python|Docs)"
   [ $quick -eq 1 ] && exclude="$exclude|$sanitize_slow"
   args=(-E "$exclude" "${args[@]}")
 else
