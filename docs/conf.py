@@ -19,8 +19,17 @@ copyright = "2026, the vczstats authors"
 extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.mathjax", "cli_reference",
               "python_reference", "cpp_reference"]
 
-# MathJax is loaded by the browser from its CDN only when a page has math; nothing is fetched at
-# build time.
+# MathJax renders the formulas. Debian's libjs-mathjax (MathJax 2, installed by scripts/setup.sh)
+# is copied into the site so it renders offline; without it the browser loads MathJax from its
+# CDN, only on pages with math.
+_local_mathjax = "/usr/share/javascript/mathjax"
+if os.path.exists(os.path.join(_local_mathjax, "MathJax.js")):
+    mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML"
+    # MathJax 2 reads a window.MathJax object as its own configuration: no MathJax 3 options.
+    myst_update_mathjax = False
+    mathjax3_config = None
+    mathjax2_config = {"tex2jax": {"inlineMath": [["\\(", "\\)"]],
+                                   "displayMath": [["\\[", "\\]"]]}}
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
 source_suffix = {".md": "markdown"}
@@ -36,6 +45,17 @@ vczstats_pythonpath = os.environ.get("VCZSTATS_PYTHONPATH", os.path.join(repo, "
 html_theme = "alabaster"
 html_title = "vczstats"
 html_static_path = []
+if os.path.exists(os.path.join(_local_mathjax, "MathJax.js")):
+    # The contents of a static folder land in _static/: a temporary folder holding a link named
+    # mathjax puts MathJax in _static/mathjax/.
+    import atexit
+    import shutil
+    import tempfile
+
+    _static = tempfile.mkdtemp(prefix="vczstats-docs-static-")
+    atexit.register(shutil.rmtree, _static, True)
+    os.symlink(_local_mathjax, os.path.join(_static, "mathjax"))
+    html_static_path = [_static]
 html_theme_options = {"description": "Population genetics from VCF Zarr", "fixed_sidebar": True,
                       "page_width": "1100px", "sidebar_width": "240px"}
 html_sidebars = {"**": ["about.html", "navigation.html", "searchbox.html"]}

@@ -31,7 +31,7 @@ packages=(
   python3-pytest python3-venv python3-pip
   # the documentation site (scripts/docs.sh, ctest Docs.*): Sphinx with MyST Markdown, and
   # headless Chromium for the rendering test
-  python3-sphinx python3-myst-parser chromium
+  python3-sphinx python3-myst-parser libjs-mathjax chromium
 )
 
 missing=()
