@@ -18,8 +18,9 @@ packages=(
   # fails it under CI=true)
   libgtest-dev libbenchmark-dev
   bcftools tabix plink2 plink1.9 vcftools scrm
-  # remote-store tests: a web server on the loopback address (and node/npm for s3rver below)
-  nginx nodejs npm
+  # remote-store tests: a web server on the loopback address (and node/npm for s3rver below);
+  # its echo module delays answers for bench/remote.sh -L (an object store's latency)
+  nginx libnginx-mod-http-echo nodejs npm
   python3 python3-numpy python3-zarr python3-numcodecs python3-numba python3-crc32c
   # the sanitizer job and fuzzing (scripts/test.sh --sanitize, scripts/fuzz.sh): clang with
   # libFuzzer and the sanitizer runtimes, llvm-symbolizer for readable reports

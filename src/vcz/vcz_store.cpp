@@ -164,6 +164,26 @@ VczStore VczStore::open(const std::string& path, const zarr::StoreOptions& optio
   s.store_ = zarr::open_store(path, options);
   auto group = zarr::open_group(*s.store_);
   s.zarr_format_ = group.zarr_format;
+  if (s.store_->reads_ahead()) {
+    // A remote store: ask for the metadata of the arrays opened below and by the readers all
+    // at once, not one round trip (or three) per array as each is opened. Stores with
+    // consolidated metadata, and zips, skip the documents they hold.
+    std::vector<std::string> keys;
+    for (const char* name :
+         {"sample_id", "variant_position", "call_genotype", "call_genotype_mask",
+          "call_genotype_phased", "contig_id", "contig_length", "variant_contig", "variant_allele",
+          "variant_id", "variant_id_mask", "variant_length", "region_index", "variant_AA",
+          "variant_filter", "filter_id", "variant_quality"}) {
+      const std::string n(name);
+      if (s.zarr_format_ == 3) {
+        keys.push_back(n + "/zarr.json");
+      } else {
+        keys.push_back(n + "/.zarray");
+        keys.push_back(n + "/.zattrs");
+      }
+    }
+    s.store_->prefetch(keys);
+  }
   s.attributes_ = group.attributes;
   if (auto it = s.attributes_.find("vcf_zarr_version");
       it != s.attributes_.end() && it->is_string())

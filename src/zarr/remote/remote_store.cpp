@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <mutex>
 #include <set>
 
 #include <fmt/format.h>
@@ -80,6 +81,9 @@ class ObjectStore final : public Store {
   std::optional<Bytes> get(std::string_view key) const override {
     if (!is_safe_key(key)) return std::nullopt;
     const std::string url = object_url(key);
+    if (is_metadata_key(key)) {
+      if (auto r = metadata_answer(key)) return resolve(url, r);
+    }
     ResponsePtr r;
     if (auto claim = readahead_.take(std::string(key)))
       r = claim->future.get();
@@ -90,6 +94,11 @@ class ObjectStore final : public Store {
 
   bool contains(std::string_view key) const override {
     if (!is_safe_key(key)) return false;
+    if (is_metadata_key(key)) {
+      // A metadata document asked for ahead (the arrays a reader opens): its answer, kept for
+      // the get() that follows, instead of a HEAD request.
+      if (auto r = metadata_answer(key)) return r->status != 404 && r->status != 410;
+    }
     HttpRequest req;
     req.url = object_url(key);
     req.head = true;
@@ -132,7 +141,11 @@ class ObjectStore final : public Store {
     std::vector<PlannedFetch> plans;
     plans.reserve(keys.size());
     for (const auto& k : keys) {
-      if (!is_safe_key(k)) continue;
+      if (!is_safe_key(k) || readahead_.hinted(k)) continue;
+      if (is_metadata_key(k)) {
+        std::lock_guard lock(metadata_mutex_);
+        if (metadata_.contains(k)) continue;
+      }
       PlannedFetch p;
       p.request = object_request(object_url(k));
       p.parts.push_back({k, 0, UINT64_MAX});
@@ -326,10 +339,27 @@ class ObjectStore final : public Store {
     return out;
   }
 
+  /// The answer for metadata document @p key when it was asked for ahead: taken from the
+  /// read-ahead once and kept (documents are small, and a reader asks contains() then get()).
+  ResponsePtr metadata_answer(std::string_view key) const {
+    const std::string k(key);
+    {
+      std::lock_guard lock(metadata_mutex_);
+      if (auto it = metadata_.find(k); it != metadata_.end()) return it->second;
+    }
+    auto claim = readahead_.take(k);
+    if (!claim) return nullptr;
+    ResponsePtr r = claim->future.get();
+    std::lock_guard lock(metadata_mutex_);
+    return metadata_.emplace(k, std::move(r)).first->second;
+  }
+
   ObjectStoreSpec spec_;
   std::shared_ptr<HttpClient> client_;
   std::shared_ptr<const ChunkCache> cache_;
   mutable ReadAhead readahead_;
+  mutable std::mutex metadata_mutex_;
+  mutable std::map<std::string, ResponsePtr> metadata_;  // metadata documents asked for ahead
 };
 
 /// Consolidated metadata in front of a remote store: the metadata documents of every array and
@@ -408,7 +438,13 @@ class ConsolidatedStore final : public Store {
     return children_from_keys(keys, prefix);
   }
   const std::string& path() const override { return inner_->path(); }
-  void prefetch(std::span<const std::string> keys) const override { inner_->prefetch(keys); }
+  void prefetch(std::span<const std::string> keys) const override {
+    // The metadata documents are here already (or absent from the store).
+    std::vector<std::string> rest;
+    for (const auto& k : keys)
+      if (!is_metadata_key(k)) rest.push_back(k);
+    if (!rest.empty()) inner_->prefetch(rest);
+  }
   void cancel_prefetch() const override { inner_->cancel_prefetch(); }
   bool reads_ahead() const override { return inner_->reads_ahead(); }
   IoStats io_stats() const override { return inner_->io_stats(); }
@@ -496,7 +532,7 @@ constexpr std::uint64_t kZipTail = 65 * 1024 + 512;
 
 HttpClientOptions client_options(const StoreOptions& o) {
   HttpClientOptions c;
-  c.max_requests = o.max_requests ? o.max_requests : 32;
+  c.max_requests = o.max_requests ? o.max_requests : 128;
   c.max_retries = std::max(0, o.max_retries);
   c.stall_seconds = o.stall_seconds;
   c.connect_seconds = o.connect_seconds;
