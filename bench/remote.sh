@@ -58,16 +58,13 @@ if len(entries) == 1 and os.path.isdir(os.path.join(sys.argv[2], entries[0])):
         shutil.move(os.path.join(inner, e), sys.argv[2])
     os.rmdir(inner)
 EOF
-if [ -n "$latency" ]; then
-  # Every statistic against a server that answers each request $latency ms late.
-  echo_module=/usr/lib/nginx/modules/ngx_http_echo_module.so
-  if [ -f $echo_module ]; then
-    server="nginx (echo_sleep)"
-    port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    user=""
-    [ "$(id -u)" -eq 0 ] && user="user root root;"
-    cat >"$tmp/nginx.conf" <<EOF
-load_module $echo_module;
+# nginx on a free loopback port serving $www: start_nginx MODULES SERVER_BODY (sets nginx_pid, url)
+start_nginx() {
+  local port user=""
+  port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  [ "$(id -u)" -eq 0 ] && user="user root root;"
+  cat >"$tmp/nginx.conf" <<EOF
+$1
 worker_processes 2;
 $user
 pid $tmp/nginx.pid;
@@ -78,21 +75,30 @@ http {
   client_body_temp_path $tmp; proxy_temp_path $tmp; fastcgi_temp_path $tmp;
   uwsgi_temp_path $tmp; scgi_temp_path $tmp;
   keepalive_requests 1000000;
+  sendfile on; tcp_nopush on;
   types { } default_type application/octet-stream;
   server {
     listen 127.0.0.1:$port;
-    location / { echo_sleep $(printf "%.3f" "$(echo "$latency / 1000" | bc -l)"); echo_exec @file; }
-    location @file { root $www; }
+    $2
   }
 }
 EOF
-    nginx -e "$tmp/error.log" -p "$tmp" -c "$tmp/nginx.conf" -g "daemon off;" &
-    nginx_pid=$!
-    for _ in $(seq 100); do
-      (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-      sleep 0.05
-    done
-    url=http://127.0.0.1:$port
+  nginx -e "$tmp/error.log" -p "$tmp" -c "$tmp/nginx.conf" -g "daemon off;" &
+  nginx_pid=$!
+  for _ in $(seq 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+    sleep 0.05
+  done
+  url=http://127.0.0.1:$port
+}
+
+if [ -n "$latency" ]; then
+  # Every statistic against a server that answers each request $latency ms late.
+  echo_module=/usr/lib/nginx/modules/ngx_http_echo_module.so
+  if [ -f $echo_module ]; then
+    server="nginx (echo_sleep)"
+    start_nginx "load_module $echo_module;" "location / { echo_sleep $(printf "%.3f" "$(echo "$latency / 1000" | bc -l)"); echo_exec @file; }
+    location @file { root $www; }"
   else
     server="fault_server.py"
     /usr/bin/python3 tests/tools/fault_server.py --root "$www" --latency "$(echo "$latency / 1000" | bc -l)" \
@@ -131,32 +137,7 @@ for i, s in enumerate(g["sample_id"][:]):
   exit 0
 fi
 
-port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-user=""
-[ "$(id -u)" -eq 0 ] && user="user root root;"
-cat >"$tmp/nginx.conf" <<EOF
-worker_processes 2;
-$user
-pid $tmp/nginx.pid;
-error_log $tmp/error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $tmp; proxy_temp_path $tmp; fastcgi_temp_path $tmp;
-  uwsgi_temp_path $tmp; scgi_temp_path $tmp;
-  keepalive_requests 1000000;
-  sendfile on; tcp_nopush on;
-  types { } default_type application/octet-stream;
-  server { listen 127.0.0.1:$port; root $www; autoindex on; }
-}
-EOF
-nginx -e "$tmp/error.log" -p "$tmp" -c "$tmp/nginx.conf" -g "daemon off;" &
-nginx_pid=$!
-for _ in $(seq 100); do
-  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-  sleep 0.05
-done
-url=http://127.0.0.1:$port
+start_nginx "" "root $www; autoindex on;"
 
 calls=$("$vczstats" info --format json "$store" | /usr/bin/python3 -c '
 import json, sys
