@@ -451,5 +451,18 @@ TEST(MpiCli, TwoRanksSharingOneGpuGiveTheSameOutput) {
         }
       }
     }
+    if (name == "ag1000g") continue;
+    // The variant-pair and matrix families on the GPU ranks: ld and king byte-identical to one
+    // CPU process, the GRM to rounding (its double products are summed per rank).
+    const std::string s = shell_quote(path) + " --max-unit-variants 11 ";
+    for (const std::string& c : {"ld " + s + "--ld-window-r2 0", "king " + s, "grm " + s}) {
+      const std::string want = vcztest::run_ok(plain() + c + " --device cpu -t 2");
+      const auto got = vcztest::run(mpirun(2) + c + " --device gpu -t 2");
+      ASSERT_EQ(got.exit_code, 0) << c << "\n" << got.err;
+      if (c.rfind("grm", 0) == 0)
+        EXPECT_TRUE(same_within(want, got.out, 1e-9)) << "mpirun -n 2 " << c;
+      else
+        EXPECT_EQ(want, got.out) << "mpirun -n 2 " << c << " --device gpu";
+    }
   }
 }
