@@ -83,7 +83,10 @@ if [ -z "$command" ]; then
 fi
 read -r -a cmd <<<"$command"
 extra=(--device "$device" --no-progress)
-[ -n "$pops" ] && extra+=(-P "$pops")
+# Populations for the commands that take them (not the matrix and variant-pair commands).
+if [ -n "$pops" ] && "$vczstats" "${cmd[0]}" --help | grep -q -- "--pops"; then
+  extra+=(-P "$pops")
+fi
 
 if [ -n "$keep" ]; then
   out=$keep
