@@ -1,0 +1,555 @@
+// Site frequency spectra projected to a fixed number of alleles per population (sfs --project,
+// --project-preview), and spectra as dense arrays in dadi's and moments' .fs layout.
+//
+// The accumulator keeps, per spectrum, how many sites showed each (called alleles, derived
+// alleles) in every population: integers, merged by addition across units and MPI ranks, on
+// the host from the heavy pass's allele counts whatever the device. finish() turns each
+// distinct key into hypergeometric weights once, in sorted key order, so the floating-point
+// sums do not depend on how the sites were split.
+
+#include "stats/sfs_projection.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <unordered_map>
+
+#include "stats/hypergeometric.hpp"
+#include "stats/statistic_support.hpp"
+#include "vczstats/error.hpp"
+#include "vczstats/vcz.hpp"
+
+namespace vczstats::stats {
+namespace {
+
+constexpr std::size_t kMaxJoint = 4;
+
+/// Called and derived alleles in each population of a spectrum: n0, d0, n1, d1, ...
+struct Key {
+  std::array<std::int32_t, 2 * kMaxJoint> v{};
+  bool operator==(const Key& o) const { return v == o.v; }
+  bool operator<(const Key& o) const { return v < o.v; }
+};
+struct KeyHash {
+  std::size_t operator()(const Key& k) const {
+    std::uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (std::int32_t x : k.v) h = (h ^ static_cast<std::uint32_t>(x)) * 0x100000001b3ull;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+};
+struct Entry {
+  Key key;
+  std::uint64_t sites = 0;
+};
+using SiteMap = std::unordered_map<Key, std::uint64_t, KeyHash>;
+
+std::vector<Entry> sorted_entries(const SiteMap& m) {
+  std::vector<Entry> e;
+  e.reserve(m.size());
+  for (const auto& [k, c] : m) e.push_back({k, c});
+  std::sort(e.begin(), e.end(), [](const Entry& a, const Entry& b) { return a.key < b.key; });
+  return e;
+}
+
+class ProjectedSfs final : public Statistic {
+ public:
+  ProjectedSfs(const Query& q, const SfsOptions& o)
+      : q_(q), o_(o), ploidy_(q.store.has_genotypes() ? q.store.ploidy() : 2) {
+    if (o.preview && !o.joint.empty())
+      throw UsageError("--project-preview: spectra of single populations; leave out --joint");
+    const auto sizes = parse_projection(q, o.project, o.preview);
+    if (!o.joint.empty()) {
+      const auto names = vcz::split_list(o.joint);
+      if (names.empty() || names.size() > kMaxJoint)
+        throw UsageError("--joint: 1 to 4 comma-separated populations with --project, got '" +
+                         o.joint + "'");
+      for (const auto& name : names) pops_.push_back(q.population(name, "--joint"));
+      for (std::size_t i = 0; i < pops_.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+          if (pops_[i] == pops_[j])
+            throw UsageError("--joint: population '" + names[i] + "' given twice");
+      joint_ = true;
+    } else if (!sizes.empty() && !sizes.begin()->first.empty()) {
+      for (const auto& [name, n] : sizes) pops_.push_back(q.population(name, "--project"));
+      std::sort(pops_.begin(), pops_.end());
+    } else {
+      for (int p = 0; p < q.pops.count(); ++p) pops_.push_back(p);
+    }
+    for (int p : pops_) {
+      const std::string& name = q.pops.names[static_cast<std::size_t>(p)];
+      const std::int64_t full = q.pops.sizes[static_cast<std::size_t>(p)] * ploidy_;
+      std::int64_t n = full;  // preview without --project: every size up to the sample's
+      if (auto it = sizes.find(""); it != sizes.end()) {
+        n = it->second;
+      } else if (auto named = sizes.find(name); named != sizes.end()) {
+        n = named->second;
+      } else if (!sizes.empty()) {
+        throw UsageError("--project: no size for population '" + name + "' (give " + name + "=N)");
+      }
+      if (n > full)
+        throw UsageError("--project: population '" + name + "' has " + std::to_string(full) +
+                         " alleles (" + std::to_string(full / ploidy_) + " samples of ploidy " +
+                         std::to_string(ploidy_) + "); cannot project to " + std::to_string(n));
+      sizes_.push_back(n);
+    }
+    if (joint_) {
+      double entries = 1;
+      for (auto n : sizes_) entries *= static_cast<double>(n + 1);
+      // The dense array and the table's columns (populations, sizes, indices, count).
+      const double bytes_per_entry = 8.0 * (2 + 3 * static_cast<double>(pops_.size()));
+      const double mib = entries * bytes_per_entry / (1024.0 * 1024.0);
+      if (mib > static_cast<double>(o.memory_mb))
+        throw UsageError("sfs --joint --project: the spectrum has " +
+                         std::to_string(static_cast<std::int64_t>(entries)) + " entries (" +
+                         std::to_string(static_cast<std::int64_t>(mib + 0.5)) +
+                         " MiB with its table), above --memory " + std::to_string(o.memory_mb) +
+                         " MiB; project to fewer alleles or raise --memory");
+    }
+    maps_.resize(joint_ ? 1 : pops_.size());
+    short_.assign(maps_.size(), 0);
+  }
+
+  std::string name() const override { return "sfs"; }
+  PassNeeds needs() const override { return sfs_pass_needs(); }
+
+  void accumulate(const UnitData& u) override {
+    for (std::int64_t r = 0; r < u.rows(); ++r) {
+      if (!u.selected(r)) continue;
+      if (u.variants->num_alleles(r) != 2) {
+        ++multiallelic_;
+        continue;
+      }
+      const int anc = u.ancestral[static_cast<std::size_t>(r)];
+      if (anc != 0 && anc != 1) {
+        ++unpolarised_;
+        continue;
+      }
+      // Called alleles: the alleles of the calls, a partly missing call's called ones included.
+      auto alleles = [&](std::size_t i, std::int32_t& n, std::int32_t& d) {
+        const std::int32_t* c = u.site(r, pops_[i]);
+        n = c[0] + c[1];
+        d = c[1 - anc];
+        return n >= sizes_[i];
+      };
+      if (joint_) {
+        Key k;
+        bool kept = true;
+        for (std::size_t i = 0; i < pops_.size(); ++i)
+          kept = alleles(i, k.v[2 * i], k.v[2 * i + 1]) && kept;
+        if (kept)
+          ++maps_[0][k];
+        else
+          ++short_[0];
+      } else {
+        for (std::size_t i = 0; i < pops_.size(); ++i) {
+          Key k;
+          if (alleles(i, k.v[0], k.v[1]))
+            ++maps_[i][k];
+          else
+            ++short_[i];
+        }
+      }
+    }
+  }
+
+  void merge(Statistic& later) override {
+    auto& o = detail::same_statistic(*this, later);
+    for (std::size_t i = 0; i < maps_.size(); ++i)
+      for (const auto& [k, c] : o.maps_[i]) maps_[i][k] += c;
+    for (std::size_t i = 0; i < short_.size(); ++i) short_[i] += o.short_[i];
+    multiallelic_ += o.multiallelic_;
+    unpolarised_ += o.unpolarised_;
+  }
+
+  void save(ByteWriter& w) const override {
+    w.put_string("sfs-projected");
+    for (const auto& m : maps_) w.put_vector(sorted_entries(m));
+    w.put_vector(short_);
+    w.put(multiallelic_);
+    w.put(unpolarised_);
+  }
+  void load(ByteReader& r) override {
+    r.expect("sfs-projected");
+    for (auto& m : maps_) {
+      m.clear();
+      for (const Entry& e : r.get_vector<Entry>()) m[e.key] += e.sites;
+    }
+    auto s = r.get_vector<std::uint64_t>();
+    if (s.size() != short_.size())
+      throw FormatError("statistic state: a projected spectrum of other populations");
+    short_ = std::move(s);
+    multiallelic_ = r.get<std::int64_t>();
+    unpolarised_ = r.get<std::int64_t>();
+  }
+
+  Table finish() override {
+    Table t = o_.preview ? preview_table() : joint_ ? joint_table() : spectra_table();
+    t.note = note();
+    return t;
+  }
+
+ private:
+  /// "N" (key "") or "A=N,B=M"; empty when not given.
+  static std::map<std::string, std::int64_t> parse_projection(const Query& q,
+                                                              const std::string& spec,
+                                                              bool preview) {
+    std::map<std::string, std::int64_t> out;
+    if (spec.empty()) {
+      if (!preview) throw UsageError("--project: give N or POP=N,...");
+      return out;
+    }
+    auto number = [&](const std::string& text) {
+      std::int64_t v = 0;
+      const auto* end = text.data() + text.size();
+      const auto [p, ec] = std::from_chars(text.data(), end, v);
+      if (ec != std::errc() || p != end || v < 1)
+        throw UsageError("--project: expected a positive number of alleles, got '" + text +
+                         "' in '" + spec + "'");
+      return v;
+    };
+    for (const auto& item : vcz::split_list(spec)) {
+      const auto eq = item.find('=');
+      if (eq == std::string::npos) {
+        if (out.count("")) throw UsageError("--project: two sizes for every population");
+        out[""] = number(item);
+      } else {
+        const std::string name = item.substr(0, eq);
+        q.population(name, "--project");
+        if (out.count(name)) throw UsageError("--project: population '" + name + "' twice");
+        out[name] = number(item.substr(eq + 1));
+      }
+    }
+    if (out.count("") && out.size() > 1)
+      throw UsageError("--project: give N for every population or POP=N for each, not both");
+    return out;
+  }
+
+  std::string note() const {
+    std::string s = "sfs: biallelic sites with a known ancestral allele, ";
+    s += o_.preview ? "previewed" : "projected";
+    s += " by hypergeometric sampling of called alleles";
+    s += "; left out: " + std::to_string(multiallelic_) + " multi-allelic, " +
+         std::to_string(unpolarised_) + " of unknown ancestral allele";
+    if (o_.preview) return s;
+    auto kept = [](const SiteMap& m) {
+      std::uint64_t k = 0;
+      for (const auto& [key, c] : m) k += c;
+      return k;
+    };
+    for (std::size_t i = 0; i < maps_.size(); ++i) {
+      s += "; ";
+      if (joint_) {
+        for (std::size_t j = 0; j < pops_.size(); ++j)
+          s += (j ? "," : "") + q_.pops.names[static_cast<std::size_t>(pops_[j])] + "=" +
+               std::to_string(sizes_[j]);
+      } else {
+        s += q_.pops.names[static_cast<std::size_t>(pops_[i])] + "=" + std::to_string(sizes_[i]);
+      }
+      s += ": " + std::to_string(kept(maps_[i])) + " sites projected, " +
+           std::to_string(short_[i]) + " left out with fewer called alleles";
+    }
+    return s;
+  }
+
+  Table spectra_table() const {
+    Table t;
+    t.add("population", Column::Kind::Label, detail::population_labels(q_));
+    t.add("n", Column::Kind::Int);
+    t.add(o_.folded ? "folded" : "derived", Column::Kind::Int);
+    t.add("count", Column::Kind::Float);
+    if (o_.scaled) t.add("scaled", Column::Kind::Float);
+    std::vector<double> w;
+    for (std::size_t i = 0; i < pops_.size(); ++i) {
+      const std::int64_t n = sizes_[i];
+      std::vector<double> s(static_cast<std::size_t>(n + 1), 0.0);
+      for (const Entry& e : sorted_entries(maps_[i])) {
+        const std::int64_t lo = hypergeometric(e.key.v[0], e.key.v[1], n, w);
+        const auto c = static_cast<double>(e.sites);
+        for (std::size_t j = 0; j < w.size(); ++j) s[static_cast<std::size_t>(lo) + j] += c * w[j];
+      }
+      if (o_.folded) {
+        std::vector<double> f(static_cast<std::size_t>(n / 2 + 1), 0.0);
+        for (std::int64_t j = 0; j <= n; ++j)
+          f[static_cast<std::size_t>(std::min(j, n - j))] += s[static_cast<std::size_t>(j)];
+        s = std::move(f);
+      }
+      for (std::size_t j = 0; j < s.size(); ++j) {
+        t.push_int(0, pops_[i]);
+        t.push_int(1, n);
+        t.push_int(2, static_cast<std::int64_t>(j));
+        t.push_float(3, s[j]);
+        if (o_.scaled) {
+          const auto dj = static_cast<double>(j), dn = static_cast<double>(n);
+          t.push_float(4, s[j] * (o_.folded ? dj * (dn - dj) / dn : dj));
+        }
+      }
+    }
+    return t;
+  }
+
+  Table joint_table() const {
+    const std::size_t k = pops_.size();
+    // Dense array, row-major; dimensions past k have size 1.
+    std::array<std::int64_t, kMaxJoint> dim{1, 1, 1, 1}, stride{0, 0, 0, 0};
+    for (std::size_t i = 0; i < k; ++i) dim[i] = sizes_[i] + 1;
+    std::int64_t total = 1;
+    for (std::size_t i = kMaxJoint; i-- > 0;) {
+      stride[i] = total;
+      total *= dim[i];
+    }
+    std::vector<double> a(static_cast<std::size_t>(total), 0.0);
+    std::array<std::vector<double>, kMaxJoint> w;
+    std::array<std::int64_t, kMaxJoint> lo{};
+    for (const Entry& e : sorted_entries(maps_[0])) {
+      for (std::size_t i = 0; i < kMaxJoint; ++i) {
+        if (i < k) {
+          lo[i] = hypergeometric(e.key.v[2 * i], e.key.v[2 * i + 1], sizes_[i], w[i]);
+        } else {
+          lo[i] = 0;
+          w[i].assign(1, 1.0);
+        }
+      }
+      const auto c = static_cast<double>(e.sites);
+      for (std::size_t i0 = 0; i0 < w[0].size(); ++i0) {
+        const double x0 = c * w[0][i0];
+        const std::int64_t b0 = (lo[0] + static_cast<std::int64_t>(i0)) * stride[0];
+        for (std::size_t i1 = 0; i1 < w[1].size(); ++i1) {
+          const double x1 = x0 * w[1][i1];
+          const std::int64_t b1 = b0 + (lo[1] + static_cast<std::int64_t>(i1)) * stride[1];
+          for (std::size_t i2 = 0; i2 < w[2].size(); ++i2) {
+            const double x2 = x1 * w[2][i2];
+            const std::int64_t b2 = b1 + (lo[2] + static_cast<std::int64_t>(i2)) * stride[2];
+            for (std::size_t i3 = 0; i3 < w[3].size(); ++i3)
+              a[static_cast<std::size_t>(b2 + lo[3] + static_cast<std::int64_t>(i3))] +=
+                  x2 * w[3][i3];
+          }
+        }
+      }
+    }
+    // Folded: the minor allele count in each population (as the unprojected joint spectrum).
+    std::array<std::int64_t, kMaxJoint> shown{1, 1, 1, 1}, sstride{0, 0, 0, 0};
+    for (std::size_t i = 0; i < k; ++i) shown[i] = o_.folded ? sizes_[i] / 2 + 1 : dim[i];
+    std::int64_t stotal = 1;
+    for (std::size_t i = kMaxJoint; i-- > 0;) {
+      sstride[i] = stotal;
+      stotal *= shown[i];
+    }
+    std::vector<double> s;
+    if (o_.folded) {
+      s.assign(static_cast<std::size_t>(stotal), 0.0);
+      for (std::int64_t flat = 0; flat < total; ++flat) {
+        std::int64_t to = 0;
+        for (std::size_t i = 0; i < k; ++i) {
+          const std::int64_t j = flat / stride[i] % dim[i];
+          to += std::min(j, sizes_[i] - j) * sstride[i];
+        }
+        s[static_cast<std::size_t>(to)] += a[static_cast<std::size_t>(flat)];
+      }
+    } else {
+      s = std::move(a);
+    }
+    Table t;
+    const auto labels = detail::population_labels(q_);
+    const std::string kind = o_.folded ? "folded" : "derived";
+    auto numbered = [](std::string prefix, std::size_t i) {
+      prefix += static_cast<char>('1' + i);  // at most 4 populations
+      return prefix;
+    };
+    for (std::size_t i = 0; i < k; ++i) t.add(numbered("pop", i), Column::Kind::Label, labels);
+    for (std::size_t i = 0; i < k; ++i) t.add(numbered("n", i), Column::Kind::Int);
+    for (std::size_t i = 0; i < k; ++i) t.add(numbered(kind, i), Column::Kind::Int);
+    const int count = t.add("count", Column::Kind::Float);
+    for (std::int64_t flat = 0; flat < stotal; ++flat) {
+      for (std::size_t i = 0; i < k; ++i) {
+        const int c = static_cast<int>(i);
+        t.push_int(c, pops_[i]);
+        t.push_int(static_cast<int>(k) + c, sizes_[i]);
+        t.push_int(2 * static_cast<int>(k) + c, flat / sstride[i] % shown[i]);
+      }
+      t.push_float(count, s[static_cast<std::size_t>(flat)]);
+    }
+    return t;
+  }
+
+  // For each population and each n = 2 .. N (N: --project's size, else the population's
+  // alleles): the sites with at least n called alleles, and the expected number of them
+  // segregating after projection to n, 1 - P(0 derived) - P(n derived).
+  Table preview_table() const {
+    Table t;
+    t.add("population", Column::Kind::Label, detail::population_labels(q_));
+    t.add("n", Column::Kind::Int);
+    t.add("sites", Column::Kind::Int);
+    t.add("segregating_sites", Column::Kind::Float);
+    for (std::size_t i = 0; i < pops_.size(); ++i) {
+      const std::int64_t top = sizes_[i];
+      std::vector<std::uint64_t> sites(static_cast<std::size_t>(top + 1), 0);
+      std::vector<double> seg(static_cast<std::size_t>(top + 1), 0.0);
+      for (const Entry& e : sorted_entries(maps_[i])) {
+        const std::int64_t n = e.key.v[0], d = e.key.v[1];
+        const auto c = static_cast<double>(e.sites);
+        double p0 = 1, pn = 1;  // P(no derived allele), P(all derived) among m drawn
+        for (std::int64_t m = 1; m <= std::min(n, top); ++m) {
+          const auto left = static_cast<double>(n - (m - 1));
+          p0 *= static_cast<double>(n - d - (m - 1)) / left;
+          pn *= static_cast<double>(d - (m - 1)) / left;
+          sites[static_cast<std::size_t>(m)] += e.sites;
+          seg[static_cast<std::size_t>(m)] += c * (1 - p0 - pn);
+        }
+      }
+      for (std::int64_t m = 2; m <= top; ++m) {
+        t.push_int(0, pops_[i]);
+        t.push_int(1, m);
+        t.push_int(2, static_cast<std::int64_t>(sites[static_cast<std::size_t>(m)]));
+        t.push_float(3, seg[static_cast<std::size_t>(m)]);
+      }
+    }
+    return t;
+  }
+
+  const Query& q_;
+  SfsOptions o_;
+  std::int64_t ploidy_;
+  bool joint_ = false;
+  std::vector<int> pops_;
+  std::vector<std::int64_t> sizes_;
+  std::vector<SiteMap> maps_;         // one per population, or one for the joint spectrum
+  std::vector<std::uint64_t> short_;  // sites with fewer called alleles than the size
+  std::int64_t multiallelic_ = 0, unpolarised_ = 0;
+};
+
+// dadi's reverse_array: index j -> shape - 1 - j in every dimension, on the flat index.
+std::int64_t reversed(std::int64_t flat, const std::vector<std::int64_t>& shape) {
+  std::int64_t out = 0, stride = 1;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    const std::int64_t j = flat / stride % shape[i];
+    out += (shape[i] - 1 - j) * stride;
+    stride *= shape[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::unique_ptr<Statistic> make_projected_sfs(const Query& q, const SfsOptions& options) {
+  return std::make_unique<ProjectedSfs>(q, options);
+}
+
+}  // namespace vczstats::stats
+
+namespace vczstats {
+
+SpectrumArray spectrum_array(const Table& t, bool fold) {
+  SpectrumArray s;
+  std::vector<const Column*> derived;
+  std::vector<std::int64_t> sizes;
+  if (t.find("pop1") >= 0) {
+    for (int i = 1; t.find("pop" + std::to_string(i)) >= 0; ++i) {
+      const std::string k = std::to_string(i);
+      if (t.find("derived" + k) < 0)
+        throw UsageError("--format fs needs the unfolded spectrum (derived" + k + ")");
+      derived.push_back(&t.column("derived" + k));
+      if (t.rows() > 0) {
+        s.populations.push_back(t.column("pop" + k).label(0));
+        sizes.push_back(t.column("n" + k).ints[0]);
+      }
+    }
+  } else {
+    const Column& pop = t.column("population");
+    if (t.find("derived") < 0) throw UsageError("--format fs needs the unfolded spectrum");
+    for (std::int64_t r = 1; r < t.rows(); ++r)
+      if (pop.ints[static_cast<std::size_t>(r)] != pop.ints[0] ||
+          t.column("n").ints[static_cast<std::size_t>(r)] != t.column("n").ints[0])
+        throw UsageError(
+            "--format fs holds one spectrum: choose its populations with --joint A[,B,...] "
+            "(with --project), or select one population");
+    derived.push_back(&t.column("derived"));
+    if (t.rows() > 0) {
+      s.populations.push_back(pop.label(0));
+      sizes.push_back(t.column("n").ints[0]);
+    }
+  }
+  if (t.rows() == 0) throw UsageError("--format fs: no site entered the spectrum");
+  std::int64_t total = 1;
+  for (auto n : sizes) {
+    s.shape.push_back(n + 1);
+    total *= n + 1;
+  }
+  std::vector<double> data(static_cast<std::size_t>(total), 0.0);
+  const Column& count = t.column("count");
+  for (std::int64_t r = 0; r < t.rows(); ++r) {
+    std::int64_t flat = 0;
+    for (std::size_t i = 0; i < derived.size(); ++i)
+      flat = flat * s.shape[i] + derived[i]->ints[static_cast<std::size_t>(r)];
+    const auto ur = static_cast<std::size_t>(r);
+    data[static_cast<std::size_t>(flat)] +=
+        count.kind == Column::Kind::Float ? count.floats[ur] : static_cast<double>(count.ints[ur]);
+  }
+  std::vector<std::uint8_t> mask(static_cast<std::size_t>(total), 0);
+  mask.front() = mask.back() = 1;  // seen in no sample, and in all
+  s.folded = fold;
+  if (fold) {  // dadi's Spectrum.fold, step by step
+    std::int64_t samples = 0;
+    for (auto n : sizes) samples += n;
+    auto entry_total = [&](std::int64_t flat) {
+      std::int64_t sum = 0, stride = 1;
+      for (std::size_t i = s.shape.size(); i-- > 0;) {
+        sum += flat / stride % s.shape[i];
+        stride *= s.shape[i];
+      }
+      return sum;
+    };
+    const std::int64_t half = samples / 2;
+    std::vector<double> folded(data);
+    for (std::int64_t f = 0; f < total; ++f)
+      if (entry_total(f) > half)
+        folded[static_cast<std::size_t>(stats::reversed(f, s.shape))] +=
+            data[static_cast<std::size_t>(f)];
+    for (std::int64_t f = 0; f < total; ++f)
+      if (entry_total(f) > half) folded[static_cast<std::size_t>(f)] = 0;
+    for (std::int64_t f = 0; f < total; ++f)
+      if (2 * entry_total(f) == samples)
+        folded[static_cast<std::size_t>(f)] +=
+            -0.5 * data[static_cast<std::size_t>(f)] +
+            0.5 * data[static_cast<std::size_t>(stats::reversed(f, s.shape))];
+    std::vector<std::uint8_t> m(mask.size());
+    for (std::int64_t f = 0; f < total; ++f)
+      m[static_cast<std::size_t>(f)] =
+          mask[static_cast<std::size_t>(f)] ||
+          mask[static_cast<std::size_t>(stats::reversed(f, s.shape))] || entry_total(f) > half;
+    data = std::move(folded);
+    mask = std::move(m);
+  }
+  s.values = std::move(data);
+  s.mask = std::move(mask);
+  return s;
+}
+
+std::string fs_text(const SpectrumArray& s) {
+  std::string out;
+  for (auto d : s.shape) out += std::to_string(d) + " ";
+  out += s.folded ? "folded" : "unfolded";
+  for (const auto& p : s.populations) {
+    if (p.find('"') != std::string::npos)
+      throw UsageError("--format fs: population name '" + p + "' holds a double quote");
+    out += " \"" + p + "\"";
+  }
+  out += "\n";
+  char buf[64];
+  for (std::size_t i = 0; i < s.values.size(); ++i) {
+    const auto r = std::to_chars(buf, buf + sizeof buf, s.values[i]);
+    if (i) out += ' ';
+    out.append(buf, r.ptr);
+  }
+  out += "\n";
+  for (std::size_t i = 0; i < s.mask.size(); ++i) {
+    if (i) out += ' ';
+    out += s.mask[i] ? '1' : '0';
+  }
+  out += "\n";
+  return out;
+}
+
+}  // namespace vczstats
