@@ -132,7 +132,7 @@ class ProjectedSfs final : public Statistic {
         const std::int32_t* c = u.site(r, pops_[i]);
         n = c[0] + c[1];
         d = c[1 - anc];
-        return n >= sizes_[i];
+        return n >= (o_.preview ? 0 : sizes_[i]);  // preview: every site, for every size
       };
       if (joint_) {
         Key k;
