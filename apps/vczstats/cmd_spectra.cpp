@@ -35,6 +35,7 @@ void add_sfs(CLI::App& app) {
   struct Options {
     CommonOptions common;
     SfsOptions sfs;
+    WindowOptions windows;
     std::string ancestral = "ref";
   };
   auto o = std::make_shared<Options>();
@@ -59,7 +60,9 @@ void add_sfs(CLI::App& app) {
       "--project-preview: per population and n = 2..N (N: --project's, else all its alleles), "
       "the sites with at least n called alleles and the expected number of them segregating "
       "after projection to n (easySFS --preview). --format fs: the spectrum as a dadi/moments "
-      ".fs file (one spectrum: one population, or --joint).");
+      ".fs file (one spectrum: one population, or --joint). --window-size/--windows-file "
+      "(with --project): one spectrum per window, rows chrom, start, end, then the "
+      "spectrum's columns.");
   add_common_options(*cmd, o->common);
   add_population_option(*cmd, o->common);
   cmd->remove_option(cmd->get_option("--format"));
@@ -91,9 +94,20 @@ void add_sfs(CLI::App& app) {
                   "Ancestral allele: ref, aa (the store's variant_AA) or an ancestral FASTA; "
                   "sites where it is unknown are left out")
       ->capture_default_str();
+  add_bp_window_options(*cmd, o->windows, "the projected spectra (with --project)");
+  cmd->add_option("--windows-file", o->windows.file,
+                  "With --project: one spectrum per window of this file (BED, 0-based "
+                  "half-open, or CHROM BEG END, 1-based inclusive)")
+      ->group("Windows");
   cmd->callback([o] {
     QueryOptions qo = query_options(o->common);
     qo.ancestral = o->ancestral;
+    qo.windows = o->windows;
+    const bool windowed = o->windows.size > 0 || !o->windows.file.empty();
+    if (windowed && o->sfs.project.empty())
+      throw UsageError("sfs: windows (--window-size, --windows-file) need --project");
+    if (windowed && o->common.format == "fs")
+      throw UsageError("--format fs holds one spectrum: not with windows");
     const Query q = build_query(qo);
     if (o->common.format == "fs") return write_fs(o->common, q, o->sfs);
     run_table_command(o->common, q, [&q, &o] { return make_sfs(q, o->sfs); });

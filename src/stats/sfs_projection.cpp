@@ -54,9 +54,45 @@ std::vector<Entry> sorted_entries(const SiteMap& m) {
   return e;
 }
 
-class ProjectedSfs final : public Statistic {
+/// What a spectrum (or one window's) counts: per spectrum, the sites of each key; the sites
+/// left out.
+struct Tally {
+  std::vector<SiteMap> maps;               // one per population, or one for the joint spectrum
+  std::vector<std::uint64_t> short_sites;  // sites with fewer called alleles than the size
+  std::int64_t multiallelic = 0, unpolarised = 0;
+
+  void merge(const Tally& o) {
+    for (std::size_t i = 0; i < maps.size(); ++i)
+      for (const auto& [k, c] : o.maps[i]) maps[i][k] += c;
+    for (std::size_t i = 0; i < short_sites.size(); ++i) short_sites[i] += o.short_sites[i];
+    multiallelic += o.multiallelic;
+    unpolarised += o.unpolarised;
+  }
+  void save(ByteWriter& w) const {
+    for (const auto& m : maps) w.put_vector(sorted_entries(m));
+    w.put_vector(short_sites);
+    w.put(multiallelic);
+    w.put(unpolarised);
+  }
+  void load(ByteReader& r) {
+    for (auto& m : maps) {
+      m.clear();
+      for (const Entry& e : r.get_vector<Entry>()) m[e.key] += e.sites;
+    }
+    auto s = r.get_vector<std::uint64_t>();
+    if (s.size() != short_sites.size())
+      throw FormatError("statistic state: a projected spectrum of other populations");
+    short_sites = std::move(s);
+    multiallelic = r.get<std::int64_t>();
+    unpolarised = r.get<std::int64_t>();
+  }
+};
+
+/// The options of a projected spectrum resolved against the query (populations, sizes), the
+/// rule that counts a site, and the table a tally gives.
+class Projection {
  public:
-  ProjectedSfs(const Query& q, const SfsOptions& o)
+  Projection(const Query& q, const SfsOptions& o)
       : q_(q), o_(o), ploidy_(q.store.has_genotypes() ? q.store.ploidy() : 2) {
     if (o.preview && !o.joint.empty())
       throw UsageError("--project-preview: spectra of single populations; leave out --joint");
@@ -108,87 +144,58 @@ class ProjectedSfs final : public Statistic {
                          " MiB with its table), above --memory " + std::to_string(o.memory_mb) +
                          " MiB; project to fewer alleles or raise --memory");
     }
-    maps_.resize(joint_ ? 1 : pops_.size());
-    short_.assign(maps_.size(), 0);
   }
 
-  std::string name() const override { return "sfs"; }
-  PassNeeds needs() const override { return sfs_pass_needs(); }
-
-  void accumulate(const UnitData& u) override {
-    for (std::int64_t r = 0; r < u.rows(); ++r) {
-      if (!u.selected(r)) continue;
-      if (u.variants->num_alleles(r) != 2) {
-        ++multiallelic_;
-        continue;
-      }
-      const int anc = u.ancestral[static_cast<std::size_t>(r)];
-      if (anc != 0 && anc != 1) {
-        ++unpolarised_;
-        continue;
-      }
-      // Called alleles: the alleles of the calls, a partly missing call's called ones included.
-      auto alleles = [&](std::size_t i, std::int32_t& n, std::int32_t& d) {
-        const std::int32_t* c = u.site(r, pops_[i]);
-        n = c[0] + c[1];
-        d = c[1 - anc];
-        return n >= (o_.preview ? 0 : sizes_[i]);  // preview: every site, for every size
-      };
-      if (joint_) {
-        Key k;
-        bool kept = true;
-        for (std::size_t i = 0; i < pops_.size(); ++i)
-          kept = alleles(i, k.v[2 * i], k.v[2 * i + 1]) && kept;
-        if (kept)
-          ++maps_[0][k];
-        else
-          ++short_[0];
-      } else {
-        for (std::size_t i = 0; i < pops_.size(); ++i) {
-          Key k;
-          if (alleles(i, k.v[0], k.v[1]))
-            ++maps_[i][k];
-          else
-            ++short_[i];
-        }
-      }
-    }
-  }
-
-  void merge(Statistic& later) override {
-    auto& o = detail::same_statistic(*this, later);
-    for (std::size_t i = 0; i < maps_.size(); ++i)
-      for (const auto& [k, c] : o.maps_[i]) maps_[i][k] += c;
-    for (std::size_t i = 0; i < short_.size(); ++i) short_[i] += o.short_[i];
-    multiallelic_ += o.multiallelic_;
-    unpolarised_ += o.unpolarised_;
-  }
-
-  void save(ByteWriter& w) const override {
-    w.put_string("sfs-projected");
-    for (const auto& m : maps_) w.put_vector(sorted_entries(m));
-    w.put_vector(short_);
-    w.put(multiallelic_);
-    w.put(unpolarised_);
-  }
-  void load(ByteReader& r) override {
-    r.expect("sfs-projected");
-    for (auto& m : maps_) {
-      m.clear();
-      for (const Entry& e : r.get_vector<Entry>()) m[e.key] += e.sites;
-    }
-    auto s = r.get_vector<std::uint64_t>();
-    if (s.size() != short_.size())
-      throw FormatError("statistic state: a projected spectrum of other populations");
-    short_ = std::move(s);
-    multiallelic_ = r.get<std::int64_t>();
-    unpolarised_ = r.get<std::int64_t>();
-  }
-
-  Table finish() override {
-    Table t = o_.preview ? preview_table() : joint_ ? joint_table() : spectra_table();
-    t.note = note();
+  Tally empty() const {
+    Tally t;
+    t.maps.resize(joint_ ? 1 : pops_.size());
+    t.short_sites.assign(t.maps.size(), 0);
     return t;
+  }
+
+  /// Count row @p r of @p u into @p t.
+  void add_site(Tally& t, const UnitData& u, std::int64_t r) const {
+    if (u.variants->num_alleles(r) != 2) {
+      ++t.multiallelic;
+      return;
+    }
+    const int anc = u.ancestral[static_cast<std::size_t>(r)];
+    if (anc != 0 && anc != 1) {
+      ++t.unpolarised;
+      return;
+    }
+    // Called alleles: the alleles of the calls, a partly missing call's called ones included.
+    auto alleles = [&](std::size_t i, std::int32_t& n, std::int32_t& d) {
+      const std::int32_t* c = u.site(r, pops_[i]);
+      n = c[0] + c[1];
+      d = c[1 - anc];
+      return n >= (o_.preview ? 0 : sizes_[i]);  // preview: every site, for every size
+    };
+    if (joint_) {
+      Key k;
+      bool kept = true;
+      for (std::size_t i = 0; i < pops_.size(); ++i)
+        kept = alleles(i, k.v[2 * i], k.v[2 * i + 1]) && kept;
+      if (kept)
+        ++t.maps[0][k];
+      else
+        ++t.short_sites[0];
+    } else {
+      for (std::size_t i = 0; i < pops_.size(); ++i) {
+        Key k;
+        if (alleles(i, k.v[0], k.v[1]))
+          ++t.maps[i][k];
+        else
+          ++t.short_sites[i];
+      }
+    }
+  }
+
+  /// The spectra (or preview) of @p t, with the note.
+  Table table(const Tally& t) const {
+    Table out = o_.preview ? preview_table(t) : joint_ ? joint_table(t) : spectra_table(t);
+    out.note = note(t);
+    return out;
   }
 
  private:
@@ -227,19 +234,19 @@ class ProjectedSfs final : public Statistic {
     return out;
   }
 
-  std::string note() const {
+  std::string note(const Tally& tally) const {
     std::string s = "sfs: biallelic sites with a known ancestral allele, ";
     s += o_.preview ? "previewed" : "projected";
     s += " by hypergeometric sampling of called alleles";
-    s += "; left out: " + std::to_string(multiallelic_) + " multi-allelic, " +
-         std::to_string(unpolarised_) + " of unknown ancestral allele";
+    s += "; left out: " + std::to_string(tally.multiallelic) + " multi-allelic, " +
+         std::to_string(tally.unpolarised) + " of unknown ancestral allele";
     if (o_.preview) return s;
     auto kept = [](const SiteMap& m) {
       std::uint64_t k = 0;
       for (const auto& [key, c] : m) k += c;
       return k;
     };
-    for (std::size_t i = 0; i < maps_.size(); ++i) {
+    for (std::size_t i = 0; i < tally.maps.size(); ++i) {
       s += "; ";
       if (joint_) {
         for (std::size_t j = 0; j < pops_.size(); ++j)
@@ -248,13 +255,13 @@ class ProjectedSfs final : public Statistic {
       } else {
         s += q_.pops.names[static_cast<std::size_t>(pops_[i])] + "=" + std::to_string(sizes_[i]);
       }
-      s += ": " + std::to_string(kept(maps_[i])) + " sites projected, " +
-           std::to_string(short_[i]) + " left out with fewer called alleles";
+      s += ": " + std::to_string(kept(tally.maps[i])) + " sites projected, " +
+           std::to_string(tally.short_sites[i]) + " left out with fewer called alleles";
     }
     return s;
   }
 
-  Table spectra_table() const {
+  Table spectra_table(const Tally& tally) const {
     Table t;
     t.add("population", Column::Kind::Label, detail::population_labels(q_));
     t.add("n", Column::Kind::Int);
@@ -265,7 +272,7 @@ class ProjectedSfs final : public Statistic {
     for (std::size_t i = 0; i < pops_.size(); ++i) {
       const std::int64_t n = sizes_[i];
       std::vector<double> s(static_cast<std::size_t>(n + 1), 0.0);
-      for (const Entry& e : sorted_entries(maps_[i])) {
+      for (const Entry& e : sorted_entries(tally.maps[i])) {
         const std::int64_t lo = hypergeometric(e.key.v[0], e.key.v[1], n, w);
         const auto c = static_cast<double>(e.sites);
         for (std::size_t j = 0; j < w.size(); ++j) s[static_cast<std::size_t>(lo) + j] += c * w[j];
@@ -290,7 +297,7 @@ class ProjectedSfs final : public Statistic {
     return t;
   }
 
-  Table joint_table() const {
+  Table joint_table(const Tally& tally) const {
     const std::size_t k = pops_.size();
     // Dense array, row-major; dimensions past k have size 1.
     std::array<std::int64_t, kMaxJoint> dim{1, 1, 1, 1}, stride{0, 0, 0, 0};
@@ -303,7 +310,7 @@ class ProjectedSfs final : public Statistic {
     std::vector<double> a(static_cast<std::size_t>(total), 0.0);
     std::array<std::vector<double>, kMaxJoint> w;
     std::array<std::int64_t, kMaxJoint> lo{};
-    for (const Entry& e : sorted_entries(maps_[0])) {
+    for (const Entry& e : sorted_entries(tally.maps[0])) {
       for (std::size_t i = 0; i < kMaxJoint; ++i) {
         if (i < k) {
           lo[i] = hypergeometric(e.key.v[2 * i], e.key.v[2 * i + 1], sizes_[i], w[i]);
@@ -377,7 +384,7 @@ class ProjectedSfs final : public Statistic {
   // For each population and each n = 2 .. N (N: --project's size, else the population's
   // alleles): the sites with at least n called alleles, and the expected number of them
   // segregating after projection to n, 1 - P(0 derived) - P(n derived).
-  Table preview_table() const {
+  Table preview_table(const Tally& tally) const {
     Table t;
     t.add("population", Column::Kind::Label, detail::population_labels(q_));
     t.add("n", Column::Kind::Int);
@@ -387,7 +394,7 @@ class ProjectedSfs final : public Statistic {
       const std::int64_t top = sizes_[i];
       std::vector<std::uint64_t> sites(static_cast<std::size_t>(top + 1), 0);
       std::vector<double> seg(static_cast<std::size_t>(top + 1), 0.0);
-      for (const Entry& e : sorted_entries(maps_[i])) {
+      for (const Entry& e : sorted_entries(tally.maps[i])) {
         const std::int64_t n = e.key.v[0], d = e.key.v[1];
         const auto c = static_cast<double>(e.sites);
         double p0 = 1, pn = 1;  // P(no derived allele), P(all derived) among m drawn
@@ -415,9 +422,121 @@ class ProjectedSfs final : public Statistic {
   bool joint_ = false;
   std::vector<int> pops_;
   std::vector<std::int64_t> sizes_;
-  std::vector<SiteMap> maps_;         // one per population, or one for the joint spectrum
-  std::vector<std::uint64_t> short_;  // sites with fewer called alleles than the size
-  std::int64_t multiallelic_ = 0, unpolarised_ = 0;
+};
+
+/// A projected spectrum (or preview) of the whole selection.
+class ProjectedSfs final : public Statistic {
+ public:
+  ProjectedSfs(const Query& q, const SfsOptions& o) : p_(q, o), all_(p_.empty()) {}
+  std::string name() const override { return "sfs"; }
+  PassNeeds needs() const override { return sfs_pass_needs(); }
+  void accumulate(const UnitData& u) override {
+    for (std::int64_t r = 0; r < u.rows(); ++r)
+      if (u.selected(r)) p_.add_site(all_, u, r);
+  }
+  void merge(Statistic& later) override { all_.merge(detail::same_statistic(*this, later).all_); }
+  void save(ByteWriter& w) const override {
+    w.put_string("sfs-projected");
+    all_.save(w);
+  }
+  void load(ByteReader& r) override {
+    r.expect("sfs-projected");
+    all_.load(r);
+  }
+  Table finish() override { return p_.table(all_); }
+
+ private:
+  Projection p_;
+  Tally all_;
+};
+
+/// One projected spectrum per window (--window-size, --windows-file, ...): rows chrom, start,
+/// end, then the spectrum's columns. Windows and their partitions: windows.hpp; merging
+/// partitions as the windowed statistics of windowed.cpp do.
+class WindowedProjectedSfs final : public Statistic {
+ public:
+  using Acc = WindowAccumulator<Tally>;
+  WindowedProjectedSfs(const Query& q, const SfsOptions& o)
+      : q_(q), p_(q, o), filter_(q), contigs_(detail::contig_labels(q)), acc_(q.windows, [this] {
+          return p_.empty();
+        }) {
+    if (o.preview) throw UsageError("--project-preview: of the whole selection, not per window");
+    acc_.on_backlog([this] { rows_of(acc_.take_closed()); });
+    rows_of({});  // the columns
+  }
+  std::string name() const override { return "sfs"; }
+  PassNeeds needs() const override {
+    PassNeeds n = sfs_pass_needs();
+    n.positions = true;
+    return n;
+  }
+  void begin(const SiteCursor& cursor) override { acc_.begin(cursor); }
+  void accumulate(const UnitData& u) override {
+    detail::for_each_windowed_site(filter_, u,
+                                   [&](const WindowGroup& g, std::int64_t pos, std::int64_t r) {
+                                     acc_.add(g, pos, [&](Tally& t) { p_.add_site(t, u, r); });
+                                   });
+  }
+  Table take_rows() override {
+    return detail::take_window_rows(rows_, acc_.take_closed(),
+                                    [this](const auto& w) { rows_of(w); });
+  }
+  void merge(Statistic& later) override {
+    auto& o = detail::same_statistic(*this, later);
+    detail::merge_windows(acc_, rows_, o.acc_, o.rows_, [this](const auto& w) { rows_of(w); });
+  }
+  void save(ByteWriter& w) const override {
+    w.put_string("sfs-windows");
+    rows_.save(w);
+    acc_.save(w, [](ByteWriter& out, const Tally& t) { t.save(out); });
+  }
+  void load(ByteReader& r) override {
+    r.expect("sfs-windows");
+    rows_.load(r);
+    acc_.load(r, [](ByteReader& in, Tally& t) { t.load(in); });
+  }
+  Table finish() override {
+    return stats::detail::take_window_rows(rows_, acc_.finish(),
+                                           [this](const auto& w) { rows_of(w); });
+  }
+
+ private:
+  // Append each window's spectrum rows, after chrom, start, end (the first call sets up the
+  // columns from an empty tally's table).
+  void rows_of(const std::vector<Acc::Window>& windows) {
+    if (rows_.columns.empty()) {
+      const Table t = p_.table(p_.empty());
+      rows_.add("chrom", Column::Kind::Label, contigs_);
+      rows_.add("start", Column::Kind::Int);
+      rows_.add("end", Column::Kind::Int);
+      for (const Column& c : t.columns) rows_.add(c.name, c.kind, c.labels);
+      rows_.note = "windows: start and end are 1-based and inclusive; " +
+                   t.note.substr(0, t.note.find("; left out"));
+    }
+    for (const auto& w : windows) {
+      const Table t = p_.table(w.sums);
+      for (std::int64_t r = 0; r < t.rows(); ++r) {
+        rows_.push_int(0, w.contig);
+        rows_.push_int(1, w.start);
+        rows_.push_int(2, w.end);
+        for (std::size_t c = 0; c < t.columns.size(); ++c) {
+          const Column& col = t.columns[c];
+          const int to = static_cast<int>(c) + 3;
+          if (col.kind == Column::Kind::Float)
+            rows_.push_float(to, col.floats[static_cast<std::size_t>(r)]);
+          else
+            rows_.push_int(to, col.ints[static_cast<std::size_t>(r)]);
+        }
+      }
+    }
+  }
+
+  const Query& q_;
+  Projection p_;
+  SiteFilter filter_;
+  std::shared_ptr<const std::vector<std::string>> contigs_;
+  Acc acc_;
+  Table rows_;
 };
 
 // dadi's reverse_array: index j -> shape - 1 - j in every dimension, on the flat index.
@@ -434,6 +553,9 @@ std::int64_t reversed(std::int64_t flat, const std::vector<std::int64_t>& shape)
 }  // namespace
 
 std::unique_ptr<Statistic> make_projected_sfs(const Query& q, const SfsOptions& options) {
+  const auto& w = q.window_options;
+  if (w.size > 0 || w.variants > 0 || !w.file.empty())
+    return std::make_unique<WindowedProjectedSfs>(q, options);
   return std::make_unique<ProjectedSfs>(q, options);
 }
 

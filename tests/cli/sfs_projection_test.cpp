@@ -2,7 +2,7 @@
 //  - tests/tools/ref_sfs_project.py: the hypergeometric projection in exact rational
 //    arithmetic (Fraction, math.comb) from the VCF text, on random VCFs with missing and partly
 //    missing calls, multi-allelic sites and INFO/AA, for 1 to 4 populations, folded and
-//    unfolded; tolerance 1e-12 relative (plus 1e-15 absolute);
+//    unfolded, whole or per bp window; tolerance 1e-12 relative (plus 1e-15 absolute);
 //  - projecting to the full sample on complete data is today's sfs, exactly;
 //  - a .fs reader written here from dadi's file format (dimensions, folded|unfolded, quoted
 //    population names; values; mask) reads back the values, mask and names, and the folded
@@ -147,8 +147,9 @@ TEST(CliSfsProjection, MatchesExactReferenceOnRandomData) {
              "--project 3 --joint pop3,pop1,pop2 --ancestral aa",
              "--project pop0=2,pop1=3,pop2=2,pop3=4 --joint pop0,pop1,pop2,pop3",
              "--project 3 --joint pop0,pop1,pop2,pop3 --folded --ancestral aa",
-             "--project-preview --project 10",
-             "--project-preview --project pop2=9 --ancestral aa"}},
+             "--project-preview --project 10", "--project-preview --project pop2=9 --ancestral aa",
+             "--project 5 --window-size 900",
+             "--project 3 --joint pop2,pop1 --folded --window-size 2500"}},
            {"one_pop_dense_missing",
             "--seed 12 --samples 9 --variants 150 --pops 1 --missing 0.3 --partial 0.1 "
             "--multiallelic 0.2",
@@ -176,7 +177,8 @@ TEST(CliSfsProjection, SplitsAndThreadsGiveIdenticalBytes) {
   const Store s =
       random_store(dir, "split", "--seed 13 --samples 30 --variants 300 --pops 3 --missing 0.05");
   for (const std::string opt : {"--project 9", "--project 5 --joint pop0,pop1,pop2 --folded",
-                                "--project-preview", "--project 7 --joint pop2,pop1 --format fs"}) {
+                                "--project-preview", "--project 7 --joint pop2,pop1 --format fs",
+                                "--project 6 --window-size 1500 --joint pop1,pop0"}) {
     const std::string base =
         binary() + " sfs " + shell_quote(s.store) + " -P " + shell_quote(s.pops) + " " + opt;
     const std::string one = run_ok(base + " -t 1");
@@ -291,6 +293,9 @@ TEST(CliSfsProjection, BadOptionsAreOneLineErrors) {
            {"--project 3 --format fs", "one spectrum"},
            {"--project-preview --joint pop0,pop1", "--joint"},
            {"--project-preview --format fs", "--project-preview"},
+           {"--window-size 1000", "need --project"},
+           {"--project 3 --joint pop0 --window-size 1000 --format fs", "not with windows"},
+           {"--project-preview --project 3 --window-size 1000", "per window"},
        }) {
     const auto r = run(base + opt);
     EXPECT_NE(r.exit_code, 0) << opt;

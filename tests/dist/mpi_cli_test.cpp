@@ -110,6 +110,8 @@ std::vector<std::string> commands(const vcztest::TempDir& dir, const std::string
       "sfs " + p + "--project 5 --folded",
       "sfs " + p + "--project A=4,B=3,C=5 --joint C,A,B --format fs",
       "sfs " + p + "--project-preview --project 9",
+      "sfs " + p + "--project 4 --window-size 700 --joint B,A",
+      "sfs " + p + "--project 3 --windows-file " + shell_quote(bed.string()),
   };
   if (store.ploidy() == 2) c.push_back("afdist " + s + "--method zarr-afdist --bins 7");
   return c;

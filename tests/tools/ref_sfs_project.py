@@ -9,8 +9,9 @@ library only.
       (0/., ./1) with --partial, sites with two ALT alleles with --multiallelic, INFO/AA
       (REF, ALT, lower case, or N) on a fraction --aa of the sites; and a population file.
   ref_sfs_project.py sfs VCF -P POPS --project N|POP=N,... [--joint A,B,...] [--folded]
-        [--ancestral ref|aa] [--preview]
-      the spectra as vczstats prints them (TSV).
+        [--ancestral ref|aa] [--preview] [--window-size W]
+      the spectra as vczstats prints them (TSV); --window-size: one per bp window of W from
+      the first site (one contig), rows chrom, start, end and the spectrum's columns.
 
 Definitions (written from Marth et al. 2004 and dadi's documentation, not from vczstats):
 a site enters when it has exactly two alleles (REF and one ALT) and a known ancestral allele.
@@ -89,7 +90,7 @@ def read_vcf(path):
                 if item.startswith("AA="):
                     aa = item[3:].split("|")[0]
             calls = [c.split(":")[0].replace("|", "/").split("/") for c in fields[9:]]
-            sites.append((alleles, aa, calls))
+            sites.append((alleles, aa, calls, int(fields[1])))
     return samples, sites
 
 
@@ -136,7 +137,8 @@ def cmd_sfs(args):
             spec[""] = int(item)
     size = lambda p: spec.get(p, spec.get(""))
     counted = []  # per site: {pop: (n, d)} of sites that enter
-    for alleles, aa, calls in sites:
+    positions = [site[3] for site in sites]
+    for alleles, aa, calls, pos in sites:
         if len(alleles) != 2:
             continue
         anc = ancestral(alleles, aa, args.ancestral)
@@ -146,8 +148,32 @@ def cmd_sfs(args):
         for p, members in pops.items():
             called = [a for m in members for a in calls[m] if a != "."]
             nd[p] = (len(called), sum(1 for a in called if int(a) != anc))
+        nd["_pos"] = pos
         counted.append(nd)
-    out = sys.stdout
+    if args.window_size:  # bp windows from the first site, the last one ending at the last site
+        first, last, w = positions[0], positions[-1], args.window_size
+        for k in range((last - first) // w + 1):
+            start, end = first + k * w, min(first + (k + 1) * w - 1, last)
+            body = Lines()
+            spectra(args, names, spec, size, [nd for nd in counted if start <= nd["_pos"] <= end],
+                    body)
+            if k == 0:
+                sys.stdout.write("chrom\tstart\tend\t" + body.lines[0])
+            for line in body.lines[1:]:
+                sys.stdout.write(f"chr1\t{start}\t{end}\t{line}")
+        return
+    spectra(args, names, spec, size, counted, sys.stdout)
+
+
+class Lines:
+    def __init__(self):
+        self.lines = []
+
+    def write(self, text):
+        self.lines.append(text)
+
+
+def spectra(args, names, spec, size, counted, out):
     if args.preview:
         use = [p for p in names if p in spec or "" in spec]
         out.write("population\tn\tsites\tsegregating_sites\n")
@@ -236,6 +262,7 @@ def main():
     s.add_argument("--joint", default="")
     s.add_argument("--folded", action="store_true")
     s.add_argument("--preview", action="store_true")
+    s.add_argument("--window-size", type=int, default=0)
     s.add_argument("--ancestral", default="ref", choices=("ref", "aa"))
     args = ap.parse_args()
     if args.cmd == "vcf":
