@@ -12,9 +12,9 @@
 #
 # It simulates (once, cached under .data/bench/) a store of two populations with 0.1% missing
 # calls, runs each command once untimed (page cache), then RUNS times, and prints the median
-# wall seconds of `sfs`, `sfs --project N`, `sfs --project N --joint pop0,pop1` and
-# `sfs --project-preview --project N`, each relative to the plain `sfs` (the issue's goal:
-# --project N at most 1.5x the plain spectrum).
+# wall seconds and CPU seconds (user + system) of `sfs`, `sfs --project N`,
+# `sfs --project N --joint pop0,pop1` and `sfs --project-preview --project N`, each relative
+# to the plain `sfs` (the issue's goal: --project N at most 1.5x the plain spectrum).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -51,24 +51,28 @@ common=(-P "$pops" --device "$device")
 [ -n "$threads" ] && common+=(-t "$threads")
 
 median() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
-time_cmd() {  # median wall seconds of RUNS runs of vczstats sfs STORE "$@"
+# Median wall seconds and median CPU seconds (user + system: fairer on a loaded machine) of
+# RUNS runs of vczstats sfs STORE "$@".
+time_cmd() {
   "$vczstats" sfs "$store" "${common[@]}" "$@" >/dev/null
+  local log
+  log=$(mktemp)
   for _ in $(seq "$runs"); do
-    local t0 t1
-    t0=$(date +%s.%N)
-    "$vczstats" sfs "$store" "${common[@]}" "$@" >/dev/null
-    t1=$(date +%s.%N)
-    echo "$t1 - $t0" | bc -l
-  done | median
+    /usr/bin/time -a -o "$log" -f "%e %U %S" "$vczstats" sfs "$store" "${common[@]}" "$@" >/dev/null
+  done
+  echo "$(awk '{print $1}' "$log" | median) $(awk '{print $2 + $3}' "$log" | median)"
+  rm -f "$log"
 }
 
 echo "store: $store ($samples samples, $variants variants, 0.1% missing), device $device," \
-  "$(nproc) cores, median of $runs"
-base=$(time_cmd)
-printf '%-45s %8.3f s\n' "sfs" "$base"
+  "$(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), median of $runs"
+read -r base_wall base_cpu <<<"$(time_cmd)"
+printf '%-45s %8s %8s %7s %7s\n' command wall_s cpu_s wall_x cpu_x
+printf '%-45s %8.3f %8.3f\n' "sfs" "$base_wall" "$base_cpu"
 for args in "--project $size" "--project $size --joint pop0,pop1" \
   "--project-preview --project $size"; do
   # shellcheck disable=SC2086
-  t=$(time_cmd $args)
-  printf '%-45s %8.3f s  %5.2fx\n' "sfs $args" "$t" "$(echo "$t / $base" | bc -l)"
+  read -r wall cpu <<<"$(time_cmd $args)"
+  printf '%-45s %8.3f %8.3f %6.2fx %6.2fx\n' "sfs $args" "$wall" "$cpu" \
+    "$(echo "$wall / $base_wall" | bc -l)" "$(echo "$cpu / $base_cpu" | bc -l)"
 done
