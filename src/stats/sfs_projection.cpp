@@ -26,6 +26,7 @@ namespace vczstats::stats {
 namespace {
 
 constexpr std::size_t kMaxJoint = 4;
+constexpr std::int64_t kPreviewSizes = 500;  // --project-preview's largest n by default
 
 /// Called and derived alleles in each population of a spectrum: n0, d0, n1, d1, ...
 struct Key {
@@ -117,7 +118,9 @@ class Projection {
     for (int p : pops_) {
       const std::string& name = q.pops.names[static_cast<std::size_t>(p)];
       const std::int64_t full = q.pops.sizes[static_cast<std::size_t>(p)] * ploidy_;
-      std::int64_t n = full;  // preview without --project: every size up to the sample's
+      // Preview without --project: sizes up to the sample's, at most kPreviewSizes (the
+      // preview costs distinct (n, d) pairs x sizes).
+      std::int64_t n = std::min(full, kPreviewSizes);
       if (auto it = sizes.find(""); it != sizes.end()) {
         n = it->second;
       } else if (auto named = sizes.find(name); named != sizes.end()) {
@@ -308,20 +311,42 @@ class Projection {
       total *= dim[i];
     }
     std::vector<double> a(static_cast<std::size_t>(total), 0.0);
+    // Keys sorted: those sharing the counts of the first k - 1 populations are consecutive.
+    // Their last population's weights are summed first (acc), then spread over the others'
+    // once: keys x (N_k + 1) + prefixes x (N_1 + 1)...(N_k + 1) products, not keys x all.
     std::array<std::vector<double>, kMaxJoint> w;
     std::array<std::int64_t, kMaxJoint> lo{};
-    for (const Entry& e : sorted_entries(tally.maps[0])) {
+    const std::size_t last = k - 1;
+    const auto entries = sorted_entries(tally.maps[0]);
+    std::vector<double> acc, wl;
+    for (std::size_t first = 0, end = 0; first < entries.size(); first = end) {
+      const Key& key = entries[first].key;
+      auto same_prefix = [&](const Key& o) {
+        return std::equal(key.v.begin(), key.v.begin() + static_cast<std::ptrdiff_t>(2 * last),
+                          o.v.begin());
+      };
+      acc.assign(static_cast<std::size_t>(dim[last]), 0.0);
+      for (end = first; end < entries.size() && same_prefix(entries[end].key); ++end) {
+        const Entry& e = entries[end];
+        const std::int64_t l =
+            hypergeometric(e.key.v[2 * last], e.key.v[2 * last + 1], sizes_[last], wl);
+        const auto c = static_cast<double>(e.sites);
+        for (std::size_t j = 0; j < wl.size(); ++j)
+          acc[static_cast<std::size_t>(l) + j] += c * wl[j];
+      }
       for (std::size_t i = 0; i < kMaxJoint; ++i) {
-        if (i < k) {
-          lo[i] = hypergeometric(e.key.v[2 * i], e.key.v[2 * i + 1], sizes_[i], w[i]);
+        if (i < last) {
+          lo[i] = hypergeometric(key.v[2 * i], key.v[2 * i + 1], sizes_[i], w[i]);
+        } else if (i == last) {
+          lo[i] = 0;
+          w[i] = acc;
         } else {
           lo[i] = 0;
           w[i].assign(1, 1.0);
         }
       }
-      const auto c = static_cast<double>(e.sites);
       for (std::size_t i0 = 0; i0 < w[0].size(); ++i0) {
-        const double x0 = c * w[0][i0];
+        const double x0 = w[0][i0];
         const std::int64_t b0 = (lo[0] + static_cast<std::int64_t>(i0)) * stride[0];
         for (std::size_t i1 = 0; i1 < w[1].size(); ++i1) {
           const double x1 = x0 * w[1][i1];
