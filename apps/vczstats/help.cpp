@@ -73,7 +73,8 @@ const CommandHelp kCommands[] = {
      " --window-size 500000 --stats pi,tajima_d,dxy,fst_hudson"},
     {"sfs", kDiversity, "Site frequency spectrum per population (or joint)",
      "vczstats sfs " VCZ_STORE VCZ_POPS " --folded\n"
-     "vczstats sfs " VCZ_STORE VCZ_POPS " --joint HG,NA"},
+     "vczstats sfs " VCZ_STORE VCZ_POPS " --project-preview\n"
+     "vczstats sfs " VCZ_STORE VCZ_POPS " --project 6 --joint HG,NA --format fs -o hg_na.fs"},
     {"fstats", kDiversity, "Patterson's f2, f3 and D with block-jackknife errors",
      "vczstats fstats " VCZ_STORE VCZ_POPS " --f2 HG,NA --blocks 500"},
     {"haplotypes", kHaplotypes, "Haplotype diversity and Garud's H per window",

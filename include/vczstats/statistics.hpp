@@ -69,11 +69,35 @@ std::unique_ptr<Statistic> make_scan(const Query& q, const ScanOptions& options)
 struct SfsOptions {
   bool folded = false;
   bool scaled = false;
-  std::string joint;  ///< "A,B": the joint spectrum of two populations
+  std::string joint;  ///< "A,B": the joint spectrum of two populations (1 to 4 with project)
+  /// "N" or "POP=N,...": project each site's called alleles to N by hypergeometric sampling
+  /// (sites with fewer called alleles are left out); empty: complete calls only.
+  std::string project;
+  bool preview = false;           ///< per population and n: sites kept, segregating sites
+  std::int64_t memory_mb = 1024;  ///< largest joint projected spectrum (array and table), MiB
 };
 /// @brief Site frequency spectra. Table: population, n, derived|folded, count[, scaled]; joint:
-/// pop1, pop2, n1, n2, derived1, derived2 (or folded1, folded2), count.
+/// pop1, pop2, n1, n2, derived1, derived2 (or folded1, folded2), count. Projected: the same
+/// columns with a float count (joint: pop1..popK, n1..nK, derived1..K, count); preview:
+/// population, n, sites, segregating_sites.
 std::unique_ptr<Statistic> make_sfs(const Query& q, const SfsOptions& options);
+
+/// @brief A site frequency spectrum as a dense array, as dadi's and moments' Spectrum holds it.
+struct SpectrumArray {
+  std::vector<std::string> populations;  ///< one per dimension
+  std::vector<std::int64_t> shape;       ///< alleles + 1 per population
+  std::vector<double> values;            ///< row-major
+  std::vector<std::uint8_t> mask;        ///< 1: masked (corners; folded: past the diagonal)
+  bool folded = false;
+};
+/// @brief The array of an unfolded sfs table holding one spectrum (one population's 1-D rows,
+/// or a joint one), folded as dadi's Spectrum.fold() when @p fold: entries whose derived
+/// counts sum past half the alleles are added to their mirror image and masked, entries at
+/// exactly half are averaged with theirs. @throws UsageError for several spectra or none.
+SpectrumArray spectrum_array(const Table& unfolded, bool fold);
+/// @brief The text of a dadi/moments .fs file: dimensions, folded|unfolded and the quoted
+/// population names; the values; the mask (1 masked), each on one line.
+std::string fs_text(const SpectrumArray& spectrum);
 
 /// @brief Options of the f-statistics (exactly one of f2, f3, d).
 struct FstatsOptions {

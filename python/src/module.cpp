@@ -302,11 +302,19 @@ void bind_statistics(py::module_& m) {
       py::arg("query"), py::arg("statistics"), py::arg("pairs") = "", py::arg("pbs") = "", keep);
   m.def(
       "make_sfs",
-      [](const Query& q, bool folded, bool scaled, const std::string& joint) {
-        return make_sfs(q, {folded, scaled, joint});
+      [](const Query& q, bool folded, bool scaled, const std::string& joint,
+         const std::string& project, bool preview, std::int64_t memory_mb) {
+        SfsOptions o;
+        o.folded = folded;
+        o.scaled = scaled;
+        o.joint = joint;
+        o.project = project;
+        o.preview = preview;
+        o.memory_mb = memory_mb;
+        return make_sfs(q, o);
       },
       py::arg("query"), py::arg("folded") = false, py::arg("scaled") = false, py::arg("joint") = "",
-      keep);
+      py::arg("project") = "", py::arg("preview") = false, py::arg("memory_mb") = 1024, keep);
   m.def(
       "make_fstats",
       [](const Query& q, const std::string& f2, const std::string& f3, const std::string& d,

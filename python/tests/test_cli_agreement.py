@@ -129,11 +129,32 @@ def test_window_stats(cli, store, small_pops):
     ({}, []), ({"folded": True, "scaled": True}, ["--folded", "--scaled"]),
     ({"joint": ("P0", "P1")}, ["--joint", "P0,P1"]),
     ({"joint": "P0,P2", "folded": True}, ["--joint", "P0,P2", "--folded"]),
+    ({"project": 4, "folded": True}, ["--project", 4, "--folded"]),
+    ({"project": {"P0": 3, "P2": 4}, "joint": ("P2", "P0")}, ["--project", "P0=3,P2=4",
+                                                               "--joint", "P2,P0"]),
+    ({"project": 4, "project_preview": True}, ["--project", 4, "--project-preview"]),
 ])
 def test_sfs(cli, store, small_pops, options, args):
     pops, sets = small_pops
     r = vczstats.sfs(store, sample_sets=sets, progress=False, **options)
     assert_same(r, cli_frame(cli, "sfs", store.path, "-P", pops, *args))
+
+
+@pytest.mark.parametrize("folded", [False, True])
+def test_sfs_array_is_the_fs_file(cli, store, small_pops, folded):
+    """sfs_array's values, mask and populations are those of `sfs --format fs`."""
+    pops, sets = small_pops
+    a, names = vczstats.sfs_array(store, project={"P1": 3, "P0": 4}, joint=("P1", "P0"),
+                                  folded=folded, sample_sets=sets, progress=False)
+    text = run_cli(cli, "sfs", store.path, "-P", pops, "--project", "P1=3,P0=4", "--joint",
+                   "P1,P0", "--format", "fs", *(["--folded"] if folded else []))
+    header, values, mask = [line for line in text.splitlines() if not line.startswith("#")]
+    words = header.split()
+    assert words[:3] == ["4", "5", "folded" if folded else "unfolded"]
+    assert header.split('"')[1::2] == names == ["P1", "P0"]
+    assert a.shape == (4, 5)
+    np.testing.assert_allclose(a.data.ravel(), [float(v) for v in values.split()], rtol=1e-12)
+    assert a.mask.ravel().astype(int).tolist() == [int(m) for m in mask.split()]
 
 
 @pytest.mark.parametrize("options,args", [

@@ -23,8 +23,8 @@ from ._args import (Windows, windows_by_position, windows_by_variant, windows_fr
 from ._result import Result
 from ._tables import read_table
 from ._stats import (afdist, allele_frequencies, divergence, diversity, fstats, genotype_counts,
-                     hardy_weinberg, sample_stats, scan_statistics, sfs, variant_missingness,
-                     window_stats)
+                     hardy_weinberg, sample_stats, scan_statistics, sfs, sfs_array,
+                     variant_missingness, window_stats)
 from ._store import Chunk, ChunkIterator, Store, open
 from ._core import DeviceArray
 
@@ -50,6 +50,6 @@ __all__ = [
     "windows_by_position", "windows_by_variant", "windows_from_breakpoints",
     "windows_from_intervals", "afdist", "allele_frequencies", "genotype_counts",
     "hardy_weinberg", "variant_missingness", "sample_stats", "diversity", "divergence",
-    "window_stats", "scan_statistics", "read_table", "sfs", "fstats", "gpu_count", "plot",
+    "window_stats", "scan_statistics", "read_table", "sfs", "sfs_array", "fstats", "gpu_count", "plot",
     "UsageError", "IoError", "FormatError", "CudaError", "InternalError", "Error", "__version__",
 ]

@@ -24,6 +24,8 @@ import os
 import warnings
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
+import numpy as np
+
 from . import _core
 from ._args import QueryArgs
 from ._progress import Progress
@@ -172,16 +174,77 @@ def scan_statistics() -> Dict[str, str]:
 
 
 def sfs(store: Any, *, folded: bool = False, scaled: bool = False,
-        joint: Union[None, str, Sequence[str]] = None, **kwargs: Any) -> Result:
+        joint: Union[None, str, Sequence[str]] = None,
+        project: Union[None, int, str, Dict[str, int]] = None, project_preview: bool = False,
+        memory: int = 1024, **kwargs: Any) -> Result:
     """Site frequency spectra per population (``vczstats sfs``): population, n, derived (or
     folded), count[, scaled]; ``joint=("A", "B")`` gives the 2-D spectrum of two populations.
     Biallelic sites where every member has a complete call; polarised by ``ancestral``.
 
+    ``project=N`` (or ``{"A": N, "B": M}``, or ``"A=N,B=M"``): project every site with at least
+    N called alleles to N by hypergeometric sampling (``sfs --project``; counts are floats;
+    ``joint`` takes 1 to 4 populations; sites left out are counted in ``result.note``).
+    ``project_preview=True``: population, n, sites, segregating_sites (``--project-preview``).
+    :func:`sfs_array` gives the spectrum as dadi and moments hold it.
+
     >>> s = vczstats.sfs(store, folded=True)                          # doctest: +SKIP
     >>> vczstats.plot.sfs(s)                                          # doctest: +SKIP
+    >>> p = vczstats.sfs(store, project=20, joint=("A", "B"))          # doctest: +SKIP
     """
     return _run("sfs", store,
-                lambda q: _core.make_sfs(q, bool(folded), bool(scaled), _names(joint)), **kwargs)
+                lambda q: _core.make_sfs(q, bool(folded), bool(scaled), _names(joint),
+                                         _projection(project), bool(project_preview),
+                                         int(memory)), **kwargs)
+
+
+def _projection(project: Union[None, int, str, Dict[str, int]]) -> str:
+    if project is None:
+        return ""
+    if isinstance(project, dict):
+        return ",".join(f"{k}={int(v)}" for k, v in project.items())
+    return str(project)
+
+
+def sfs_array(store: Any, *, project: Union[int, str, Dict[str, int]],
+              joint: Union[None, str, Sequence[str]] = None, folded: bool = False,
+              **kwargs: Any) -> Tuple[Any, List[str]]:
+    """The projected spectrum as a dense ``numpy.ma.MaskedArray`` of shape (N1+1, ..., NK+1)
+    in the order of ``joint`` (or of the one population of the query), and the population
+    names: the array of ``vczstats sfs --project ... --format fs``. Masked: the corners
+    (no derived allele, all derived); ``folded=True`` folds as ``dadi.Spectrum.fold()`` (an
+    entry past half the alleles moves onto its mirror image and is masked; one at exactly
+    half is averaged with its mirror image). ``dadi.Spectrum(a, pop_ids=names)`` or
+    ``moments.Spectrum(a, pop_ids=names)`` take it.
+
+    >>> a, pops = vczstats.sfs_array(store, project=20, joint=("A", "B"))  # doctest: +SKIP
+    """
+    r = sfs(store, project=project, joint=joint, **kwargs)
+    if "pop1" in r.columns:
+        k = sum(1 for c in r.columns if c.startswith("derived"))
+        names = [str(r[f"pop{i + 1}"][0]) for i in range(k)]
+        sizes = [int(r[f"n{i + 1}"][0]) for i in range(k)]
+        index = tuple(r[f"derived{i + 1}"] for i in range(k))
+    else:
+        pops = r["population"]
+        if len(set(pops)) != 1:
+            raise ValueError("sfs_array: one spectrum: give joint=(...) or select one population")
+        names, sizes, index = [str(pops[0])], [int(r["n"][0])], (r["derived"],)
+    data = np.zeros([n + 1 for n in sizes])
+    data[index] = r["count"]
+    mask = np.zeros(data.shape, dtype=bool)
+    mask.flat[0] = mask.flat[-1] = True
+    if folded:  # dadi's Spectrum.fold, step by step
+        flip = tuple(slice(None, None, -1) for _ in sizes)
+        total = np.indices(data.shape).sum(axis=0)
+        samples = sum(sizes)
+        past = total > samples // 2
+        out = data + np.where(past, data, 0)[flip]
+        out[past] = 0
+        middle = np.where(2 * total == samples, data, 0)
+        out += -0.5 * middle + 0.5 * middle[flip]
+        mask = mask | mask[flip] | past
+        data = out
+    return np.ma.masked_array(data, mask=mask), names
 
 
 def fstats(store: Any, *, f2: Union[None, str, Sequence[str]] = None,
@@ -198,5 +261,6 @@ def fstats(store: Any, *, f2: Union[None, str, Sequence[str]] = None,
 
 __all__: List[str] = [
     "afdist", "allele_frequencies", "genotype_counts", "hardy_weinberg", "variant_missingness",
-    "sample_stats", "diversity", "divergence", "window_stats", "scan_statistics", "sfs", "fstats",
+    "sample_stats", "diversity", "divergence", "window_stats", "scan_statistics", "sfs", "sfs_array",
+    "fstats",
 ]

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "stats/sfs_projection.hpp"
 #include "stats/statistic_support.hpp"
 #include "vczstats/exact_sum.hpp"
 #include "vczstats/statistics.hpp"
@@ -32,13 +33,7 @@ class Sfs final : public Statistic {
     }
   }
   std::string name() const override { return "sfs"; }
-  PassNeeds needs() const override {
-    PassNeeds n;
-    n.counts = true;
-    n.alleles = true;
-    n.ancestral = true;
-    return n;
-  }
+  PassNeeds needs() const override { return stats::sfs_pass_needs(); }
 
   void accumulate(const UnitData& u) override {
     for (std::int64_t r = 0; r < u.rows(); ++r) {
@@ -361,6 +356,7 @@ class Fstats final : public Statistic {
 }  // namespace
 
 std::unique_ptr<Statistic> make_sfs(const Query& q, const SfsOptions& options) {
+  if (!options.project.empty() || options.preview) return stats::make_projected_sfs(q, options);
   return std::make_unique<Sfs>(q, options);
 }
 

@@ -68,39 +68,24 @@ class WindowedStatistic : public Statistic {
   void begin(const stats::SiteCursor& cursor) override { acc_.begin(cursor); }
 
   void accumulate(const UnitData& u) override {
-    const auto& vb = *u.variants;
-    for (std::int64_t r = 0; r < u.rows(); ++r) {
-      if (!u.selected(r)) continue;
-      const auto i = static_cast<std::size_t>(r);
-      const auto g = filter_.group(vb.contig[i], vb.position[i],
-                                   static_cast<std::int64_t>(vb.allele(r, 0).size()));
-      if (!g) continue;
-      const int anc = u.ancestral.empty() ? 0 : u.ancestral[i];
-      acc_.add(*g, vb.position[i], [&](ScanSums& s) { add_site(s, u, r, anc); });
-    }
+    stats::detail::for_each_windowed_site(
+        filter_, u, [&](const stats::WindowGroup& g, std::int64_t pos, std::int64_t r) {
+          const int anc = u.ancestral.empty() ? 0 : u.ancestral[static_cast<std::size_t>(r)];
+          acc_.add(g, pos, [&](ScanSums& s) { add_site(s, u, r, anc); });
+        });
     acc_.for_each_sums([](ScanSums& s) { s.flush(); });  // the unit ends (StagedSum)
   }
 
   Table take_rows() override {
-    rows_of(acc_.take_closed());
-    Table out = std::move(rows_);
-    rows_ = out.empty_like();
-    return out;
+    return stats::detail::take_window_rows(rows_, acc_.take_closed(),
+                                           [this](auto w) { rows_of(std::move(w)); });
   }
 
   void merge(Statistic& later) override {
     auto* o = dynamic_cast<WindowedStatistic*>(&later);
     if (!o || o->name() != name()) throw Error("cannot merge " + later.name() + " into " + name());
-    // State of a partition, in output order: [heads][rows_][other windows]. Our windows left
-    // open absorb the later partition's heads. Its rows_ follow all of those: if it has any,
-    // its heads had closed (open windows are a suffix), so ours are closed now too.
-    const std::size_t mine = acc_.pending() - acc_.heads();
-    acc_.merge(o->acc_);
-    if (o->rows_.rows() > 0) {
-      rows_of(acc_.take_front(mine));
-      rows_.append(o->rows_);
-      o->rows_ = o->rows_.empty_like();
-    }
+    stats::detail::merge_windows(acc_, rows_, o->acc_, o->rows_,
+                                 [this](auto w) { rows_of(std::move(w)); });
   }
 
   void save(ByteWriter& w) const override {
@@ -128,10 +113,8 @@ class WindowedStatistic : public Statistic {
   }
 
   Table finish() override {
-    rows_of(acc_.finish());
-    Table out = std::move(rows_);
-    rows_ = out.empty_like();
-    return out;
+    return stats::detail::take_window_rows(rows_, acc_.finish(),
+                                           [this](auto w) { rows_of(std::move(w)); });
   }
 
  protected:

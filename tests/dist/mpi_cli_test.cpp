@@ -111,6 +111,11 @@ std::vector<std::string> commands(const vcztest::TempDir& dir, const std::string
           " --window-size 500 --stats pi,tajima_d,zeng_e,dxy,fst_wc,pbs --pbs A,B,C",
       "stats " + p + "-r " + regions +
           " --regions-overlap pos --window-variants 4 --stats theta_w,fst_hudson --format json",
+      "sfs " + p + "--project 5 --folded",
+      "sfs " + p + "--project A=4,B=3,C=5 --joint C,A,B --format fs",
+      "sfs " + p + "--project-preview --project 9",
+      "sfs " + p + "--project 4 --window-size 700 --joint B,A",
+      "sfs " + p + "--project 3 --windows-file " + shell_quote(bed.string()),
   };
   if (store.ploidy() == 2) c.push_back("afdist " + s + "--method zarr-afdist --bins 7");
   return c;

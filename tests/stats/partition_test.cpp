@@ -180,7 +180,31 @@ TEST(StatisticPartitions, MergedPartitionsEqualOnePass) {
         {"sfs", with_pops, [](const Query& q) { return make_sfs(q, {}); }},
         {"sfs joint folded", with_pops,
          [](const Query& q) {
-           return make_sfs(q, {true, false, "A,C"});
+           SfsOptions o;
+           o.folded = true;
+           o.joint = "A,C";
+           return make_sfs(q, o);
+         }},
+        {"sfs projected", with_pops,
+         [](const Query& q) {
+           SfsOptions o;
+           o.project = "4";
+           return make_sfs(q, o);
+         }},
+        {"sfs projected joint folded", with_pops,
+         [](const Query& q) {
+           SfsOptions o;
+           o.project = "A=3,B=4,C=2";
+           o.joint = "C,A,B";
+           o.folded = true;
+           return make_sfs(q, o);
+         }},
+        {"sfs projection preview", with_pops,
+         [](const Query& q) {
+           SfsOptions o;
+           o.project = "5";
+           o.preview = true;
+           return make_sfs(q, o);
          }},
         {"f2 blocks 7", with_pops,
          [](const Query& q) {
