@@ -250,3 +250,34 @@ def test_errors_name_python_arguments(store):
             fn(store, samples=["nobody"], progress=False)
         except ValueError as e:
             assert "--" not in str(e), str(e)
+
+
+# ---- plots of the CLI's pca and ld tables and of the Python results ---------------------------
+
+
+def test_plot_cli_pca_and_ld_tables(cli, store, small_pops, tmp_path):
+    """``python -m vczstats plot pca|ld`` reads the tables ``vczstats pca|ld -o`` write (pc1..,
+    bp_a/bp_b/r2), and the plot functions take the Python results."""
+    from test_plot import check_png, run_module, save
+
+    pops, _ = small_pops
+    run_cli(cli, "pca", store.path, "-k", 3, "-o", tmp_path / "pcs.eigenvec")
+    run_cli(cli, "ld", store.path, "--ld-window-r2", 0, "-o", tmp_path / "pairs.ld")
+    for kind, table, extra in (("pca", "pcs.eigenvec", ["-P", pops]),
+                               ("ld", "pairs.ld", ["--max-distance", 500])):
+        out = tmp_path / f"{kind}.png"
+        r = run_module("plot", kind, tmp_path / table, "-o", out, "--width", 6, "--height", 4,
+                       "--dpi", 50, *extra)
+        assert r.returncode == 0, r.stderr
+        check_png(out, 300, 200, min_colored=0.001, min_colors=1)
+    from vczstats import plot
+
+    p = vczstats.pca(store, components=3, progress=False)
+    ax = plot.pca(p, [str(s)[-1] for s in p.samples])
+    assert len(ax.collections) == 10  # one series per population (the samples' last digit)
+    np.testing.assert_array_equal(ax.collections[0].get_offsets()[0], p.projection[0, :2])
+    save(ax, tmp_path / "pca-python.png", dpi=50)
+    check_png(tmp_path / "pca-python.png", 300, 250, min_colored=0.001, min_colors=2)
+    pairs = vczstats.ld(store, min_r2=0.0, progress=False)
+    ax = plot.ld_decay(pairs, max_distance=500, bins=5)
+    assert len(ax.lines) == 1 and len(ax.collections[0].get_offsets()) > 10

@@ -4,8 +4,9 @@ tables the CLI wrote.
 Kinds: ``sfs``, ``windows`` (windowed statistics along the genome, one track per statistic;
 Fst-like ones as Manhattan tracks), ``fst`` (Hudson Fst track), ``afdist``, ``pca``, ``ld``.
 A directory or ``.zip`` INPUT is a store (the statistic is computed); anything else is a TSV
-(``vczstats diversity ... -o d.tsv``; for pca a plink2 ``.eigenvec``-style table with PC1,
-PC2, ...; for ld a table of distance and r2, or plink's BP_A, BP_B, R2).
+(``vczstats diversity ... -o d.tsv``; for pca the table of ``vczstats pca -o`` (sample, pc1,
+pc2, ...) or plink2's ``.eigenvec``; for ld the table of ``vczstats ld -o`` (bp_a, bp_b, r2),
+plink's (BP_A, BP_B, R2) or one of distance and r2).
 
 Examples::
 
