@@ -1,5 +1,6 @@
 """``python -m vczstats plot KIND INPUT... -o OUT.png|svg``: plots from a store or from TSV
-tables the CLI wrote.
+tables the CLI wrote. ``python -m vczstats COMMAND ...`` runs the CLI's other commands (as the
+installed ``vczstats`` command does).
 
 Kinds: ``sfs``, ``windows`` (windowed statistics along the genome, one track per statistic;
 Fst-like ones as Manhattan tracks), ``fst`` (Hudson Fst track), ``afdist``, ``pca``, ``ld``.
@@ -175,6 +176,11 @@ def _plot(args) -> Any:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args and args[0] not in ("plot", "-h", "--help"):  # a CLI command: the binary runs it
+        from ._cli import main as cli_main
+
+        return cli_main(args)
     p = argparse.ArgumentParser(prog="python -m vczstats",
                                 description="vczstats from Python: plots.")
     sub = p.add_subparsers(dest="command", required=True)
