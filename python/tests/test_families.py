@@ -281,3 +281,16 @@ def test_plot_cli_pca_and_ld_tables(cli, store, small_pops, tmp_path):
     pairs = vczstats.ld(store, min_r2=0.0, progress=False)
     ax = plot.ld_decay(pairs, max_distance=500, bins=5)
     assert len(ax.lines) == 1 and len(ax.collections[0].get_offsets()) > 10
+
+
+def test_fstats_takes_population_tuples(cli, store, small_pops):
+    """f2=[("A", "B")] (as divergence's pairs) is the statistic f2="A,B"; several at once are
+    refused naming the argument."""
+    pops, sets = small_pops
+    want = cli_frame(cli, "fstats", store.path, "-P", pops, "--f2", "P0,P1")
+    for f2 in ([("P0", "P1")], ("P0", "P1"), "P0,P1"):
+        assert_same(vczstats.fstats(store, sample_sets=sets, f2=f2, progress=False), want)
+    with pytest.raises(ValueError, match="^f2: one statistic per call"):
+        vczstats.fstats(store, sample_sets=sets, f2=[("P0", "P1"), ("P0", "P2")])
+    with pytest.raises(ValueError, match=r"^f2: population 'P9' is not among the sample_sets"):
+        vczstats.fstats(store, sample_sets=sets, f2=("P0", "P9"), progress=False)

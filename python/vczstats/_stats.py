@@ -51,10 +51,20 @@ def _pairs(pairs: Pairs) -> str:
     return ";".join(f"{a},{b}" for a, b in pairs)
 
 
-def _names(names: Union[None, str, Sequence[str]]) -> str:
+def _names(names: Union[None, str, Sequence[str]], argument: str = "") -> str:
+    """Population names as the library's comma-separated list: "A,B", ("A", "B"), or one
+    such tuple in a list ([("A", "B")], as divergence's pairs are given)."""
     if names is None:
         return ""
-    return names if isinstance(names, str) else ",".join(map(str, names))
+    if isinstance(names, str):
+        return names
+    names = list(names)
+    if names and all(isinstance(n, (tuple, list)) for n in names):
+        if len(names) != 1:
+            raise ValueError(f"{argument or 'populations'}: one statistic per call, e.g. "
+                             f"{tuple(names[0])!r}, not {len(names)}")
+        names = list(names[0])
+    return ",".join(map(str, names))
 
 
 def _run(kind: str, store: Any, make: Callable[[Any], Any], *, device: str = "auto",
@@ -201,7 +211,8 @@ def fstats(store: Any, *, f2: Union[None, str, Sequence[str]] = None,
     block-jackknife standard error over ``blocks`` biallelic sites per block: stat, pops,
     n_sites, n_defined, num_sum, den_sum, estimate, n_blocks, se, z."""
     return _run("fstats", store,
-                lambda q: _core.make_fstats(q, _names(f2), _names(f3), _names(d), int(blocks)),
+                lambda q: _core.make_fstats(q, _names(f2, "f2"), _names(f3, "f3"),
+                                            _names(d, "d"), int(blocks)),
                 **kwargs)
 
 
