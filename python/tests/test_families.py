@@ -133,6 +133,18 @@ def test_pca(cli, store, tmp_path):
     assert ds["sample_pca_loading"].shape == (len(p.loadings), 4)
 
 
+def test_pca_approx_and_matrix_xarray(cli, store):
+    p = vczstats.pca(store, components=3, method="approx", seed=7, maf=0.05, progress=False)
+    assert p.method == "approx"
+    assert_same(p.vectors, cli_frame(cli, "pca", store.path, "-k", 3, "--approx", "--seed", 7,
+                                     "--maf", 0.05))
+    pytest.importorskip("xarray")
+    k = vczstats.king(store, progress=False).to_xarray()
+    assert k["stat_king_kinship"].dims == ("samples_0", "samples_1")
+    assert list(k["sample_id_0"].values) == [str(s) for s in store.samples]
+    np.testing.assert_array_equal(np.diag(k["stat_king_kinship"]), 0.5)
+
+
 # ---- haplotypes and selection scans -----------------------------------------------------------
 
 
