@@ -16,8 +16,15 @@ project = "vczstats"
 author = "the vczstats authors"
 copyright = "2026, the vczstats authors"
 
-extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.mathjax", "cli_reference",
-              "python_reference", "cpp_reference"]
+extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.mathjax",
+              "cli_reference", "python_reference", "cpp_reference"]
+# The Python docstrings are numpydoc (Parameters, Returns, Examples sections).
+napoleon_google_docstring = False
+napoleon_preprocess_types = True  # "optional", {"a", "b"} and numbers are not classes
+# Words of the docstrings' types that name no class of this site.
+napoleon_type_aliases = {"path": ":class:`str` or :class:`os.PathLike`",
+                         "mapping": ":class:`~collections.abc.Mapping`",
+                         "DataFrame": ":class:`pandas.DataFrame`"}
 
 # MathJax renders the formulas. Debian's libjs-mathjax (MathJax 2, installed by scripts/setup.sh)
 # is copied into the site so it renders offline; without it the browser loads MathJax from its
@@ -65,6 +72,9 @@ smartquotes = False
 # Types named in the Python package's signatures that have no page here (no intersphinx: the
 # build uses no network): numpy's, the standard library's, matplotlib's and private ones.
 nitpick_ignore_regex = [("py:class", r"(numpy\.ndarray|os\.PathLike|PathLike|"
-                                     r"matplotlib\.figure\.Figure|_core\..*|vczstats\._.*)")]
+                                     r"matplotlib\.figure\.Figure|_core\..*|vczstats\._.*|"
+                                     # the package's type aliases (vczstats._args)
+                                     r"Regions|SampleList|SampleSets|Pairs|PopPairs|Focal|str|"
+                                     r"collections\.abc\.Mapping|pandas\.DataFrame)")]
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"

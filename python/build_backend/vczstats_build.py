@@ -1,8 +1,9 @@
 """An in-tree PEP 517 build backend for the vczstats Python package.
 
-It needs nothing from PyPI: it configures and builds the repository's CMake project (target
-``vczstats_python``, the extension module ``vczstats/_core``) and zips the module and the
-pure-Python files of ``python/vczstats`` into a wheel. See ``pyproject.toml`` for the
+It needs nothing from PyPI: it configures and builds the repository's CMake project (targets
+``vczstats_python``, the extension module ``vczstats/_core``, and ``vczstats``, the CLI) and
+zips the module, the pure-Python files of ``python/vczstats`` and the CLI binary
+(``vczstats/bin/vczstats``, run by the ``vczstats`` console command) into a wheel. See ``pyproject.toml`` for the
 ``-C build-dir=...`` and ``-C cmake-args=...`` settings.
 """
 
@@ -105,7 +106,7 @@ def _build_module(config_settings) -> str:
         cmd += shlex.split(settings.get("cmake-args", ""))
         _run(cmd)
     jobs = settings.get("jobs") or str(os.cpu_count() or 1)
-    _run(["cmake", "--build", build, "--target", "vczstats_python", "-j", jobs])
+    _run(["cmake", "--build", build, "--target", "vczstats_python", "vczstats", "-j", jobs])
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
     found = glob.glob(os.path.join(build, "python", "vczstats", "_core" + suffix))
     if not found:
@@ -114,6 +115,18 @@ def _build_module(config_settings) -> str:
         raise RuntimeError(f"the build in {build} made no vczstats/_core{suffix} (an interpreter "
                            "other than the one this build folder was configured with?)")
     return found[0]
+
+
+def _cli_binary(module: str) -> str:
+    """The CLI binary of the build that made @p module (<build>/python/vczstats/_core...)."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(module))), "vczstats")
+    if not os.path.isfile(path):
+        raise RuntimeError(f"the build made no vczstats binary at {path}")
+    return path
+
+
+#: The console command the wheel installs: the CLI binary it carries (vczstats/_cli.py).
+ENTRY_POINTS = "[console_scripts]\nvczstats = vczstats._cli:main\n"
 
 
 def _record_hash(data: bytes) -> str:
@@ -139,6 +152,8 @@ def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
         f.write(_metadata(project))
     with open(os.path.join(metadata_directory, name, "WHEEL"), "w") as f:
         f.write(_wheel_file())
+    with open(os.path.join(metadata_directory, name, "entry_points.txt"), "w") as f:
+        f.write(ENTRY_POINTS)
     return name
 
 
@@ -154,9 +169,12 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
             files["vczstats/" + os.path.basename(path)] = f.read()
     with open(module, "rb") as f:
         files["vczstats/" + os.path.basename(module)] = f.read()
+    with open(_cli_binary(module), "rb") as f:
+        files["vczstats/bin/vczstats"] = f.read()
     info = _dist_info_name(project)
     files[f"{info}/METADATA"] = _metadata(project).encode()
     files[f"{info}/WHEEL"] = _wheel_file().encode()
+    files[f"{info}/entry_points.txt"] = ENTRY_POINTS.encode()
     record = io.StringIO()
     writer = csv.writer(record, lineterminator="\n")
     for name, data in files.items():
@@ -168,7 +186,8 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         for name, data in files.items():
             info_ = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
-            info_.external_attr = (0o755 if name.endswith(".so") else 0o644) << 16
+            executable = name.endswith(".so") or name == "vczstats/bin/vczstats"
+            info_.external_attr = (0o755 if executable else 0o644) << 16
             info_.compress_type = zipfile.ZIP_DEFLATED
             z.writestr(info_, data)
     _log(f"wrote {path}")

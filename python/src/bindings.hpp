@@ -9,6 +9,8 @@
 #include <memory>
 #include <vector>
 
+#include "vczstats/table.hpp"
+
 namespace vczstats::python {
 
 namespace py = pybind11;
@@ -31,6 +33,13 @@ py::dtype int_dtype(int bytes);
 
 /// @brief Bind everything (the module's entry point).
 void bind_all(py::module_& m);
+
+/// @brief A Table as Python: {"note": ..., "columns": [{name, kind, values, labels, offsets,
+/// single_precision}, ...]} (module.cpp).
+py::dict table_to_python(const Table& t);
+
+/// @brief Bind the ld, matrix and haplotype families' factories (families.cpp).
+void bind_families(py::module_& m);
 
 /// @brief Bind GenotypeBlockStream, materialize and DeviceArray.
 void bind_blocks(py::module_& m);

@@ -355,8 +355,10 @@ class ProgressRelay {
   std::chrono::steady_clock::time_point last_{};
 };
 
+}  // namespace
+
 /// A column of a Table as Python: name, kind, values, labels, offsets, single precision.
-py::dict column_to_python(const Column& c) {
+static py::dict column_to_python(const Column& c) {
   using K = Column::Kind;
   py::dict d;
   d["name"] = c.name;
@@ -381,6 +383,8 @@ py::dict table_to_python(const Table& t) {
   d["columns"] = columns;
   return d;
 }
+
+namespace {
 
 py::dict run_stats_to_python(const RunStats& s) {
   py::dict d;
@@ -500,6 +504,7 @@ void bind_all(py::module_& m) {
   bind_statistics(m);
   bind_compute(m);
   bind_blocks(m);
+  bind_families(m);
 }
 
 }  // namespace vczstats::python

@@ -44,7 +44,7 @@ def run_cli(cli, *args, progress_flag=True):
 
 def make_store(tmp: Path, name: str, *, samples=40, variants=600, contigs=2, seed=3,
                missing=0.05, multiallelic=0.1, ploidy=2, mixed_ploidy=0.0,
-               variants_chunk=100, samples_chunk=16, zip_store=False, dtype="int8"):
+               variants_chunk=100, samples_chunk=16, zip_store=False, dtype="int8", phased=0.0):
     """A random VCF (tests/tools/random_vcf.py) converted to VCZ (tests/tools/vcf2vcz.py)."""
     vcf = tmp / f"{name}.vcf"
     out = tmp / (f"{name}.vcz.zip" if zip_store else f"{name}.vcz")
@@ -52,7 +52,7 @@ def make_store(tmp: Path, name: str, *, samples=40, variants=600, contigs=2, see
                     "--samples", str(samples), "--variants", str(variants), "--contigs",
                     str(contigs), "--missing", str(missing), "--multiallelic", str(multiallelic),
                     "--ploidy", str(ploidy), "--mixed-ploidy", str(mixed_ploidy),
-                    "-o", str(vcf)], check=True)
+                    "--phased", str(phased), "-o", str(vcf)], check=True)
     cmd = [TOOLS_PYTHON, str(TOOLS / "vcf2vcz.py"), str(vcf), str(out), "--variants-chunk-size",
            str(variants_chunk), "--samples-chunk-size", str(samples_chunk),
            "--genotype-dtype", dtype]

@@ -42,3 +42,16 @@ def test_pip_install_offline(tmp_path, small_store):
     r = subprocess.run([python, "-m", "pip", "show", "-f", "vczstats"], capture_output=True,
                        text=True, env=env)
     assert "vczstats/_core" in r.stdout and "vczstats/plot.py" in r.stdout
+    # the console command: the CLI the wheel carries, the same numbers as the built one
+    command = venv / "bin" / "vczstats"
+    assert command.exists(), "the wheel installed no vczstats command"
+    r = subprocess.run([str(command), "diversity", str(small_store), "--no-progress"],
+                       capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    cli = Path(build) / "vczstats"
+    want = subprocess.run([str(cli), "diversity", str(small_store), "--no-progress"],
+                          capture_output=True, text=True).stdout
+    assert r.stdout == want and len(want.splitlines()) > 1
+    r = subprocess.run([python, "-m", "vczstats", "info", str(small_store)], capture_output=True,
+                       text=True, env=env, cwd=tmp_path)
+    assert r.returncode == 0 and "samples" in r.stdout, r.stderr

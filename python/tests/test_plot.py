@@ -105,31 +105,6 @@ def test_afdist_pca_ld(results, tmp_path):
     np.testing.assert_allclose(plot.ld_decay(plink, bins=10).lines[0].get_data()[1], y)
 
 
-def test_numpy_ld_and_pca_helpers(results):
-    """The small-store helpers of the CLI's pca/ld against direct definitions."""
-    from vczstats import _plotdata
-
-    s = results["store"]
-    dist, r2 = _plotdata.ld_pairs(s, regions="chr1", max_distance=200, min_maf=0.05)
-    chunk = s.materialize("chr1")
-    d = chunk.alt_dosage().astype(float)
-    d[d < 0] = np.nan
-    p = np.nanmean(d, axis=1) / 2
-    keep = np.flatnonzero(np.minimum(p, 1 - p) >= 0.05)
-    x = np.where(np.isnan(d[keep]), np.nanmean(d[keep], axis=1, keepdims=True), d[keep])
-    pos = chunk.positions[keep]
-    want = []
-    for i in range(len(keep)):
-        for j in range(i + 1, len(keep)):
-            if pos[j] - pos[i] <= 200 and x[i].std() > 0 and x[j].std() > 0:
-                want.append((pos[j] - pos[i], np.corrcoef(x[i], x[j])[0, 1] ** 2))
-    assert len(want) == len(r2) > 10
-    np.testing.assert_allclose(sorted(r2), sorted(w[1] for w in want), rtol=1e-9, atol=1e-12)
-    coords, explained, names = _plotdata.pca(s, components=3)
-    assert coords.shape == (40, 3) and len(names) == 40
-    assert np.all(np.diff(explained) <= 0) and 0 < explained.sum() <= 1
-
-
 def run_module(*args):
     env = dict(os.environ, MPLBACKEND="Agg")
     return subprocess.run([sys.executable, "-m", "vczstats", *map(str, args)],

@@ -26,6 +26,8 @@ from ._stats import (afdist, allele_frequencies, divergence, diversity, fstats, 
                      hardy_weinberg, sample_stats, scan_statistics, sfs, sfs_array,
                      variant_missingness, window_stats)
 from ._store import Chunk, ChunkIterator, Store, open
+from ._families import (PcaResult, SampleMatrix, distance, ehh, grm, haplotypes, ihs, king, ld,
+                        nsl, pca, prune, xpehh, xpnsl)
 from ._core import DeviceArray
 
 
@@ -51,5 +53,7 @@ __all__ = [
     "windows_from_intervals", "afdist", "allele_frequencies", "genotype_counts",
     "hardy_weinberg", "variant_missingness", "sample_stats", "diversity", "divergence",
     "window_stats", "scan_statistics", "read_table", "sfs", "sfs_array", "fstats", "gpu_count", "plot",
-    "UsageError", "IoError", "FormatError", "CudaError", "InternalError", "Error", "__version__",
+    "ld", "prune", "grm", "king", "distance", "pca", "haplotypes", "ehh", "ihs", "nsl", "xpehh",
+    "xpnsl", "SampleMatrix", "PcaResult", "UsageError", "IoError", "FormatError", "CudaError",
+    "InternalError", "Error", "__version__",
 ]

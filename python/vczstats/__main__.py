@@ -1,11 +1,13 @@
 """``python -m vczstats plot KIND INPUT... -o OUT.png|svg``: plots from a store or from TSV
-tables the CLI wrote.
+tables the CLI wrote. ``python -m vczstats COMMAND ...`` runs the CLI's other commands (as the
+installed ``vczstats`` command does).
 
 Kinds: ``sfs``, ``windows`` (windowed statistics along the genome, one track per statistic;
 Fst-like ones as Manhattan tracks), ``fst`` (Hudson Fst track), ``afdist``, ``pca``, ``ld``.
 A directory or ``.zip`` INPUT is a store (the statistic is computed); anything else is a TSV
-(``vczstats diversity ... -o d.tsv``; for pca a plink2 ``.eigenvec``-style table with PC1,
-PC2, ...; for ld a table of distance and r2, or plink's BP_A, BP_B, R2).
+(``vczstats diversity ... -o d.tsv``; for pca the table of ``vczstats pca -o`` (sample, pc1,
+pc2, ...) or plink2's ``.eigenvec``; for ld the table of ``vczstats ld -o`` (bp_a, bp_b, r2),
+plink's (BP_A, BP_B, R2) or one of distance and r2).
 
 Examples::
 
@@ -120,7 +122,7 @@ def _plot(args) -> Any:
     from matplotlib.figure import Figure
 
     import vczstats
-    from vczstats import _plotdata, plot
+    from vczstats import plot
 
     size = (args.width, args.height) if args.width and args.height else None
     first = args.input[0]
@@ -147,13 +149,14 @@ def _plot(args) -> Any:
         plot.afdist(data, ax, log=args.log)
     elif args.kind == "pca":
         pops = _pops_file(args.pops)
-        if store:
-            samples = list(pops) if pops else args.samples
-            coords, explained, names = _plotdata.pca(store, regions=args.regions,
-                                                     samples=samples,
-                                                     max_variants=args.max_variants)
-            labels = [pops[n] for n in names] if pops else None
-            plot.pca(coords, labels, ax, explained=explained)
+        if store:  # the library's PCA, as `vczstats pca` computes it
+            sel = _selection(args)
+            sel.pop("sample_sets", None)
+            if pops:
+                sel["samples"] = list(pops)
+            result = vczstats.pca(store, components=2, maf=args.maf, **sel)
+            labels = [pops[str(n)] for n in result.samples] if pops else None
+            plot.pca(result, labels, ax)
         else:
             table = _read_tsv(first)
             ids = next((c for c in ("IID", "sample", "iid") if c in table.columns), None)
@@ -161,11 +164,12 @@ def _plot(args) -> Any:
                 table["population"] = [pops.get(str(s), "other") for s in table[ids]]
             plot.pca(table, None, ax)
     elif args.kind == "ld":
-        if store:
-            dist, r2 = _plotdata.ld_pairs(store, regions=args.regions, samples=args.samples,
-                                          max_distance=args.max_distance,
-                                          max_variants=args.max_variants)
-            plot.ld_decay(dist, r2, ax, max_distance=args.max_distance)
+        if store:  # the library's r2, as `vczstats ld` computes it
+            sel = _selection(args)
+            sel.pop("sample_sets", None)
+            pairs = vczstats.ld(store, window_variants=args.ld_window,
+                                window_bp=args.max_distance, min_r2=0.0, **sel)
+            plot.ld_decay(pairs, None, ax, max_distance=args.max_distance)
         else:
             plot.ld_decay(_read_tsv(first), None, ax, max_distance=args.max_distance)
     if args.title:
@@ -174,6 +178,11 @@ def _plot(args) -> Any:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args and args[0] not in ("plot", "-h", "--help"):  # a CLI command: the binary runs it
+        from ._cli import main as cli_main
+
+        return cli_main(args)
     p = argparse.ArgumentParser(prog="python -m vczstats",
                                 description="vczstats from Python: plots.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -196,8 +205,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     pl.add_argument("--folded", action="store_true", help="sfs: the folded spectrum")
     pl.add_argument("--bins", type=int, default=10, help="afdist: bins")
     pl.add_argument("--log", action="store_true", help="log-scale counts")
-    pl.add_argument("--max-variants", type=int, default=20_000,
-                    help="pca, ld from a store: sites used at most (evenly spaced)")
+    pl.add_argument("--maf", type=float, default=0.0,
+                    help="pca from a store: variants with this minor allele frequency or more")
+    pl.add_argument("--ld-window", type=int, default=50,
+                    help="ld from a store: pairs at most this many variants minus one apart")
     pl.add_argument("--max-distance", type=int, default=100_000, help="ld: largest distance")
     pl.add_argument("--title")
     pl.add_argument("--width", type=float)

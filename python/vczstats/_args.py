@@ -3,10 +3,13 @@ the keyword arguments of ``_core.make_query``."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import inspect
 import os
 import tempfile
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -133,6 +136,8 @@ class QueryArgs:
         self.kwargs["regions_overlap"] = regions_overlap
         if samples is not None:
             self.kwargs["samples"] = _sample_names(store, samples, "samples")
+            if not force_samples:
+                _check_known(store, self.kwargs["samples"], "samples")
         self.kwargs["force_samples"] = bool(force_samples)
         if pop_column and not isinstance(sample_sets, (str, os.PathLike)):
             raise ValueError("pop_column names a column of a populations file: give sample_sets "
@@ -143,6 +148,7 @@ class QueryArgs:
                 self.kwargs["pop_column"] = pop_column
             else:
                 self.kwargs["pops"] = _population_entries(store, sample_sets)
+                _check_entries(store, self.kwargs["pops"], force_samples)
         w = _to_windows(windows)
         if w is not None:
             self.kwargs.update(window_size=w.size, window_step=w.step, window_variants=w.variants,
@@ -179,6 +185,8 @@ class QueryArgs:
     def query(self) -> "_core.Query":
         try:
             return _core.make_query(**self.kwargs)
+        except _core.UsageError as e:
+            raise _core.UsageError(python_terms(str(e))) from None
         finally:
             if self._tmp is not None:
                 self._tmp.cleanup()
@@ -242,3 +250,104 @@ def _population_entries(store: Any, sets: Any) -> List[Tuple[str, str]]:
     for k, members in enumerate(sets):
         entries += [(name, str(k)) for name in _sample_names(store, members, f"sample_sets[{k}]")]
     return entries
+
+
+#: The CLI's options that the library's messages quote, and the Python arguments they are.
+_CLI_TERMS = (
+    ("(use --force-samples to ignore unknown samples)", "(force_samples=True ignores unknown "
+     "samples)"),
+    ("(-P/--pops FILE)", "(give sample_sets)"), ("the -P populations", "the sample_sets"),
+    ("(give -P)", "(give sample_sets)"), ("-P/--pops", "sample_sets"), ("--pops", "sample_sets"),
+    ("-r/--regions", "regions"), ("-R/--regions-file", "regions (a file)"),
+    ("-s/--samples", "samples"), ("--force-samples", "force_samples"),
+    ("--window-size", "windows"), ("--window-step", "windows (size, step)"),
+    ("--window-variants", "windows_by_variant()"), ("--windows-file", "windows (a file)"),
+    ("--ancestral", "ancestral"), ("--accessible", "accessible"), ("--pairs", "pairs"),
+    ("--joint:", "joint:"), ("--f2:", "f2:"), ("--f3:", "f3:"), ("--d:", "d:"),
+)
+
+
+@contextlib.contextmanager
+def python_errors() -> Iterator[None]:
+    """Re-raise the library's usage errors with the CLI's option names in Python terms."""
+    try:
+        yield
+    except _core.UsageError as e:
+        raise _core.UsageError(python_terms(str(e))) from None
+
+
+def python_terms(message: str) -> str:
+    """A library message with the CLI's option names replaced by the Python arguments."""
+    for cli, python in _CLI_TERMS:
+        message = message.replace(cli, python)
+    return message
+
+
+def _check_known(store: Any, names: Sequence[str], what: str) -> None:
+    """Every name (but a leading '^name', which excludes) is a sample of the store."""
+    known = set(map(str, store.samples))
+    for k, name in enumerate(names):
+        if k == 0 and name.startswith("^"):
+            name = name[1:]
+        if name not in known:
+            raise _core.UsageError(f"{what}: {name!r} is not a sample of {store.path} "
+                                   "(force_samples=True ignores unknown samples)")
+
+
+def _check_entries(store: Any, entries: Sequence[Tuple[str, str]], force_samples: bool) -> None:
+    """Populations given in memory: known samples (unless force_samples), each in one set."""
+    known = set(map(str, store.samples))
+    seen: Dict[str, str] = {}
+    for sample, pop in entries:
+        if sample not in known and not force_samples:
+            raise _core.UsageError(f"sample_sets[{pop!r}]: {sample!r} is not a sample of "
+                                   f"{store.path} (force_samples=True ignores unknown samples)")
+        if sample in seen:
+            raise _core.UsageError(f"sample_sets: sample {sample!r} is listed twice "
+                                   f"(in {seen[sample]!r} and in {pop!r})")
+        seen[sample] = pop
+
+
+def _keyword(name: str, default: Any, annotation: Any) -> "inspect.Parameter":
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                             annotation=annotation)
+
+
+#: The selection and execution keywords every statistic function takes (QueryArgs and compute).
+_COMMON = (
+    ("regions", None, "Optional[Regions]"), ("regions_overlap", "record", "str"),
+    ("samples", None, "Optional[SampleList]"), ("sample_sets", None, "Optional[SampleSets]"),
+    ("force_samples", False, "bool"), ("pop_column", "", "str"), ("ancestral", "ref", "str"),
+    ("max_unit_variants", 0, "int"), ("device", "auto", "str"),
+    ("threads", None, "Optional[int]"), ("prefetch", None, "Optional[int]"),
+    ("progress", None, "Any"),
+)
+_WINDOWED = (("windows", None, "Any"), ("accessible", None, "Optional[PathLike]"))
+
+
+def keyword_signature(windowed: bool = False):
+    """A decorator for ``fn(store, ..., **kwargs)``: its signature gets the shared keywords
+    instead of ``**kwargs`` (help(), Shift-Tab and the API docs show them), and an unknown
+    keyword raises TypeError naming the function and the keyword before anything is read."""
+
+    def decorate(fn):
+        sig = inspect.signature(fn)
+        own = [p for p in sig.parameters.values() if p.kind != inspect.Parameter.VAR_KEYWORD]
+        names = {p.name for p in own}
+        extra = [_keyword(*k) for k in (_WINDOWED if windowed else ()) + _COMMON
+                 if k[0] not in names]
+        full = sig.replace(parameters=own + extra)
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any):
+            try:
+                full.bind(*args, **kwargs)
+            except TypeError as e:  # e.g. "got an unexpected keyword argument 'sample_set'"
+                raise TypeError(f"{fn.__name__}() {e}") from None
+            return fn(*args, **kwargs)
+
+        del wrapper.__wrapped__  # inspect shows the full signature, not fn's
+        wrapper.__signature__ = full
+        return wrapper
+
+    return decorate

@@ -27,7 +27,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _core
-from ._args import QueryArgs
+from ._args import QueryArgs, keyword_signature, python_errors
 from ._progress import Progress
 from ._result import Result
 
@@ -53,10 +53,20 @@ def _pairs(pairs: Pairs) -> str:
     return ";".join(f"{a},{b}" for a, b in pairs)
 
 
-def _names(names: Union[None, str, Sequence[str]]) -> str:
+def _names(names: Union[None, str, Sequence[str]], argument: str = "") -> str:
+    """Population names as the library's comma-separated list: "A,B", ("A", "B"), or one
+    such tuple in a list ([("A", "B")], as divergence's pairs are given)."""
     if names is None:
         return ""
-    return names if isinstance(names, str) else ",".join(map(str, names))
+    if isinstance(names, str):
+        return names
+    names = list(names)
+    if names and all(isinstance(n, (tuple, list)) for n in names):
+        if len(names) != 1:
+            raise ValueError(f"{argument or 'populations'}: one statistic per call, e.g. "
+                             f"{tuple(names[0])!r}, not {len(names)}")
+        names = list(names[0])
+    return ",".join(map(str, names))
 
 
 def _run(kind: str, store: Any, make: Callable[[Any], Any], *, device: str = "auto",
@@ -71,17 +81,19 @@ def _run(kind: str, store: Any, make: Callable[[Any], Any], *, device: str = "au
     s = _store_of(store)
     args = QueryArgs(s, **selection)
     query = args.query()
-    statistic = make(query)
-    with Progress(progress, desc=f"vczstats {kind.split(':')[-1]}") as fn:
-        tables, run = _core.compute(query, [statistic], threads=int(threads or 0),
-                                    prefetch=int(prefetch or 0), device=device, progress=fn,
-                                    site_fields=site_fields)
+    with python_errors():
+        statistic = make(query)
+        with Progress(progress, desc=f"vczstats {kind.split(':')[-1]}") as fn:
+            tables, run = _core.compute(query, [statistic], threads=int(threads or 0),
+                                        prefetch=int(prefetch or 0), device=device, progress=fn,
+                                        site_fields=site_fields)
     run["warnings"] = list(query.warnings) + list(run["warnings"])
     for w in run["warnings"]:  # e.g. regions on contigs the store lacks
         warnings.warn(w, stacklevel=3)
     return Result(kind, tables[0], run, {"populations": list(query.populations)})
 
 
+@keyword_signature()
 def afdist(store: Any, *, bins: int = 10, method: str = "bcftools", **kwargs: Any) -> Result:
     """The distribution of genotype probabilities given the allele frequency (``vczstats
     afdist``; ``method="bcftools"`` reproduces ``bcftools +fill-tags | +af-dist``,
@@ -93,39 +105,41 @@ def afdist(store: Any, *, bins: int = 10, method: str = "bcftools", **kwargs: An
     return _run("afdist", store, lambda q: _core.make_afdist(q, method, int(bins)), **kwargs)
 
 
-def _site_table(kind: str, doc: str):
+def _site_table(kind: str, kind_name: str, doc: str):
     def fn(store: Any, **kwargs: Any) -> Result:
         return _run("site:" + kind, store, lambda q: _core.make_site_table(q, kind),
                     site_fields=True, **kwargs)
 
     fn.__doc__ = doc
-    return fn
+    fn.__name__ = fn.__qualname__ = kind_name
+    return keyword_signature()(fn)
 
 
-allele_frequencies = _site_table("freq", """Allele counts and frequencies per site and
+allele_frequencies = _site_table("freq", "allele_frequencies",
+                      """Allele counts and frequencies per site and
 population (``vczstats freq``, plink2 ``--freq counts``). Columns: variant, contig, pos, id, ref,
 alt, population, alt_cts, obs_ct, alt_freqs (list columns for multi-allelic sites).
 
 >>> f = vczstats.allele_frequencies(store, sample_sets=pops)  # doctest: +SKIP
 >>> f.to_xarray().cohort_allele_frequency                       # doctest: +SKIP
 """)
-allele_frequencies.__name__ = "allele_frequencies"
 
-genotype_counts = _site_table("geno-counts", """Genotype counts per site and population
+genotype_counts = _site_table("geno-counts", "genotype_counts",
+                      """Genotype counts per site and population
 (``vczstats geno-counts``, plink2 ``--geno-counts``): hom_ref_ct, het_ref_alt_ct,
 two_alt_geno_ct, hom_alt_ct, het_alt_ct, missing_ct.""")
-genotype_counts.__name__ = "genotype_counts"
 
-hardy_weinberg = _site_table("hardy", """Hardy-Weinberg equilibrium of REF against the other
+hardy_weinberg = _site_table("hardy", "hardy_weinberg",
+                      """Hardy-Weinberg equilibrium of REF against the other
 alleles per site and population (``vczstats hardy``, the REF row of plink2 ``--hardy``):
 hom_ref_ct, het_ref_ct, two_alt_ct, o_het, e_het, p_hwe (exact test), f.""")
-hardy_weinberg.__name__ = "hardy_weinberg"
 
-variant_missingness = _site_table("missing", """Missing genotypes per site and population
+variant_missingness = _site_table("missing", "variant_missingness",
+                      """Missing genotypes per site and population
 (``vczstats missing``, plink2 ``--missing`` .vmiss): missing_ct, obs_ct, f_miss.""")
-variant_missingness.__name__ = "variant_missingness"
 
 
+@keyword_signature()
 def sample_stats(store: Any, **kwargs: Any) -> Result:
     """Per-sample missingness and inbreeding coefficient (``vczstats sample-stats``, plink2
     ``--missing`` .smiss and ``--het``): sample, population, missing_ct, obs_ct, f_miss, o_hom,
@@ -133,6 +147,7 @@ def sample_stats(store: Any, **kwargs: Any) -> Result:
     return _run("sample_stats", store, _core.make_sample_stats, **kwargs)
 
 
+@keyword_signature(windowed=True)
 def diversity(store: Any, **kwargs: Any) -> Result:
     """Diversity per window and population (``vczstats diversity``): n_sites, n_seg, pi_sum,
     pi_per_bp, theta_w, theta_w_per_bp, n_max, tajima_d, singletons, and the unfolded
@@ -145,6 +160,7 @@ def diversity(store: Any, **kwargs: Any) -> Result:
     return _run("diversity", store, _core.make_diversity, **kwargs)
 
 
+@keyword_signature(windowed=True)
 def divergence(store: Any, *, pairs: Pairs = None, **kwargs: Any) -> Result:
     """Divergence per window and pair of populations (``vczstats divergence``; ``pairs``:
     ``[("A", "B"), ...]`` or ``"A,B;C,D"``, default every pair): dxy, da, Hudson Fst,
@@ -157,6 +173,7 @@ def divergence(store: Any, *, pairs: Pairs = None, **kwargs: Any) -> Result:
                 **kwargs)
 
 
+@keyword_signature(windowed=True)
 def window_stats(store: Any, statistics: Union[str, Sequence[str]] = (
         "pi", "theta_w", "tajima_d", "dxy", "fst_hudson"), *, pairs: Pairs = None,
         pbs: Union[None, str, Sequence[str]] = None, **kwargs: Any) -> Result:
@@ -173,6 +190,7 @@ def scan_statistics() -> Dict[str, str]:
     return {name: help for name, _pairwise, help in _core.scan_statistics()}
 
 
+@keyword_signature()
 def sfs(store: Any, *, folded: bool = False, scaled: bool = False,
         joint: Union[None, str, Sequence[str]] = None,
         project: Union[None, int, str, Dict[str, int]] = None, project_preview: bool = False,
@@ -247,6 +265,7 @@ def sfs_array(store: Any, *, project: Union[int, str, Dict[str, int]],
     return np.ma.masked_array(data, mask=mask), names
 
 
+@keyword_signature()
 def fstats(store: Any, *, f2: Union[None, str, Sequence[str]] = None,
            f3: Union[None, str, Sequence[str]] = None,
            d: Union[None, str, Sequence[str]] = None, blocks: int = 0,
@@ -255,7 +274,8 @@ def fstats(store: Any, *, f2: Union[None, str, Sequence[str]] = None,
     block-jackknife standard error over ``blocks`` biallelic sites per block: stat, pops,
     n_sites, n_defined, num_sum, den_sum, estimate, n_blocks, se, z."""
     return _run("fstats", store,
-                lambda q: _core.make_fstats(q, _names(f2), _names(f3), _names(d), int(blocks)),
+                lambda q: _core.make_fstats(q, _names(f2, "f2"), _names(f3, "f3"),
+                                            _names(d, "d"), int(blocks)),
                 **kwargs)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional
@@ -122,7 +123,7 @@ class Store:
 
     @property
     def contig_lengths(self) -> Optional[np.ndarray]:
-        """contig_length (0: unknown), or None when the store has none."""
+        """Lengths of the contigs, 0 where unknown; None when the store has none."""
         lengths = self._store.contig_lengths
         return None if lengths is None else np.asarray(lengths, dtype=np.int64)
 
@@ -212,6 +213,7 @@ def _method(name: str):
 
     method.__name__ = method.__qualname__ = name
     method.__doc__ = fn.__doc__
+    method.__signature__ = inspect.signature(fn)  # the bound method drops the store
     return method
 
 

@@ -225,17 +225,26 @@ def pca(coords: Any, populations: Optional[Sequence[str]] = None, ax: Any = None
         pcs: Tuple[int, int] = (1, 2), explained: Optional[Sequence[float]] = None):
     """Scatter of two principal components coloured by population.
 
-    ``coords``: an array (samples × components), or a DataFrame with columns ``PC1``, ``PC2``,
-    ... (plink2 ``.eigenvec`` style) and optionally ``population``. ``explained``: variance
-    fractions of the components, for the axis labels.
+    ``coords``: a :class:`~vczstats.PcaResult` (:func:`vczstats.pca`), an array (samples ×
+    components), or a DataFrame with columns ``pc1``, ``pc2``, ... (the CLI's ``vczstats pca``
+    table) or ``PC1``, ``PC2``, ... (plink2's ``.eigenvec``) and optionally ``population``.
+    ``explained``: variance fractions of the components, for the axis labels.
     """
     import pandas as pd
 
     a, b = pcs
+    if hasattr(coords, "projection") and hasattr(coords, "eigenvalues"):  # a PcaResult
+        coords = coords.projection
     if isinstance(coords, pd.DataFrame):
         if populations is None and "population" in coords.columns:
             populations = coords["population"].astype(str).to_numpy()
-        xy = coords[[f"PC{a}", f"PC{b}"]].to_numpy(float)
+        by_name = {str(c).lower(): c for c in coords.columns}
+        missing = [f"PC{k}" for k in (a, b) if f"pc{k}" not in by_name]
+        if missing:
+            raise ValueError(f"pca: the table has no column {missing[0]} (or "
+                             f"{missing[0].lower()}): columns "
+                             f"{', '.join(map(str, coords.columns))}")
+        xy = coords[[by_name[f"pc{a}"], by_name[f"pc{b}"]]].to_numpy(float)
     else:
         m = np.asarray(coords, dtype=float)
         xy = m[:, [a - 1, b - 1]]
@@ -266,18 +275,27 @@ def ld_decay(distance: Any, r2: Optional[Any] = None, ax: Any = None, *, bins: i
     """r² against the distance between sites: the pairs as faint points and their mean per
     distance bin as a line.
 
-    ``distance``/``r2``: arrays, or one DataFrame with columns ``distance`` and ``r2`` (or
-    plink's ``BP_A``, ``BP_B``, ``R2``).
+    ``distance``/``r2``: arrays, a :func:`vczstats.ld` result, or one DataFrame with columns
+    ``distance`` and ``r2``, or the pairs' positions and r² (the CLI's ``vczstats ld`` table:
+    ``bp_a``, ``bp_b``, ``r2``; plink's: ``BP_A``, ``BP_B``, ``R2``).
     """
     import pandas as pd
 
+    if hasattr(distance, "to_pandas") and not isinstance(distance, pd.DataFrame):
+        distance = distance.to_pandas()  # a vczstats Result
     if isinstance(distance, pd.DataFrame):
         df = distance
-        if "distance" in df.columns:
-            d, r = df["distance"].to_numpy(float), df["r2"].to_numpy(float)
+        by_name = {str(c).lower(): c for c in df.columns}
+        if "r2" not in by_name or not ("distance" in by_name or
+                                       ("bp_a" in by_name and "bp_b" in by_name)):
+            raise ValueError("ld_decay: the table needs r2 and distance, or bp_a and bp_b "
+                             f"(columns {', '.join(map(str, df.columns))})")
+        if "distance" in by_name:
+            d = df[by_name["distance"]].to_numpy(float)
         else:
-            d = (df["BP_B"] - df["BP_A"]).abs().to_numpy(float)
-            r = df["R2"].to_numpy(float)
+            d = (df[by_name["bp_b"]].astype(float) - df[by_name["bp_a"]].astype(float)).abs()
+            d = d.to_numpy(float)
+        r = df[by_name["r2"]].to_numpy(float)
     else:
         d, r = np.asarray(distance, float), np.asarray(r2, float)
     keep = np.isfinite(d) & np.isfinite(r)
