@@ -92,24 +92,11 @@ int expect_ld_same_on_both_devices(const vcztest::TempDir& dir, const std::strin
 /// twice (two records at one position) are dropped from both.
 using Pairs = std::map<std::pair<long, long>, double>;
 Pairs read_pairs(const std::string& path, bool ours, std::set<std::pair<long, long>>& twice) {
-  std::ifstream in(path);
   Pairs p;
-  bool header = true;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    if (header) {
-      header = false;
-      continue;
-    }
-    std::istringstream f(line);
-    std::string chr_a, id_a, chr_b, id_b, n, r2;
-    long bp_a = 0, bp_b = 0;
-    f >> chr_a >> bp_a >> id_a >> chr_b >> bp_b >> id_b;
-    if (ours) f >> n;
-    f >> r2;
-    if (!p.emplace(std::make_pair(bp_a, bp_b), std::strtod(r2.c_str(), nullptr)).second)
-      twice.insert({bp_a, bp_b});
-  }
+  vcztest::for_each_pair(path, ours, [&](const vcztest::PairLine& x) {
+    const std::pair<long, long> key(x.bp_a, x.bp_b);
+    if (!p.emplace(key, x.r2).second) twice.insert(key);
+  });
   return p;
 }
 
