@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <list>
 #include <memory>
 #include <optional>
@@ -82,6 +83,139 @@ PruneOptions parse_indep_pairwise(const std::vector<std::string>& a) {
   return o;
 }
 
+/// A bin edge of --decay: 0, or a length in bp (kb/Mb suffixes allowed).
+std::int64_t bin_edge(const std::string& text) {
+  return text == "0" ? 0 : parse_bp_length(text, "--decay");
+}
+
+/// --decay's bin edges: "E0,E1,...,En" or "START:STOP:STEP" (START, START + STEP, ..., and STOP
+/// as the last edge even when STEP does not divide STOP - START).
+std::vector<std::int64_t> parse_decay_bins(const std::string& text) {
+  std::vector<std::int64_t> e;
+  if (text.find(':') != std::string::npos) {
+    const auto parts = vcz::split_list(text, ':');
+    if (parts.size() != 3)
+      throw UsageError("--decay: expected START:STOP:STEP, got '" + text + "'");
+    const std::int64_t start = bin_edge(parts[0]), stop = bin_edge(parts[1]);
+    const std::int64_t step = bin_edge(parts[2]);
+    if (stop <= start) throw UsageError("--decay: STOP must be above START in '" + text + "'");
+    if ((stop - start) / step > 10000000)
+      throw UsageError("--decay: more than 10^7 bins in '" + text + "'");
+    for (std::int64_t x = start; x < stop; x += step) e.push_back(x);
+    e.push_back(stop);
+  } else {
+    for (const auto& x : vcz::split_list(text)) e.push_back(bin_edge(x));
+  }
+  if (e.size() < 2)
+    throw UsageError("--decay: at least two bin edges are needed in '" + text + "'");
+  for (std::size_t k = 1; k < e.size(); ++k)
+    if (e[k] <= e[k - 1]) throw UsageError("--decay: bin edges must increase in '" + text + "'");
+  return e;
+}
+
+/// --decay (per population with -P: one pass each, over the population's samples) and
+/// --ld-scores.
+template <class Options>
+void run_ld_summary(const CLI::App& cmd, const Options& o, bool decay) {
+  if (decay && o.ld_scores) throw UsageError("choose one of --decay and --ld-scores");
+  if (o.dprime) throw UsageError("--decay and --ld-scores take --r2 or --hap, not --dprime");
+  for (const char* opt : {"--ld-window-kb", "--ld-window-bp", "--ld-window-r2", "--ld-snp",
+                          "--ld-snps", "--ld-snp-list"})
+    if (cmd.count(opt))
+      throw UsageError(std::string(opt) +
+                       " is an option of the pairs, not of --decay or --ld-scores");
+  const PairMeasure measure = o.hap ? PairMeasure::Haplotype : PairMeasure::GenotypeR2;
+  if (!decay) {
+    for (const char* opt : {"--window-size", "--pops", "--ld-window"})
+      if (cmd.count(opt)) throw UsageError(std::string(opt) + " is not an option of --ld-scores");
+    LdScoreOptions so;
+    so.measure = measure;
+    if (cmd.count("--ld-wind-kb")) {
+      if (!(o.ld_wind_kb >= 0)) throw UsageError("--ld-wind-kb must not be negative");
+      so.window_bp = static_cast<std::int64_t>(std::floor(o.ld_wind_kb * 1000 + 1e-9));
+    }
+    if (cmd.count("--ld-wind-snps")) {
+      if (o.ld_wind_snps < 0) throw UsageError("--ld-wind-snps must not be negative");
+      so.window_variants = o.ld_wind_snps;
+    }
+    const Query q = build_query(query_options(o.common));
+    const auto s = make_ld_scores(q, so);
+    IdLookup ids(q.store);
+    Output out(o.common.output);
+    TableWriter w(out, o.common.format,
+                  {{"chrom", false}, {"pos", true}, {"id", false}, {"pairs", true}, {"l2", true}});
+    std::string note;
+    std::vector<std::string> cells;
+    auto emit = [&](const Table& t) {
+      note = t.note;
+      const auto& v = t.column("variant").ints;
+      for (std::int64_t r = 0; r < t.rows(); ++r) {
+        cells.clear();
+        table_cells(t, r, cells, 1);  // chrom, pos, pairs, l2
+        cells.insert(cells.begin() + 2, ids(v[static_cast<std::size_t>(r)]));
+        w.row(cells);
+      }
+    };
+    ComputeHooks hooks;
+    hooks.after_unit = [&](const UnitData&) { emit(s->take_rows()); };
+    Statistic* list[] = {s.get()};
+    const RunStats rs = compute(q, list, run_options(o.common), hooks);
+    emit(s->take_rows());
+    emit(s->finish());
+    w.finish(note);
+    out.commit();
+    report_note(o.common, note);
+    report_run(o.common, rs);
+    return;
+  }
+  if (cmd.count("--ld-wind-kb") || cmd.count("--ld-wind-snps"))
+    throw UsageError("--ld-wind-kb and --ld-wind-snps are options of --ld-scores");
+  LdDecayOptions d;
+  d.measure = measure;
+  d.edges = parse_decay_bins(o.decay);
+  if (cmd.count("--ld-window")) d.window_variants = o.ld.window_variants;
+  if (!o.window_size.empty()) d.window_size = parse_bp_length(o.window_size, "--window-size");
+  QueryOptions qo = query_options(o.common);
+  // One pass per population, over its samples (the band pairs the samples of a query).
+  std::vector<std::string> pops{""};
+  std::vector<std::vector<std::pair<std::string, std::string>>> members(1);
+  if (!qo.pops_file.empty()) {
+    const vcz::PopulationFile f = vcz::read_populations_file(qo.pops_file, qo.pop_column);
+    pops = f.names;
+    members.assign(pops.size(), {});
+    for (std::int64_t i = 0; i < f.size(); ++i)
+      members[static_cast<std::size_t>(f.population[static_cast<std::size_t>(i)])].emplace_back(
+          std::string(f.samples[i]),
+          pops[static_cast<std::size_t>(f.population[static_cast<std::size_t>(i)])]);
+    qo.pops_file.clear();
+  }
+  auto labels = std::make_shared<const std::vector<std::string>>(pops);
+  Table all;
+  RunStats rs;
+  for (std::size_t p = 0; p < pops.size(); ++p) {
+    if (!pops[p].empty()) qo.pops = members[p];
+    const Query q = build_query(qo);
+    const auto s = make_ld_decay(q, d);
+    Statistic* list[] = {s.get()};
+    rs = compute(q, list, run_options(o.common), {});
+    Table t = s->finish();
+    if (!pops[p].empty()) {
+      Column c;
+      c.name = "pop";
+      c.kind = Column::Kind::Label;
+      c.labels = labels;
+      c.ints.assign(static_cast<std::size_t>(t.rows()), static_cast<std::int64_t>(p));
+      t.columns.insert(t.columns.begin(), std::move(c));
+    }
+    if (p == 0)
+      all = std::move(t);
+    else
+      all.append(t);
+  }
+  write_table(o.common, all);
+  report_run(o.common, rs);
+}
+
 void add_ld(CLI::App& app) {
   struct Options {
     CommonOptions common;
@@ -90,6 +224,10 @@ void add_ld(CLI::App& app) {
     double window_kb = 1000;
     std::int64_t window_bp = -1;
     std::string snp, snps, snp_list;
+    std::string decay, window_size;  // --decay BINS, --window-size
+    bool ld_scores = false;
+    double ld_wind_kb = -1;
+    std::int64_t ld_wind_snps = -1;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
@@ -101,8 +239,16 @@ void add_ld(CLI::App& app) {
       "estimates from the two-locus genotypes; --hap: r2, D and D' of phased haplotypes). Pairs "
       "with r2 >= --ld-window-r2 are reported. Multi-allelic sites count REF against the other "
       "alleles; calls with a missing allele, or not diploid, are left out pair by pair. "
-      "Output: chr_a bp_a snp_a chr_b bp_b snp_b n r2 [d] [dprime].");
+      "Output: chr_a bp_a snp_a chr_b bp_b snp_b n r2 [d] [dprime].\n"
+      "--decay BINS writes no pairs: r2 summed in bins of bp distance (LD decay), every pair of "
+      "a contig closer than the last edge (and, with --ld-window, at most N - 1 variants apart) "
+      "whose r2 is defined; output [pop] [chrom window_start window_end] bin_start bin_end pairs "
+      "sum_r2 mean_r2 (pairs and sum_r2 add up across regions and runs). --ld-scores writes LD "
+      "scores as ldsc --l2: per variant 1 + the sum of r2 - (1 - r2)/(n - 2) over the other "
+      "variants within --ld-wind-kb or --ld-wind-snps; output chrom pos id pairs l2. Both use "
+      "--r2 (default) or --hap r2; docs/ld-decay.md has the definitions.");
   add_common_options(*cmd, o->common);
+  add_population_option(*cmd, o->common);
   cmd->add_flag("--r2,--geno-r2", o->geno, "r2 of allele counts (plink --r2, vcftools --geno-r2)");
   cmd->add_flag("--dprime", o->dprime,
                 "r2 and D' from EM haplotype frequencies (plink 1.9 --r2 dprime)");
@@ -119,7 +265,24 @@ void add_ld(CLI::App& app) {
   cmd->add_option("--ld-snp", o->snp, "Only pairs of this variant ID with its window, both sides");
   cmd->add_option("--ld-snps", o->snps, "As --ld-snp, for a comma-separated list of IDs");
   cmd->add_option("--ld-snp-list", o->snp_list, "As --ld-snp, for the IDs of a file");
-  cmd->callback([o] {
+  cmd->add_option("--decay", o->decay,
+                  "Binned r2 instead of pairs: bin edges in bp distance, E0,E1,...,En (kb/Mb "
+                  "suffixes allowed) or START:STOP:STEP; bin k is [Ek, Ek+1)");
+  cmd->add_option("--window-size", o->window_size,
+                  "--decay: one curve per window of this many bp (or kb/Mb) of each contig, "
+                  "tiled from base 1; a pair counts in the window of its first variant");
+  cmd->add_flag("--ld-scores,--l2", o->ld_scores, "LD scores (ldsc --l2) instead of pairs");
+  cmd->add_option("--ld-wind-kb", o->ld_wind_kb, "--ld-scores: window of this many kb each side");
+  cmd->add_option("--ld-wind-snps", o->ld_wind_snps,
+                  "--ld-scores: window of this many variants each side");
+  cmd->callback([o, cmd] {
+    const bool decay = !o->decay.empty();
+    if (decay || o->ld_scores) {
+      run_ld_summary(*cmd, *o, decay);
+      return;
+    }
+    for (const char* opt : {"--window-size", "--ld-wind-kb", "--ld-wind-snps", "--pops"})
+      if (cmd->count(opt)) throw UsageError(std::string(opt) + " needs --decay or --ld-scores");
     if (o->dprime + o->hap + o->geno > 1)
       throw UsageError("choose one of --r2, --dprime and --hap");
     o->ld.measure = o->hap      ? PairMeasure::Haplotype

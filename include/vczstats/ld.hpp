@@ -55,4 +55,44 @@ struct PruneOptions {
 /// @throws UsageError (bad options, fewer than two samples), FormatError (no call_genotype).
 std::unique_ptr<Statistic> make_prune(const Query& q, const PruneOptions& options);
 
+/// @brief Options of `ld --decay`: r² summed in bins of the distance between a pair's variants.
+struct LdDecayOptions {
+  /// GenotypeR2 (r² of allele counts, as `ld --r2`) or Haplotype (as `ld --hap`).
+  PairMeasure measure = PairMeasure::GenotypeR2;
+  /// Bin edges in bp of distance, strictly increasing, from 0 or more: bin k holds the pairs
+  /// with edges[k] <= pos_b - pos_a < edges[k + 1].
+  std::vector<std::int64_t> edges;
+  /// --ld-window N: only pairs at most N - 1 selected variants apart (default: any).
+  std::int64_t window_variants = std::numeric_limits<std::int64_t>::max();
+  /// --window-size: one curve per window [k W + 1, (k + 1) W] of each contig, a pair counted in
+  /// the window of its first variant (0: one curve over every contig).
+  std::int64_t window_size = 0;
+};
+
+/// @brief Binned r² (LD decay) without writing pairs: for every pair of the band (same contig,
+/// distance below the last edge) whose r² is defined, its distance bin gets one more pair and its
+/// r². Table (finish()): [chrom, window_start, window_end (with window_size)], bin_start,
+/// bin_end, pairs, sum_r2, mean_r2 (NaN for an empty bin); every bin of every window that holds
+/// a pair, or of the one curve. Sums are exact (vczstats/exact_sum.hpp), so partitions (work
+/// units, MPI ranks) merge by adding pairs and sums, bin by bin, and give the same bits.
+/// @throws UsageError (bad options, fewer than two samples), FormatError (no call_genotype;
+/// Haplotype on unphased heterozygous calls).
+std::unique_ptr<Statistic> make_ld_decay(const Query& q, const LdDecayOptions& options);
+
+/// @brief Options of `ld --ld-scores` (ldsc --l2): exactly one of the two windows.
+struct LdScoreOptions {
+  PairMeasure measure = PairMeasure::GenotypeR2;  ///< or Haplotype
+  std::int64_t window_variants = -1;  ///< --ld-wind-snps N: partners at most N variants away
+  std::int64_t window_bp = -1;        ///< --ld-wind-kb × 1000: partners at most this many bp away
+};
+
+/// @brief LD scores as ldsc --l2: per selected variant, 1 (itself) plus the sum over the other
+/// variants of its window on both sides (same contig) of r²_adj = r² - (1 - r²) / (n - 2), n the
+/// samples (haplotypes) called at both; pairs whose r² is undefined, or with n <= 2, are left
+/// out. Table: variant (global index), chrom, pos, pairs (partners summed), l2 (NaN for a
+/// variant without variance among its calls). Rows are final (take_rows()) once no later
+/// variant can pair with them.
+/// @throws UsageError (bad options, fewer than two samples), FormatError (as make_ld_decay).
+std::unique_ptr<Statistic> make_ld_scores(const Query& q, const LdScoreOptions& options);
+
 }  // namespace vczstats

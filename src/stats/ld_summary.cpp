@@ -1,0 +1,298 @@
+// LD summaries that write no pairs (vczstats/ld.hpp): `ld --decay`, r² summed in distance bins,
+// and `ld --ld-scores`, ldsc's per-variant sums of adjusted r². Both take the pairs of the same
+// variant-pair band as `ld` (CPU popcounts, or the GPU band's kernels: the pairs come back to
+// the host, where they are reduced here) and keep the rows of the band's reach, as `ld` does, so
+// that a partition's pairs with its neighbours are added when partitions merge
+// (stats/pair_statistic.hpp). Sums are ExactSum, so any split gives the same bits.
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "stats/pair_statistic.hpp"
+#include "vczstats/exact_sum.hpp"
+#include "vczstats/ld.hpp"
+
+namespace vczstats {
+namespace {
+
+using stats::ExactSum;
+
+void check_measure(PairMeasure m, const char* what) {
+  if (m != PairMeasure::GenotypeR2 && m != PairMeasure::Haplotype)
+    throw UsageError(std::string(what) + ": r2 of allele counts (--r2) or of haplotypes (--hap)");
+}
+
+std::int64_t pair_width(const Query& q, const PairRequest& r) {
+  return r.haplotypes() ? q.samples.size() * q.store.ploidy() : q.samples.size();
+}
+
+/// The rows of a summary: the band's row only.
+struct MetaRow {
+  PairRow meta;
+};
+
+// ---- ld --decay -------------------------------------------------------------------------------
+
+struct DecayBin {
+  std::int64_t pairs = 0;
+  ExactSum sum;
+};
+
+class LdDecayStatistic final : public stats::pairs::PairStatistic<MetaRow> {
+ public:
+  LdDecayStatistic(const Query& q, const LdDecayOptions& o)
+      : PairStatistic(q, "ld --decay"), options_(o) {
+    check_measure(o.measure, "ld --decay");
+    const auto& e = o.edges;
+    if (e.size() < 2) throw UsageError("--decay: at least two bin edges are needed");
+    if (e.front() < 0) throw UsageError("--decay: bin edges must not be negative");
+    for (std::size_t k = 1; k < e.size(); ++k)
+      if (e[k] <= e[k - 1]) throw UsageError("--decay: bin edges must increase");
+    if (o.window_variants < 1) throw UsageError("--ld-window must be at least 1");
+    if (o.window_size < 0) throw UsageError("--window-size must not be negative");
+    request_.measure = o.measure;
+    request_.max_variants = o.window_variants - 1;
+    request_.max_bp = e.back() - 1;  // distances below the last edge
+    request_.min_r2 = 0;             // every pair whose r² is defined
+    width_ = pair_width(q, request_);
+  }
+
+  std::string name() const override { return "ld_decay"; }
+
+  void accumulate_pairs(PairBatch&& batch) override {
+    if (!take_batch(batch, [](const PairRow& r) { return MetaRow{r}; })) return;
+    for (const PairValue& v : batch.pairs) add_pair(v);
+    drop_done();
+  }
+
+  Table finish() override {
+    Table t;
+    const bool windows = options_.window_size > 0;
+    if (windows) {
+      t.add("chrom", Column::Kind::Label, contigs_);
+      t.add("window_start", Column::Kind::Int);
+      t.add("window_end", Column::Kind::Int);
+    }
+    t.add("bin_start", Column::Kind::Int);
+    t.add("bin_end", Column::Kind::Int);
+    t.add("pairs", Column::Kind::Int);
+    t.add("sum_r2", Column::Kind::Float);
+    t.add("mean_r2", Column::Kind::Float);
+    t.note = options_.measure == PairMeasure::Haplotype
+                 ? "r2 of phased haplotypes (as ld --hap) binned by bp distance pos_b - pos_a"
+                 : "r2 of non-REF allele counts (as ld --r2) binned by bp distance pos_b - pos_a";
+    auto curve = [&](const std::vector<DecayBin>& bins, std::int32_t contig, std::int64_t k) {
+      for (std::size_t b = 0; b + 1 < options_.edges.size(); ++b) {
+        int c = 0;
+        if (windows) {
+          t.push_int(c++, contig);
+          t.push_int(c++, k * options_.window_size + 1);
+          t.push_int(c++, (k + 1) * options_.window_size);
+        }
+        t.push_int(c++, options_.edges[b]);
+        t.push_int(c++, options_.edges[b + 1]);
+        const double sum = bins[b].sum.value();
+        t.push_int(c++, bins[b].pairs);
+        t.push_float(c++, sum);
+        t.push_float(c++, bins[b].pairs ? sum / static_cast<double>(bins[b].pairs)
+                                        : std::numeric_limits<double>::quiet_NaN());
+      }
+    };
+    if (!windows && groups_.empty()) groups_[{0, 0}] = empty_bins();  // one curve, maybe empty
+    for (const auto& [key, bins] : groups_) curve(bins, key.first, key.second);
+    return t;
+  }
+
+  void merge(Statistic& later_base) override {
+    auto& later = stats::detail::same_statistic(*this, later_base);
+    for (const auto& [key, bins] : later.groups_) {
+      auto& ours = group(key);
+      for (std::size_t b = 0; b < bins.size(); ++b) {
+        ours[b].pairs += bins[b].pairs;
+        ours[b].sum += bins[b].sum;
+      }
+    }
+    later.groups_.clear();
+    merge_partition(
+        later, [](MetaRow&, std::int64_t) {}, [&](const PairValue& v) { add_pair(v); });
+    drop_done();
+  }
+
+  void save(ByteWriter& w) const override {
+    save_rows(w, [](ByteWriter& to, const MetaRow& r) { to.put(r.meta); });
+    w.put<std::uint64_t>(groups_.size());
+    for (const auto& [key, bins] : groups_) {
+      w.put(key.first);
+      w.put(key.second);
+      w.put_vector(bins);
+    }
+  }
+
+  void load(ByteReader& r) override {
+    load_rows(r, [](ByteReader& from) { return MetaRow{from.get<PairRow>()}; });
+    groups_.clear();
+    const auto n = r.get<std::uint64_t>();
+    for (std::uint64_t g = 0; g < n; ++g) {
+      const auto contig = r.get<std::int32_t>();
+      const auto k = r.get<std::int64_t>();
+      auto bins = r.get_vector<DecayBin>();
+      if (bins.size() + 1 != options_.edges.size())
+        throw FormatError("statistic state: ld_decay bins do not match the edges");
+      groups_[{contig, k}] = std::move(bins);
+    }
+  }
+
+ private:
+  using Key = std::pair<std::int32_t, std::int64_t>;  // contig, window (0, 0: the one curve)
+
+  std::vector<DecayBin> empty_bins() const {
+    return std::vector<DecayBin>(options_.edges.size() - 1);
+  }
+  std::vector<DecayBin>& group(const Key& key) {
+    auto it = groups_.find(key);
+    if (it == groups_.end()) it = groups_.emplace(key, empty_bins()).first;
+    return it->second;
+  }
+
+  void add_pair(const PairValue& v) {
+    const PairRow& a = at(ordinal(v.a)).meta;
+    const PairRow& b = at(ordinal(v.b)).meta;
+    const std::int64_t d = b.pos - a.pos;
+    const auto& e = options_.edges;
+    if (d < e.front() || d >= e.back()) return;
+    const auto bin =
+        static_cast<std::size_t>(std::upper_bound(e.begin(), e.end(), d) - e.begin() - 1);
+    const Key key =
+        options_.window_size > 0 ? Key{a.contig, (a.pos - 1) / options_.window_size} : Key{0, 0};
+    DecayBin& x = group(key)[bin];
+    ++x.pairs;
+    x.sum += v.r2;
+  }
+
+  /// Drop the rows no later variant pairs with (a partition that starts the run only: the others
+  /// keep theirs for the merge); the last row stays, for place().
+  void drop_done() {
+    if (resolved_) drop_rows(count_ - 1);
+  }
+
+  LdDecayOptions options_;
+  std::map<Key, std::vector<DecayBin>> groups_;
+};
+
+// ---- ld --ld-scores ---------------------------------------------------------------------------
+
+struct ScoreRow {
+  PairRow meta;
+  ExactSum l2;
+  std::int64_t pairs = 0;
+};
+
+class LdScoreStatistic final : public stats::pairs::PairStatistic<ScoreRow> {
+ public:
+  LdScoreStatistic(const Query& q, const LdScoreOptions& o)
+      : PairStatistic(q, "ld --ld-scores"), options_(o) {
+    check_measure(o.measure, "ld --ld-scores");
+    if ((o.window_variants >= 0) == (o.window_bp >= 0))
+      throw UsageError("ld --ld-scores: give one window, --ld-wind-kb or --ld-wind-snps");
+    request_.measure = o.measure;
+    request_.min_r2 = 0;
+    if (o.window_variants >= 0) request_.max_variants = o.window_variants;
+    if (o.window_bp >= 0) request_.max_bp = o.window_bp;
+    width_ = pair_width(q, request_);
+  }
+
+  std::string name() const override { return "ld_scores"; }
+
+  void accumulate_pairs(PairBatch&& batch) override {
+    if (!take_batch(batch, [](const PairRow& r) { return ScoreRow{r, {}, 0}; })) return;
+    for (const PairValue& v : batch.pairs) add_pair(v);
+  }
+
+  Table take_rows() override {
+    Table t = empty_table();
+    release(final_end(released_), t);
+    return t;
+  }
+
+  Table finish() override {
+    Table t = empty_table();
+    release(count_, t);
+    return t;
+  }
+
+  void merge(Statistic& later_base) override {
+    auto& later = stats::detail::same_statistic(*this, later_base);
+    expect_whole(later, later.released_);
+    merge_partition(
+        later, [](ScoreRow&, std::int64_t) {}, [&](const PairValue& v) { add_pair(v); });
+  }
+
+  void save(ByteWriter& w) const override {
+    save_rows(w, [](ByteWriter& to, const ScoreRow& r) { to.put(r); });
+    w.put(released_);
+  }
+
+  void load(ByteReader& r) override {
+    load_rows(r, [](ByteReader& from) { return from.get<ScoreRow>(); });
+    released_ = r.get<std::int64_t>();
+  }
+
+ private:
+  void add_pair(const PairValue& v) {
+    if (v.a == v.b || v.n <= 2) return;
+    // r²_adj = r² - (1 - r²) / (n - 2), ldsc's unbiased estimate of r²
+    const double adj = v.r2 - (1 - v.r2) / static_cast<double>(v.n - 2);
+    for (const std::int64_t x : {v.a, v.b}) {
+      ScoreRow& row = at(ordinal(x));
+      row.l2 += adj;
+      ++row.pairs;
+    }
+  }
+
+  /// Whether a row's own r² is defined (its allele counts vary among its calls).
+  bool varies(const PairRow& m) const {
+    if (request_.haplotypes()) return m.sum > 0 && m.sum < m.n;
+    return m.n * m.ssq != m.sum * m.sum;  // n Σx² = (Σx)² only when every x is the same
+  }
+
+  Table empty_table() const {
+    Table t;
+    t.add("variant", Column::Kind::Int);
+    t.add("chrom", Column::Kind::Label, contigs_);
+    t.add("pos", Column::Kind::Int);
+    t.add("pairs", Column::Kind::Int);
+    t.add("l2", Column::Kind::Float);
+    t.note = "LD scores (ldsc --l2): 1 + sum of r2 - (1 - r2) / (n - 2) over the window";
+    return t;
+  }
+
+  void release(std::int64_t end, Table& t) {
+    for (; released_ < end; ++released_) {
+      const ScoreRow& r = at(released_);
+      t.push_int(0, r.meta.variant);
+      t.push_int(1, r.meta.contig);
+      t.push_int(2, r.meta.pos);
+      t.push_int(3, r.pairs);
+      ExactSum l2 = r.l2;
+      l2 += 1.0;  // the variant itself
+      t.push_float(4, varies(r.meta) ? l2.value() : std::numeric_limits<double>::quiet_NaN());
+    }
+    drop_rows(released_);
+  }
+
+  LdScoreOptions options_;
+  std::int64_t released_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Statistic> make_ld_decay(const Query& q, const LdDecayOptions& options) {
+  return std::make_unique<LdDecayStatistic>(q, options);
+}
+
+std::unique_ptr<Statistic> make_ld_scores(const Query& q, const LdScoreOptions& options) {
+  return std::make_unique<LdScoreStatistic>(q, options);
+}
+
+}  // namespace vczstats

@@ -1,0 +1,208 @@
+#!/usr/bin/python3
+"""Brute-force reference of vczstats' LD summaries (docs/ld-decay.md), from the definitions,
+reading a VCF as text (no numpy, no zarr, so it is independent of vczstats' readers):
+
+  ref_ld_summary.py vcf OUT.vcf [--seed S] [--samples N] [--variants M] [--contigs C]
+                    [--missing F] [--multiallelic F] [--phased]
+      random VCF with LD: each contig's haplotypes are mosaics of a few founders (a switch
+      between founders every ~200 bp on average), with new mutations; IDs v0, v1, ...;
+      positions with gaps of 1-60 bp (and repeats); a fraction of alleles missing ('.').
+  ref_ld_summary.py decay VCF --bins E0,E1,... [--hap] [--ld-window N] [--window-size W]
+      ld --decay: per distance bin [Ek, Ek+1) pairs, sum_r2, mean_r2 (TSV as vczstats prints).
+  ref_ld_summary.py ldscore VCF (--wind-kb K | --wind-snps N) [--hap]
+      ld --ld-scores: per variant chrom pos id pairs l2.
+
+r2 (default) is plink 1.9 --r2's: the squared correlation of the non-REF allele counts (0, 1,
+2) over the samples with both genotypes complete (diploid, no missing allele); --hap: over the
+haplotypes (allele slots) called at both, of the non-REF indicator (vcftools --hap-r2). A pair
+counts when its r2 is defined (both counts vary). LD score: 1 + sum over the other variants of
+the window (same contig, |pos difference| <= K * 1000 bp, or at most N variants away) of
+r2 - (1 - r2) / (n - 2), pairs with n <= 2 left out; NaN for a variant whose allele counts do
+not vary among its own calls.
+"""
+
+import argparse
+import bisect
+import math
+import random
+import sys
+
+
+def make_vcf(args):
+    rng = random.Random(args.seed)
+    n_hap = 2 * args.samples
+    with open(args.out, "w") as out:
+        out.write("##fileformat=VCFv4.2\n")
+        for c in range(args.contigs):
+            out.write(f"##contig=<ID={c + 1},length=100000000>\n")
+        out.write('##FORMAT=<ID=GT,Number=1,Type=String,Description="Genotype">\n')
+        out.write("#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\t")
+        out.write("\t".join(f"s{i}" for i in range(args.samples)) + "\n")
+        index = 0
+        per_contig = args.variants // args.contigs
+        for c in range(args.contigs):
+            founders = 6
+            # founder of each haplotype, switched along the contig
+            of = [rng.randrange(founders) for _ in range(n_hap)]
+            alleles = [[rng.random() < 0.3 for _ in range(founders)] for _ in range(per_contig)]
+            pos = 1000
+            for v in range(per_contig):
+                gap = rng.choice([0, 1, 2, 5, 10, 20, 30, 40, 60])
+                pos += gap if v else 0
+                for h in range(n_hap):
+                    if rng.random() < gap / 200.0:
+                        of[h] = rng.randrange(founders)
+                multi = rng.random() < args.multiallelic
+                nalt = 2 if multi else 1
+                calls = []
+                for s in range(args.samples):
+                    gt = []
+                    for h in (2 * s, 2 * s + 1):
+                        a = 1 if alleles[v][of[h]] else 0
+                        if rng.random() < 0.02:  # a new mutation
+                            a = 1 - a
+                        if a and multi and rng.random() < 0.5:
+                            a = 2
+                        gt.append("." if rng.random() < args.missing else str(a))
+                    calls.append(("|" if args.phased else "/").join(gt))
+                alt = "C,G" if multi else "C"
+                out.write(f"{c + 1}\t{pos}\tv{index}\tA\t{alt}\t.\tPASS\t.\tGT\t")
+                out.write("\t".join(calls) + "\n")
+                index += 1
+
+
+def read_vcf(path):
+    """Rows (chrom, pos, id, calls): calls a list per sample of allele lists (None: missing)."""
+    rows = []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            fields = line.rstrip("\n").split("\t")
+            calls = []
+            for c in fields[9:]:
+                gt = c.split(":")[0].replace("|", "/").split("/")
+                calls.append([None if a == "." else int(a) for a in gt])
+            rows.append((fields[0], int(fields[1]), fields[2], calls))
+    return rows
+
+
+def values(row, hap):
+    """Per unit (sample, or allele slot with --hap): the non-REF value, or None."""
+    out = []
+    for gt in row[3]:
+        if hap:
+            out.extend(None if a is None else int(a > 0) for a in gt)
+        else:
+            ok = len(gt) == 2 and None not in gt
+            out.append(sum(int(a > 0) for a in gt) if ok else None)
+    return out
+
+
+def r2(x, y):
+    """(n, r2) over the units with both values; r2 None when undefined."""
+    n = sx = sy = sxx = syy = sxy = 0
+    for a, b in zip(x, y):
+        if a is None or b is None:
+            continue
+        n += 1
+        sx += a
+        sy += b
+        sxx += a * a
+        syy += b * b
+        sxy += a * b
+    vx = n * sxx - sx * sx
+    vy = n * syy - sy * sy
+    if vx == 0 or vy == 0:
+        return n, None
+    c = n * sxy - sx * sy
+    return n, (c * c) / (vx * vy)  # exact integers, then one division
+
+
+def decay(args):
+    rows = read_vcf(args.vcf)
+    edges = [int(e) for e in args.bins.split(",")]
+    vals = [values(r, args.hap) for r in rows]
+    groups = {}
+    for i in range(len(rows)):
+        for j in range(i + 1, len(rows)):
+            if rows[j][0] != rows[i][0] or j - i > args.ld_window - 1:
+                break
+            d = rows[j][1] - rows[i][1]
+            if d >= edges[-1]:
+                break
+            if d < edges[0]:
+                continue
+            _, v = r2(vals[i], vals[j])
+            if v is None:
+                continue
+            k = bisect.bisect_right(edges, d) - 1
+            key = (rows[i][0], (rows[i][1] - 1) // args.window_size) if args.window_size else ("", 0)
+            g = groups.setdefault(key, [[0, []] for _ in edges[:-1]])
+            g[k][0] += 1
+            g[k][1].append(v)
+    w = args.window_size
+    head = ("chrom\twindow_start\twindow_end\t" if w else "") + "bin_start\tbin_end\tpairs\tsum_r2\tmean_r2"
+    print(head)
+    for key in sorted(groups):
+        for k, (count, terms) in enumerate(groups[key]):
+            s = math.fsum(terms)
+            mean = repr(s / count) if count else "NA"
+            lead = f"{key[0]}\t{key[1] * w + 1}\t{(key[1] + 1) * w}\t" if w else ""
+            print(f"{lead}{edges[k]}\t{edges[k + 1]}\t{count}\t{s!r}\t{mean}")
+
+
+def ldscore(args):
+    rows = read_vcf(args.vcf)
+    vals = [values(r, args.hap) for r in rows]
+    print("chrom\tpos\tid\tpairs\tl2")
+    for i, row in enumerate(rows):
+        own = [v for v in vals[i] if v is not None]
+        varies = len(set(own)) > 1
+        terms, pairs = [1.0], 0
+        for j in range(len(rows)):
+            if j == i or rows[j][0] != row[0]:
+                continue
+            if args.wind_snps is not None and abs(j - i) > args.wind_snps:
+                continue
+            if args.wind_kb is not None and abs(rows[j][1] - row[1]) > args.wind_kb * 1000:
+                continue
+            n, v = r2(vals[i], vals[j])
+            if v is None or n <= 2:
+                continue
+            terms.append(v - (1 - v) / (n - 2))
+            pairs += 1
+        l2 = repr(math.fsum(terms)) if varies else "NA"
+        print(f"{row[0]}\t{row[1]}\t{row[2]}\t{pairs}\t{l2}")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    v = sub.add_parser("vcf")
+    v.add_argument("out")
+    v.add_argument("--seed", type=int, default=1)
+    v.add_argument("--samples", type=int, default=40)
+    v.add_argument("--variants", type=int, default=600)
+    v.add_argument("--contigs", type=int, default=2)
+    v.add_argument("--missing", type=float, default=0.03)
+    v.add_argument("--multiallelic", type=float, default=0.05)
+    v.add_argument("--phased", action="store_true")
+    d = sub.add_parser("decay")
+    d.add_argument("vcf")
+    d.add_argument("--bins", required=True)
+    d.add_argument("--hap", action="store_true")
+    d.add_argument("--ld-window", type=int, default=sys.maxsize)
+    d.add_argument("--window-size", type=int, default=0)
+    s = sub.add_parser("ldscore")
+    s.add_argument("vcf")
+    s.add_argument("--hap", action="store_true")
+    g = s.add_mutually_exclusive_group(required=True)
+    g.add_argument("--wind-kb", type=float)
+    g.add_argument("--wind-snps", type=int)
+    args = p.parse_args(argv)
+    {"vcf": make_vcf, "decay": decay, "ldscore": ldscore}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()
