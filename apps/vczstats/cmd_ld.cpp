@@ -138,6 +138,11 @@ void run_ld_summary(const CLI::App& cmd, const Options& o, bool decay) {
       if (o.ld_wind_snps < 0) throw UsageError("--ld-wind-snps must not be negative");
       so.window_variants = o.ld_wind_snps;
     }
+    if (cmd.count("--ld-wind-cm")) {
+      if (!(o.ld_wind_cm >= 0)) throw UsageError("--ld-wind-cm must not be negative");
+      so.window_cm = o.ld_wind_cm;
+    }
+    so.map = o.map;
     const Query q = build_query(query_options(o.common));
     const auto s = make_ld_scores(q, so);
     IdLookup ids(q.store);
@@ -168,8 +173,8 @@ void run_ld_summary(const CLI::App& cmd, const Options& o, bool decay) {
     report_run(o.common, rs);
     return;
   }
-  if (cmd.count("--ld-wind-kb") || cmd.count("--ld-wind-snps"))
-    throw UsageError("--ld-wind-kb and --ld-wind-snps are options of --ld-scores");
+  for (const char* opt : {"--ld-wind-kb", "--ld-wind-snps", "--ld-wind-cm", "--map"})
+    if (cmd.count(opt)) throw UsageError(std::string(opt) + " is an option of --ld-scores");
   LdDecayOptions d;
   d.measure = measure;
   d.edges = parse_decay_bins(o.decay);
@@ -226,8 +231,9 @@ void add_ld(CLI::App& app) {
     std::string snp, snps, snp_list;
     std::string decay, window_size;  // --decay BINS, --window-size
     bool ld_scores = false;
-    double ld_wind_kb = -1;
+    double ld_wind_kb = -1, ld_wind_cm = -1;
     std::int64_t ld_wind_snps = -1;
+    std::string map;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
@@ -245,7 +251,8 @@ void add_ld(CLI::App& app) {
       "whose r2 is defined; output [pop] [chrom window_start window_end] bin_start bin_end pairs "
       "sum_r2 mean_r2 (pairs and sum_r2 add up across regions and runs). --ld-scores writes LD "
       "scores as ldsc --l2: per variant 1 + the sum of r2 - (1 - r2)/(n - 2) over the other "
-      "variants within --ld-wind-kb or --ld-wind-snps; output chrom pos id pairs l2. Both use "
+      "variants within --ld-wind-kb, --ld-wind-snps or --ld-wind-cm (with --map); output chrom "
+      "pos id pairs l2. Both use "
       "--r2 (default) or --hap r2; docs/ld-decay.md has the definitions.");
   add_common_options(*cmd, o->common);
   add_population_option(*cmd, o->common);
@@ -275,13 +282,18 @@ void add_ld(CLI::App& app) {
   cmd->add_option("--ld-wind-kb", o->ld_wind_kb, "--ld-scores: window of this many kb each side");
   cmd->add_option("--ld-wind-snps", o->ld_wind_snps,
                   "--ld-scores: window of this many variants each side");
+  cmd->add_option("--ld-wind-cm", o->ld_wind_cm,
+                  "--ld-scores: window of this many cM each side, on the --map");
+  cmd->add_option("--map", o->map,
+                  "--ld-wind-cm: genetic map, plink .map (chrom, id, cM, bp), as ihs --map");
   cmd->callback([o, cmd] {
     const bool decay = !o->decay.empty();
     if (decay || o->ld_scores) {
       run_ld_summary(*cmd, *o, decay);
       return;
     }
-    for (const char* opt : {"--window-size", "--ld-wind-kb", "--ld-wind-snps", "--pops"})
+    for (const char* opt :
+         {"--window-size", "--ld-wind-kb", "--ld-wind-snps", "--ld-wind-cm", "--map", "--pops"})
       if (cmd->count(opt)) throw UsageError(std::string(opt) + " needs --decay or --ld-scores");
     if (o->dprime + o->hap + o->geno > 1)
       throw UsageError("choose one of --r2, --dprime and --hap");

@@ -79,20 +79,25 @@ struct LdDecayOptions {
 /// Haplotype on unphased heterozygous calls).
 std::unique_ptr<Statistic> make_ld_decay(const Query& q, const LdDecayOptions& options);
 
-/// @brief Options of `ld --ld-scores` (ldsc --l2): exactly one of the two windows.
+/// @brief Options of `ld --ld-scores` (ldsc --l2): exactly one of the three windows.
 struct LdScoreOptions {
   PairMeasure measure = PairMeasure::GenotypeR2;  ///< or Haplotype
   std::int64_t window_variants = -1;  ///< --ld-wind-snps N: partners at most N variants away
   std::int64_t window_bp = -1;        ///< --ld-wind-kb × 1000: partners at most this many bp away
+  double window_cm = -1;              ///< --ld-wind-cm: partners at most this many cM away
+  /// --map: the genetic map of window_cm (plink .map: chrom, id, cM, bp; linear between its
+  /// positions, extrapolated with the rate of its first or last interval, as ihs --map)
+  std::string map;
 };
 
 /// @brief LD scores as ldsc --l2: per selected variant, 1 (itself) plus the sum over the other
-/// variants of its window on both sides (same contig) of r²_adj = r² - (1 - r²) / (n - 2), n the
-/// samples (haplotypes) called at both; pairs whose r² is undefined, or with n <= 2, are left
-/// out. Table: variant (global index), chrom, pos, pairs (partners summed), l2 (NaN for a
-/// variant without variance among its calls). Rows are final (take_rows()) once no later
-/// variant can pair with them.
-/// @throws UsageError (bad options, fewer than two samples), FormatError (as make_ld_decay).
+/// variants of its window on both sides (same contig; in cM: |cM difference| <= window_cm) of
+/// r²_adj = r² - (1 - r²) / (n - 2), n the samples (haplotypes) called at both; pairs whose r² is
+/// undefined, or with n <= 2, are left out. Table: variant (global index), chrom, pos, pairs
+/// (partners summed), l2 (NaN for a variant without variance among its calls). Rows are final
+/// (take_rows()) once no later variant can pair with them.
+/// @throws UsageError (bad options, fewer than two samples, a map without the contigs),
+/// IoError (the map), FormatError (as make_ld_decay).
 std::unique_ptr<Statistic> make_ld_scores(const Query& q, const LdScoreOptions& options);
 
 }  // namespace vczstats

@@ -6,9 +6,11 @@
 // (stats/pair_statistic.hpp). Sums are ExactSum, so any split gives the same bits.
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 
+#include "stats/haplo_rows.hpp"
 #include "stats/pair_statistic.hpp"
 #include "vczstats/exact_sum.hpp"
 #include "vczstats/ld.hpp"
@@ -186,26 +188,68 @@ struct ScoreRow {
   PairRow meta;
   ExactSum l2;
   std::int64_t pairs = 0;
+  double cm = 0;  // genetic position (cM windows)
 };
+
+/// The largest bp distance between two selected variants of one contig at most @p w cM apart
+/// on @p map (the band's reach for a cM window): the variants of the plan's units, filters
+/// aside (a superset of the rows), two pointers per contig.
+std::int64_t cm_window_bp(const Query& q, const stats::haplo::GeneticMap& map, double w,
+                          const std::vector<std::string>& contigs) {
+  const vcz::VariantReader reader(q.store, false, false);
+  std::int64_t reach = 0;
+  std::int32_t contig = -1;
+  std::vector<std::pair<double, std::int64_t>> at;  // cM, bp of the contig's variants so far
+  std::size_t lo = 0;
+  for (const vcz::WorkUnit& u : q.plan.units) {
+    const vcz::VariantBlock b = reader.read(u.begin, u.end);
+    for (std::int64_t r = 0; r < b.size(); ++r) {
+      if (!u.mask.empty() && !u.mask[static_cast<std::size_t>(r)]) continue;
+      const auto k = static_cast<std::size_t>(r);
+      if (b.contig[k] != contig) {
+        contig = b.contig[k];
+        at.clear();
+        lo = 0;
+      }
+      const double cm = map.at(contigs[static_cast<std::size_t>(contig)], b.position[k]);
+      at.emplace_back(cm, b.position[k]);
+      while (at.back().first - at[lo].first > w) ++lo;
+      reach = std::max(reach, at.back().second - at[lo].second);
+    }
+  }
+  return reach;
+}
 
 class LdScoreStatistic final : public stats::pairs::PairStatistic<ScoreRow> {
  public:
   LdScoreStatistic(const Query& q, const LdScoreOptions& o)
       : PairStatistic(q, "ld --ld-scores"), options_(o) {
     check_measure(o.measure, "ld --ld-scores");
-    if ((o.window_variants >= 0) == (o.window_bp >= 0))
-      throw UsageError("ld --ld-scores: give one window, --ld-wind-kb or --ld-wind-snps");
+    if ((o.window_variants >= 0) + (o.window_bp >= 0) + (o.window_cm >= 0) != 1)
+      throw UsageError(
+          "ld --ld-scores: give one window, --ld-wind-kb, --ld-wind-snps or --ld-wind-cm");
+    if ((o.window_cm >= 0) != !o.map.empty())
+      throw UsageError("ld --ld-scores: --ld-wind-cm needs --map, and --map --ld-wind-cm");
     request_.measure = o.measure;
     request_.min_r2 = 0;
     if (o.window_variants >= 0) request_.max_variants = o.window_variants;
     if (o.window_bp >= 0) request_.max_bp = o.window_bp;
+    if (o.window_cm >= 0) {
+      map_ = std::make_shared<const stats::haplo::GeneticMap>(o.map);
+      request_.max_bp = cm_window_bp(q, *map_, o.window_cm, *contigs_);
+    }
     width_ = pair_width(q, request_);
   }
 
   std::string name() const override { return "ld_scores"; }
 
   void accumulate_pairs(PairBatch&& batch) override {
-    if (!take_batch(batch, [](const PairRow& r) { return ScoreRow{r, {}, 0}; })) return;
+    auto row = [&](const PairRow& r) {
+      ScoreRow x{r, {}, 0, 0};
+      if (map_) x.cm = map_->at((*contigs_)[static_cast<std::size_t>(r.contig)], r.pos);
+      return x;
+    };
+    if (!take_batch(batch, row)) return;
     for (const PairValue& v : batch.pairs) add_pair(v);
   }
 
@@ -241,12 +285,13 @@ class LdScoreStatistic final : public stats::pairs::PairStatistic<ScoreRow> {
  private:
   void add_pair(const PairValue& v) {
     if (v.a == v.b || v.n <= 2) return;
+    ScoreRow &a = at(ordinal(v.a)), &b = at(ordinal(v.b));
+    if (map_ && std::fabs(b.cm - a.cm) > options_.window_cm) return;
     // r²_adj = r² - (1 - r²) / (n - 2), ldsc's unbiased estimate of r²
     const double adj = v.r2 - (1 - v.r2) / static_cast<double>(v.n - 2);
-    for (const std::int64_t x : {v.a, v.b}) {
-      ScoreRow& row = at(ordinal(x));
-      row.l2 += adj;
-      ++row.pairs;
+    for (ScoreRow* row : {&a, &b}) {
+      row->l2 += adj;
+      ++row->pairs;
     }
   }
 
@@ -282,6 +327,7 @@ class LdScoreStatistic final : public stats::pairs::PairStatistic<ScoreRow> {
   }
 
   LdScoreOptions options_;
+  std::shared_ptr<const stats::haplo::GeneticMap> map_;  // cM windows
   std::int64_t released_ = 0;
 };
 

@@ -312,6 +312,23 @@ TEST(LdScores, EqualTheBruteForceSum) {
   expect_scores_match(us, u, "--ld-wind-snps 15", "--wind-snps 15");
   expect_scores_match(ps, p, "--hap --ld-wind-kb 0.6", "--hap --wind-kb 0.6");
   expect_scores_match(ps, p, "--hap --ld-wind-snps 4", "--hap --wind-snps 4");
+  // cM windows on a plink .map with uneven rates, flat stretches, and positions outside it
+  const std::string map = (dir / "g.map").string();
+  {
+    std::ofstream m(map);
+    const double steps[] = {0.02, 0, 0.3, 0.05, 0.11, 0, 0.01, 0.2};
+    for (const char* chrom : {"1", "2"}) {
+      double cm = 0.5;
+      for (int k = 0; k < 16; ++k) {
+        m << chrom << "\tm" << k << "\t" << cm << "\t" << 1500 + 500 * k << "\n";
+        cm += steps[k % 8];
+      }
+    }
+  }
+  expect_scores_match(us, u, "--ld-wind-cm 0.2 --map " + shell_quote(map),
+                      "--wind-cm 0.2 --map " + shell_quote(map));
+  expect_scores_match(ps, p, "--hap --ld-wind-cm 0.07 --map " + shell_quote(map),
+                      "--hap --wind-cm 0.07 --map " + shell_quote(map));
 }
 
 TEST(LdSummaries, BadOptionsAreUsageErrors) {
@@ -327,8 +344,10 @@ TEST(LdSummaries, BadOptionsAreUsageErrors) {
       {" --decay 0,100 --dprime", "--dprime"},
       {" --decay 0,100 --ld-window-r2 0.2", "--ld-window-r2"},
       {" --decay 0,100 --ld-scores --ld-wind-kb 1", "one of --decay and --ld-scores"},
-      {" --ld-scores", "--ld-wind-kb or --ld-wind-snps"},
-      {" --ld-scores --ld-wind-kb 1 --ld-wind-snps 3", "--ld-wind-kb or --ld-wind-snps"},
+      {" --ld-scores", "give one window"},
+      {" --ld-scores --ld-wind-kb 1 --ld-wind-snps 3", "give one window"},
+      {" --ld-scores --ld-wind-cm 1", "--ld-wind-cm needs --map"},
+      {" --ld-scores --ld-wind-kb 1 --map x.map", "--ld-wind-cm needs --map"},
       {" --window-size 1000", "needs --decay"},
   };
   for (const auto& [args, message] : cases) {

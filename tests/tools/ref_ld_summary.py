@@ -9,14 +9,16 @@ reading a VCF as text (no numpy, no zarr, so it is independent of vczstats' read
       positions with gaps of 1-60 bp (and repeats); a fraction of alleles missing ('.').
   ref_ld_summary.py decay VCF --bins E0,E1,... [--hap] [--ld-window N] [--window-size W]
       ld --decay: per distance bin [Ek, Ek+1) pairs, sum_r2, mean_r2 (TSV as vczstats prints).
-  ref_ld_summary.py ldscore VCF (--wind-kb K | --wind-snps N) [--hap]
+  ref_ld_summary.py ldscore VCF (--wind-kb K | --wind-snps N | --wind-cm W --map FILE) [--hap]
       ld --ld-scores: per variant chrom pos id pairs l2.
 
 r2 (default) is plink 1.9 --r2's: the squared correlation of the non-REF allele counts (0, 1,
 2) over the samples with both genotypes complete (diploid, no missing allele); --hap: over the
 haplotypes (allele slots) called at both, of the non-REF indicator (vcftools --hap-r2). A pair
 counts when its r2 is defined (both counts vary). LD score: 1 + sum over the other variants of
-the window (same contig, |pos difference| <= K * 1000 bp, or at most N variants away) of
+the window (same contig, |pos difference| <= K * 1000 bp, at most N variants away, or
+|cM difference| <= W on a plink .map interpolated linearly and extrapolated with the rate of its
+first or last interval) of
 r2 - (1 - r2) / (n - 2), pairs with n <= 2 left out; NaN for a variant whose allele counts do
 not vary among its own calls.
 """
@@ -137,13 +139,14 @@ def decay(args):
             if v is None:
                 continue
             k = bisect.bisect_right(edges, d) - 1
-            key = (rows[i][0], (rows[i][1] - 1) // args.window_size) if args.window_size else ("", 0)
+            w = args.window_size
+            key = (rows[i][0], (rows[i][1] - 1) // w) if w else ("", 0)
             g = groups.setdefault(key, [[0, []] for _ in edges[:-1]])
             g[k][0] += 1
             g[k][1].append(v)
     w = args.window_size
-    head = ("chrom\twindow_start\twindow_end\t" if w else "") + "bin_start\tbin_end\tpairs\tsum_r2\tmean_r2"
-    print(head)
+    print(("chrom\twindow_start\twindow_end\t" if w else "")
+          + "bin_start\tbin_end\tpairs\tsum_r2\tmean_r2")
     for key in sorted(groups):
         for k, (count, terms) in enumerate(groups[key]):
             s = math.fsum(terms)
@@ -152,9 +155,33 @@ def decay(args):
             print(f"{lead}{edges[k]}\t{edges[k + 1]}\t{count}\t{s!r}\t{mean}")
 
 
+def read_map(path):
+    """chrom -> [(bp, cM)] of a plink .map (chrom, id, cM, bp)."""
+    points = {}
+    with open(path) as f:
+        for line in f:
+            if not line.strip() or line.startswith("#"):
+                continue
+            chrom, _, cm, bp = line.split()
+            points.setdefault(chrom, []).append((int(bp), float(cm)))
+    return points
+
+
+def genetic_position(points, pos):
+    """Linear between the map's positions, the first or last interval's rate outside them."""
+    k = bisect.bisect_right([p for p, _ in points], pos)
+    k = min(max(k, 1), len(points) - 1)
+    (x0, g0), (x1, g1) = points[k - 1], points[k]
+    return g0 + (pos - x0) * (g1 - g0) / (x1 - x0)
+
+
 def ldscore(args):
     rows = read_vcf(args.vcf)
     vals = [values(r, args.hap) for r in rows]
+    cm = None
+    if args.wind_cm is not None:
+        points = read_map(args.map)
+        cm = [genetic_position(points[r[0]], r[1]) for r in rows]
     print("chrom\tpos\tid\tpairs\tl2")
     for i, row in enumerate(rows):
         own = [v for v in vals[i] if v is not None]
@@ -166,6 +193,8 @@ def ldscore(args):
             if args.wind_snps is not None and abs(j - i) > args.wind_snps:
                 continue
             if args.wind_kb is not None and abs(rows[j][1] - row[1]) > args.wind_kb * 1000:
+                continue
+            if cm is not None and abs(cm[j] - cm[i]) > args.wind_cm:
                 continue
             n, v = r2(vals[i], vals[j])
             if v is None or n <= 2:
@@ -200,6 +229,8 @@ def main(argv=None):
     g = s.add_mutually_exclusive_group(required=True)
     g.add_argument("--wind-kb", type=float)
     g.add_argument("--wind-snps", type=int)
+    g.add_argument("--wind-cm", type=float)
+    s.add_argument("--map")
     args = p.parse_args(argv)
     {"vcf": make_vcf, "decay": decay, "ldscore": ldscore}[args.cmd](args)
 
