@@ -60,6 +60,12 @@ int expect_ld_same_on_both_devices(const vcztest::TempDir& dir, const std::strin
       "ld " + s + "--hap --ld-window 10 --ld-window-r2 0 --max-unit-variants 7",
       "ld " + s + "--hap --ld-window 100000 --ld-window-bp 500 --ld-window-r2 0.2",
       "ld " + s + "--format json --ld-window 6 --ld-window-r2 0 --max-unit-variants 4",
+      // the summaries: pairs reduced on the host in exact sums, so the same bits
+      "ld " + s + "--decay 0:600:50 --max-unit-variants 7",
+      "ld " + s + "--decay 0,10,100,1kb --window-size 2000",
+      "ld " + s + "--hap --decay 0:400:100 --ld-window 30",
+      "ld " + s + "--ld-scores --ld-wind-kb 0.5 --max-unit-variants 5",
+      "ld " + s + "--ld-scores --ld-wind-snps 20",
   };
   int ok = 0;
   for (std::size_t k = 0; k < commands.size(); ++k) {
