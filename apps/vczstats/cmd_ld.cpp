@@ -97,7 +97,7 @@ std::vector<std::int64_t> parse_decay_bins(const std::string& text) {
     if (parts.size() != 3)
       throw UsageError("--decay: expected START:STOP:STEP, got '" + text + "'");
     const std::int64_t start = bin_edge(parts[0]), stop = bin_edge(parts[1]);
-    const std::int64_t step = bin_edge(parts[2]);
+    const std::int64_t step = parse_bp_length(parts[2], "--decay STEP");  // positive
     if (stop <= start) throw UsageError("--decay: STOP must be above START in '" + text + "'");
     if ((stop - start) / step > 10000000)
       throw UsageError("--decay: more than 10^7 bins in '" + text + "'");

@@ -340,6 +340,8 @@ TEST(LdSummaries, BadOptionsAreUsageErrors) {
       {" --decay 10,5", "bin edges must increase"},
       {" --decay 100", "at least two bin edges"},
       {" --decay 0:100", "START:STOP:STEP"},
+      {" --decay 0:100:0", "--decay STEP"},
+      {" --decay 100:0:10", "STOP must be above START"},
       {" --decay 0,x", "--decay"},
       {" --decay 0,100 --dprime", "--dprime"},
       {" --decay 0,100 --ld-window-r2 0.2", "--ld-window-r2"},
