@@ -5,10 +5,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <list>
 #include <memory>
 #include <optional>
+#include <tuple>
 
 #include "commands.hpp"
 #include "common.hpp"
@@ -84,33 +86,49 @@ PruneOptions parse_indep_pairwise(const std::vector<std::string>& a) {
 }
 
 /// A bin edge of --decay: 0, or a length in bp (kb/Mb suffixes allowed).
-std::int64_t bin_edge(const std::string& text) {
-  return text == "0" ? 0 : parse_bp_length(text, "--decay");
+std::int64_t bin_edge(const std::string& text, const std::string& option) {
+  return text == "0" ? 0 : parse_bp_length(text, option);
 }
 
-/// --decay's bin edges: "E0,E1,...,En" or "START:STOP:STEP" (START, START + STEP, ..., and STOP
-/// as the last edge even when STEP does not divide STOP - START).
-std::vector<std::int64_t> parse_decay_bins(const std::string& text) {
+/// Bin edges of @p option (--decay, --bp-bins): "E0,E1,...,En" or "START:STOP:STEP" (START,
+/// START + STEP, ..., and STOP as the last edge even when STEP does not divide STOP - START).
+std::vector<std::int64_t> parse_bins(const std::string& text, const std::string& option) {
   std::vector<std::int64_t> e;
   if (text.find(':') != std::string::npos) {
     const auto parts = vcz::split_list(text, ':');
     if (parts.size() != 3)
-      throw UsageError("--decay: expected START:STOP:STEP, got '" + text + "'");
-    const std::int64_t start = bin_edge(parts[0]), stop = bin_edge(parts[1]);
-    const std::int64_t step = parse_bp_length(parts[2], "--decay STEP");  // positive
-    if (stop <= start) throw UsageError("--decay: STOP must be above START in '" + text + "'");
+      throw UsageError(option + ": expected START:STOP:STEP, got '" + text + "'");
+    const std::int64_t start = bin_edge(parts[0], option), stop = bin_edge(parts[1], option);
+    const std::int64_t step = parse_bp_length(parts[2], option + " STEP");  // positive
+    if (stop <= start) throw UsageError(option + ": STOP must be above START in '" + text + "'");
     if ((stop - start) / step > 10000000)
-      throw UsageError("--decay: more than 10^7 bins in '" + text + "'");
+      throw UsageError(option + ": more than 10^7 bins in '" + text + "'");
     for (std::int64_t x = start; x < stop; x += step) e.push_back(x);
     e.push_back(stop);
   } else {
-    for (const auto& x : vcz::split_list(text)) e.push_back(bin_edge(x));
+    for (const auto& x : vcz::split_list(text)) e.push_back(bin_edge(x, option));
   }
   if (e.size() < 2)
-    throw UsageError("--decay: at least two bin edges are needed in '" + text + "'");
+    throw UsageError(option + ": at least two bin edges are needed in '" + text + "'");
   for (std::size_t k = 1; k < e.size(); ++k)
-    if (e[k] <= e[k - 1]) throw UsageError("--decay: bin edges must increase in '" + text + "'");
+    if (e[k] <= e[k - 1]) throw UsageError(option + ": bin edges must increase in '" + text + "'");
   return e;
+}
+
+/// (sample, population) entries of one population.
+using PopMembers = std::vector<std::pair<std::string, std::string>>;
+
+/// The populations of @p qo's -P file and the entries of each; clears qo.pops_file (each
+/// population's entries go to qo.pops, one query at a time).
+std::pair<std::vector<std::string>, std::vector<PopMembers>> population_members(QueryOptions& qo) {
+  const vcz::PopulationFile f = vcz::read_populations_file(qo.pops_file, qo.pop_column);
+  std::vector<PopMembers> members(f.names.size());
+  for (std::int64_t i = 0; i < f.size(); ++i) {
+    const auto p = static_cast<std::size_t>(f.population[static_cast<std::size_t>(i)]);
+    members[p].emplace_back(std::string(f.samples[i]), f.names[p]);
+  }
+  qo.pops_file.clear();
+  return {f.names, std::move(members)};
 }
 
 /// --decay (per population with -P: one pass each, over the population's samples) and
@@ -177,23 +195,14 @@ void run_ld_summary(const CLI::App& cmd, const Options& o, bool decay) {
     if (cmd.count(opt)) throw UsageError(std::string(opt) + " is an option of --ld-scores");
   LdDecayOptions d;
   d.measure = measure;
-  d.edges = parse_decay_bins(o.decay);
+  d.edges = parse_bins(o.decay, "--decay");
   if (cmd.count("--ld-window")) d.window_variants = o.ld.window_variants;
   if (!o.window_size.empty()) d.window_size = parse_bp_length(o.window_size, "--window-size");
   QueryOptions qo = query_options(o.common);
   // One pass per population, over its samples (the band pairs the samples of a query).
   std::vector<std::string> pops{""};
-  std::vector<std::vector<std::pair<std::string, std::string>>> members(1);
-  if (!qo.pops_file.empty()) {
-    const vcz::PopulationFile f = vcz::read_populations_file(qo.pops_file, qo.pop_column);
-    pops = f.names;
-    members.assign(pops.size(), {});
-    for (std::int64_t i = 0; i < f.size(); ++i)
-      members[static_cast<std::size_t>(f.population[static_cast<std::size_t>(i)])].emplace_back(
-          std::string(f.samples[i]),
-          pops[static_cast<std::size_t>(f.population[static_cast<std::size_t>(i)])]);
-    qo.pops_file.clear();
-  }
+  std::vector<PopMembers> members(1);
+  if (!qo.pops_file.empty()) std::tie(pops, members) = population_members(qo);
   auto labels = std::make_shared<const std::vector<std::string>>(pops);
   Table all;
   RunStats rs;
@@ -362,6 +371,52 @@ void add_ld(CLI::App& app) {
   });
 }
 
+void add_ld_stats(CLI::App& app) {
+  struct Options {
+    CommonOptions common;
+    std::string bins, pop;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand(
+      "ld-stats",
+      "moments.LD's two-locus statistics of one population (the selected samples, or -P FILE "
+      "--pop NAME) from phased haplotypes (read as stored, as ld --hap), summed in bins of bp "
+      "distance as moments.LD.Parsing.compute_ld_statistics "
+      "sums them: per bin the pairs of sites on one contig, both polymorphic and called at "
+      "every haplotype, and the sums of Ragsdale & Gravel's unbiased estimators of D^2 "
+      "(DD_0_0), D(1-2p)(1-2q) (Dz_0_0_0) and p(1-p)q(1-q) (pi2_0_0_0_0); H_0_0 sums 2p(1-p) "
+      "n/(n-1) over those sites. Multi-allelic sites count REF against the other alleles. "
+      "Output: bin_start bin_end pairs DD_0_0 Dz_0_0_0 pi2_0_0_0_0 sites H_0_0 (the last two "
+      "the same on every row); docs/ld-decay.md.");
+  add_common_options(*cmd, o->common);
+  add_population_option(*cmd, o->common);
+  cmd->add_option("--pop", o->pop, "With -P: the population (its samples) to compute for");
+  cmd->add_option("--bp-bins", o->bins,
+                  "Bin edges in bp distance, E0,E1,...,En (kb/Mb suffixes allowed) or "
+                  "START:STOP:STEP; bin k is [Ek, Ek+1)")
+      ->required();
+  cmd->callback([o] {
+    LdStatsOptions so;
+    so.edges = parse_bins(o->bins, "--bp-bins");
+    QueryOptions qo = query_options(o->common);
+    if (!qo.pops_file.empty()) {
+      const auto [names, members] = population_members(qo);
+      const auto it = std::find(names.begin(), names.end(), o->pop);
+      if (it == names.end())
+        throw UsageError("ld-stats -P: --pop must name one of the file's populations");
+      qo.pops = members[static_cast<std::size_t>(it - names.begin())];
+    } else if (!o->pop.empty()) {
+      throw UsageError("ld-stats: --pop needs -P");
+    }
+    const Query q = build_query(qo);
+    const auto s = make_ld_stats(q, so);
+    Statistic* list[] = {s.get()};
+    const RunStats rs = compute(q, list, run_options(o->common), {});
+    write_table(o->common, s->finish());
+    report_run(o->common, rs);
+  });
+}
+
 void add_prune(CLI::App& app) {
   struct Options {
     CommonOptions common;
@@ -455,6 +510,7 @@ void add_prune(CLI::App& app) {
 
 void add_ld_commands(CLI::App& app) {
   add_ld(app);
+  add_ld_stats(app);
   add_prune(app);
 }
 

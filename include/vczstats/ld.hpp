@@ -100,4 +100,21 @@ struct LdScoreOptions {
 /// IoError (the map), FormatError (as make_ld_decay).
 std::unique_ptr<Statistic> make_ld_scores(const Query& q, const LdScoreOptions& options);
 
+/// @brief Options of `ld-stats`: moments.LD's two-locus statistics in bins of bp distance.
+struct LdStatsOptions {
+  /// Bin edges in bp, strictly increasing from 0 or more (bin k: edges[k] <= d < edges[k + 1]).
+  std::vector<std::int64_t> edges;
+};
+
+/// @brief moments.LD's statistics of one population from phased haplotype counts (Ragsdale &
+/// Gravel's unbiased estimators, as moments.LD.Parsing.compute_ld_statistics sums them): per bin
+/// of bp distance, over the pairs of sites (same contig) both polymorphic and called at every
+/// selected haplotype, the sums of DD_0_0 (D²), Dz_0_0_0 (D (1 - 2p)(1 - 2q)) and pi2_0_0_0_0
+/// (p(1 - p) q(1 - q)); and H_0_0, the sum over those sites of 2 p (1 - p) n / (n - 1). Table
+/// (finish()): bin_start, bin_end, pairs, DD_0_0, Dz_0_0_0, pi2_0_0_0_0, sites, H_0_0 (the
+/// last two the same on every row). Sums are exact, so partitions merge by addition.
+/// Calls are read as haplotypes in the order stored (as ld --hap), phased or not.
+/// @throws UsageError (bad options, fewer than four haplotypes), FormatError (no call_genotype).
+std::unique_ptr<Statistic> make_ld_stats(const Query& q, const LdStatsOptions& options);
+
 }  // namespace vczstats

@@ -11,6 +11,7 @@
 #include <map>
 
 #include "stats/haplo_rows.hpp"
+#include "stats/ld_math.hpp"
 #include "stats/pair_statistic.hpp"
 #include "vczstats/exact_sum.hpp"
 #include "vczstats/ld.hpp"
@@ -27,6 +28,20 @@ void check_measure(PairMeasure m, const char* what) {
 
 std::int64_t pair_width(const Query& q, const PairRequest& r) {
   return r.haplotypes() ? q.samples.size() * q.store.ploidy() : q.samples.size();
+}
+
+/// @throws UsageError naming @p option unless @p e are two or more increasing edges from 0 on.
+void check_edges(const std::vector<std::int64_t>& e, const std::string& option) {
+  if (e.size() < 2) throw UsageError(option + ": at least two bin edges are needed");
+  if (e.front() < 0) throw UsageError(option + ": bin edges must not be negative");
+  for (std::size_t k = 1; k < e.size(); ++k)
+    if (e[k] <= e[k - 1]) throw UsageError(option + ": bin edges must increase");
+}
+
+/// The bin of distance @p d among the edges @p e, or -1 outside them.
+std::int64_t bin_of(const std::vector<std::int64_t>& e, std::int64_t d) {
+  if (d < e.front() || d >= e.back()) return -1;
+  return std::upper_bound(e.begin(), e.end(), d) - e.begin() - 1;
 }
 
 /// The rows of a summary: the band's row only.
@@ -47,10 +62,7 @@ class LdDecayStatistic final : public stats::pairs::PairStatistic<MetaRow> {
       : PairStatistic(q, "ld --decay"), options_(o) {
     check_measure(o.measure, "ld --decay");
     const auto& e = o.edges;
-    if (e.size() < 2) throw UsageError("--decay: at least two bin edges are needed");
-    if (e.front() < 0) throw UsageError("--decay: bin edges must not be negative");
-    for (std::size_t k = 1; k < e.size(); ++k)
-      if (e[k] <= e[k - 1]) throw UsageError("--decay: bin edges must increase");
+    check_edges(e, "--decay");
     if (o.window_variants < 1) throw UsageError("--ld-window must be at least 1");
     if (o.window_size < 0) throw UsageError("--window-size must not be negative");
     request_.measure = o.measure;
@@ -160,14 +172,11 @@ class LdDecayStatistic final : public stats::pairs::PairStatistic<MetaRow> {
   void add_pair(const PairValue& v) {
     const PairRow& a = at(ordinal(v.a)).meta;
     const PairRow& b = at(ordinal(v.b)).meta;
-    const std::int64_t d = b.pos - a.pos;
-    const auto& e = options_.edges;
-    if (d < e.front() || d >= e.back()) return;
-    const auto bin =
-        static_cast<std::size_t>(std::upper_bound(e.begin(), e.end(), d) - e.begin() - 1);
+    const std::int64_t bin = bin_of(options_.edges, b.pos - a.pos);
+    if (bin < 0) return;
     const Key key =
         options_.window_size > 0 ? Key{a.contig, (a.pos - 1) / options_.window_size} : Key{0, 0};
-    DecayBin& x = group(key)[bin];
+    DecayBin& x = group(key)[static_cast<std::size_t>(bin)];
     ++x.pairs;
     x.sum += v.r2;
   }
@@ -331,6 +340,152 @@ class LdScoreStatistic final : public stats::pairs::PairStatistic<ScoreRow> {
   std::int64_t released_ = 0;
 };
 
+// ---- ld-stats -----------------------------------------------------------------------------------
+
+/// One bin of ld-stats: pairs and the sums of moments.LD's DD, Dz, pi2.
+struct MomentsBin {
+  std::int64_t pairs = 0;
+  ExactSum dd, dz, pi2;
+};
+
+/// moments.LD's one-population estimators (Ragsdale & Gravel) from the haplotype counts c1 (AB),
+/// c2 (Ab), c3 (aB), c4 (ab) of n haplotypes: numerators exact in 128 bits, then one division.
+struct MomentsTerms {
+  double dd = 0, dz = 0, pi2 = 0;
+};
+MomentsTerms moments_terms(std::int64_t c1, std::int64_t c2, std::int64_t c3, std::int64_t c4) {
+  __extension__ typedef __int128 I;
+  const I a = c1, b = c2, c = c3, d = c4, n = a + b + c + d;
+  const double den = static_cast<double>(n * (n - 1) * (n - 2) * (n - 3));
+  const I dd = a * (a - 1) * d * (d - 1) + b * (b - 1) * c * (c - 1) - 2 * a * b * c * d;
+  const I dz = (a * d - b * c) * (c + d - a - b) * (b + d - a - c) +
+               (a * d - b * c) * (b + c - a - d) + 2 * (b * c + a * d);
+  const I pi2 = (a + b) * (a + c) * (b + d) * (c + d) - a * d * (-1 + a + 3 * b + 3 * c + d) -
+                b * c * (-1 + 3 * a + b + c + 3 * d);
+  return {static_cast<double>(dd) / den, static_cast<double>(dz) / den,
+          static_cast<double>(pi2) / den};
+}
+
+class LdMomentsStatistic final : public stats::pairs::PairStatistic<MetaRow> {
+ public:
+  LdMomentsStatistic(const Query& q, const LdStatsOptions& o)
+      : PairStatistic(q, "ld-stats"), options_(o) {
+    check_edges(o.edges, "--bp-bins");
+    request_.measure = PairMeasure::Haplotype;  // its n and D give the four counts back
+    request_.max_bp = o.edges.back() - 1;
+    request_.min_r2 = 0;
+    width_ = pair_width(q, request_);
+    if (width_ < 4) throw UsageError("ld-stats needs at least four haplotypes");
+    bins_.resize(o.edges.size() - 1);
+  }
+
+  std::string name() const override { return "ld_stats"; }
+
+  void accumulate_pairs(PairBatch&& batch) override {
+    if (!take_batch(batch, [](const PairRow& r) { return MetaRow{r}; })) return;
+    for (const PairRow& r : batch.rows)
+      if (r.n == width_ && r.sum > 0 && r.sum < r.n) {  // H over the complete polymorphic
+                                                        // sites: 2 a (n - a) / (n (n - 1))
+        ++sites_;
+        h_ += 2.0 * static_cast<double>(r.sum) * static_cast<double>(r.n - r.sum) /
+              (static_cast<double>(r.n) * static_cast<double>(r.n - 1));
+      }
+    for (const PairValue& v : batch.pairs) add_pair(v);
+    if (resolved_) drop_rows(count_ - 1);
+  }
+
+  Table finish() override {
+    Table t;
+    for (const char* c : {"bin_start", "bin_end", "pairs"}) t.add(c, Column::Kind::Int);
+    for (const char* c : {"DD_0_0", "Dz_0_0_0", "pi2_0_0_0_0"}) t.add(c, Column::Kind::Float);
+    t.add("sites", Column::Kind::Int);
+    t.add("H_0_0", Column::Kind::Float);
+    t.note =
+        "moments.LD statistics (sums over pairs of complete polymorphic sites), phased "
+        "haplotypes, bins of bp distance pos_b - pos_a";
+    for (std::size_t k = 0; k < bins_.size(); ++k) {
+      const MomentsBin& b = bins_[k];
+      t.push_int(0, options_.edges[k]);
+      t.push_int(1, options_.edges[k + 1]);
+      t.push_int(2, b.pairs);
+      t.push_float(3, b.dd.value());
+      t.push_float(4, b.dz.value());
+      t.push_float(5, b.pi2.value());
+      t.push_int(6, sites_);
+      t.push_float(7, h_.value());
+    }
+    return t;
+  }
+
+  void merge(Statistic& later_base) override {
+    auto& later = stats::detail::same_statistic(*this, later_base);
+    for (std::size_t k = 0; k < bins_.size(); ++k) {
+      bins_[k].pairs += later.bins_[k].pairs;
+      bins_[k].dd += later.bins_[k].dd;
+      bins_[k].dz += later.bins_[k].dz;
+      bins_[k].pi2 += later.bins_[k].pi2;
+    }
+    sites_ += later.sites_;
+    h_ += later.h_;
+    later.bins_.assign(bins_.size(), {});
+    later.sites_ = 0;
+    later.h_ = {};
+    merge_partition(
+        later, [](MetaRow&, std::int64_t) {}, [&](const PairValue& v) { add_pair(v); });
+    if (resolved_) drop_rows(count_ - 1);
+  }
+
+  void save(ByteWriter& w) const override {
+    save_rows(w, [](ByteWriter& to, const MetaRow& r) { to.put(r.meta); });
+    w.put_vector(bins_);
+    w.put(sites_);
+    w.put(h_);
+  }
+
+  void load(ByteReader& r) override {
+    load_rows(r, [](ByteReader& from) { return MetaRow{from.get<PairRow>()}; });
+    bins_ = r.get_vector<MomentsBin>();
+    if (bins_.size() + 1 != options_.edges.size())
+      throw FormatError("statistic state: ld_stats bins do not match the edges");
+    sites_ = r.get<std::int64_t>();
+    h_ = r.get<ExactSum>();
+  }
+
+ private:
+  void add_pair(const PairValue& v) {
+    const PairRow& i = at(ordinal(v.a)).meta;
+    const PairRow& j = at(ordinal(v.b)).meta;
+    if (i.n != width_ || j.n != width_) return;  // complete sites only
+    const std::int64_t bin = bin_of(options_.edges, j.pos - i.pos);
+    if (bin < 0) return;
+    // The counts from the pair's D = x11 / n - p q (REF frequencies p, q over the n haplotypes):
+    // x11 = n D + (n - a)(n - b) / n, an integer to far better than 1/2; checked by computing D
+    // again from the counts, as the band did.
+    const std::int64_t n = v.n, a = i.sum, b = j.sum;
+    const double x = static_cast<double>(n) * v.d +
+                     static_cast<double>((n - a) * (n - b)) / static_cast<double>(n);
+    const std::int64_t x11 = std::llround(x);  // REF at both
+    stats::ld::HaplotypeCounts c;
+    c.n = n;
+    c.a = a;
+    c.b = b;
+    c.ab = x11 - (n - a - b);
+    if (!(c.ab >= 0 && c.ab <= std::min(a, b)) || stats::ld::haplotype_values(c).d != v.d)
+      throw Error("ld-stats: the haplotype counts of a pair could not be recovered");
+    const MomentsTerms m = moments_terms(x11, (n - a) - x11, (n - b) - x11, c.ab);
+    MomentsBin& s = bins_[static_cast<std::size_t>(bin)];
+    ++s.pairs;
+    s.dd += m.dd;
+    s.dz += m.dz;
+    s.pi2 += m.pi2;
+  }
+
+  LdStatsOptions options_;
+  std::vector<MomentsBin> bins_;
+  std::int64_t sites_ = 0;
+  ExactSum h_;
+};
+
 }  // namespace
 
 std::unique_ptr<Statistic> make_ld_decay(const Query& q, const LdDecayOptions& options) {
@@ -339,6 +494,10 @@ std::unique_ptr<Statistic> make_ld_decay(const Query& q, const LdDecayOptions& o
 
 std::unique_ptr<Statistic> make_ld_scores(const Query& q, const LdScoreOptions& options) {
   return std::make_unique<LdScoreStatistic>(q, options);
+}
+
+std::unique_ptr<Statistic> make_ld_stats(const Query& q, const LdStatsOptions& options) {
+  return std::make_unique<LdMomentsStatistic>(q, options);
 }
 
 }  // namespace vczstats

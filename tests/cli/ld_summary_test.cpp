@@ -331,6 +331,63 @@ TEST(LdScores, EqualTheBruteForceSum) {
                       "--hap --wind-cm 0.07 --map " + shell_quote(map));
 }
 
+/// ld-stats against ref_ld_summary.py ldstats: the same rows; counts exact, sums to 1e-10.
+void expect_ld_stats_match(const std::string& store, const std::string& vcf,
+                           const std::string& bins) {
+  SCOPED_TRACE(bins);
+  const std::string ours = run_ok(binary() + " ld-stats " + shell_quote(store) + " --bp-bins " +
+                                  bins + " --max-unit-variants 23 -t 2");
+  const std::string ref = run_ok(python() + " " + tool("ref_ld_summary.py") + " ldstats " +
+                                 shell_quote(vcf) + " --bins " + bins);
+  std::istringstream a(ours), b(ref);
+  std::string la, lb;
+  int rows = 0;
+  std::int64_t pairs = 0;
+  while (std::getline(b, lb)) {
+    ASSERT_TRUE(std::getline(a, la)) << "ours ends before " << lb;
+    const auto fa = split_tabs(la), fb = split_tabs(lb);
+    ASSERT_EQ(fa.size(), 8u) << la;
+    ASSERT_EQ(fb.size(), 8u) << lb;
+    if (rows++ == 0) {
+      EXPECT_EQ(la, lb);  // the header: moments' names
+      continue;
+    }
+    for (const std::size_t c : {0u, 1u, 2u, 6u}) EXPECT_EQ(fa[c], fb[c]) << la << "\n" << lb;
+    const double n = std::strtod(fb[2].c_str(), nullptr);
+    pairs += static_cast<std::int64_t>(n);
+    for (const std::size_t c : {3u, 4u, 5u, 7u}) {
+      const double x = std::strtod(fa[c].c_str(), nullptr), y = std::strtod(fb[c].c_str(), nullptr);
+      EXPECT_LE(std::fabs(x - y), 1e-10 * std::fabs(y) + 1e-14 * n)
+          << "column " << c << "\nours:      " << la << "\nreference: " << lb;
+    }
+  }
+  EXPECT_FALSE(std::getline(a, la)) << "extra row " << la;
+  EXPECT_GT(pairs, 2000);
+}
+
+TEST(LdStats, EqualTheBruteForceReferenceFromTheDefinitions) {
+  VCZ_REQUIRE_CONVERT();
+  TempDir dir;
+  // 24 haplotypes; 1% of alleles missing (their sites are left out), multi-allelic sites
+  const std::string vcf =
+      make_data(dir, "p", "--phased --seed 31 --samples 12 --variants 400 --multiallelic 0.1", 60);
+  const std::string store = (dir / "p.vcz").string();
+  expect_ld_stats_match(store, vcf, "0,1,50,200,1000,2500");
+  expect_ld_stats_match(store, vcf, "20,300,301,1400");
+  // -P with --pop: the population's samples, as -s
+  const std::string pops = (dir / "pops.tsv").string();
+  std::string a;
+  {
+    std::ofstream f(pops);
+    for (int i = 0; i < 12; ++i) {
+      f << "s" << i << "\t" << (i % 2 ? "A" : "B") << "\n";
+      if (i % 2) a.append(a.empty() ? "s" : ",s").append(std::to_string(i));
+    }
+  }
+  const std::string cmd = binary() + " ld-stats " + shell_quote(store) + " --bp-bins 0,100,900";
+  EXPECT_EQ(run_ok(cmd + " -P " + shell_quote(pops) + " --pop A"), run_ok(cmd + " -s " + a));
+}
+
 TEST(LdSummaries, BadOptionsAreUsageErrors) {
   VCZ_REQUIRE_CONVERT();
   TempDir dir;
@@ -354,6 +411,15 @@ TEST(LdSummaries, BadOptionsAreUsageErrors) {
   };
   for (const auto& [args, message] : cases) {
     const CommandResult r = run(ld + args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+  }
+  const std::string ld_stats = binary() + " ld-stats " + shell_quote((dir / "u.vcz").string());
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {"", "--bp-bins"},
+           {" --bp-bins 5,1", "bin edges must increase"},
+           {" --bp-bins 0,5 --pop A", "--pop needs -P"}}) {
+    const CommandResult r = run(ld_stats + args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
     EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
   }

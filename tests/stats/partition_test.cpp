@@ -310,6 +310,10 @@ TEST(StatisticPartitions, MergedPartitionsEqualOnePass) {
                          o.window_variants = 5;
                          return make_ld_scores(q, o);
                        }});
+    configs.push_back({"ld stats regions", [&](QueryOptions& o) { o.regions = regions; },
+                       [](const Query& q) {
+                         return make_ld_stats(q, {{0, 5, 40, 200}});
+                       }});
     configs.push_back({"prune 7 3", [](QueryOptions&) {},
                        [](const Query& q) {
                          return make_prune(q, {7, false, 3, 0.05});
@@ -348,7 +352,8 @@ TEST(StatisticPartitions, MergedPartitionsEqualOnePass) {
       auto single = c.make(q);
       const Table want = one_pass(q, *single);
       pair_rows[c.name] += want.rows();
-      if (c.name.starts_with("ld decay") || c.name.starts_with("ld scores"))
+      if (c.name.starts_with("ld decay") || c.name.starts_with("ld scores") ||
+          c.name.starts_with("ld stats"))
         for (const auto n : want.column("pairs").ints) pair_rows[c.name] += n;
       if (c.name.starts_with("prune"))
         for (const auto k : want.column("kept").ints) pruned[c.name] += k == 0;
@@ -369,8 +374,9 @@ TEST(StatisticPartitions, MergedPartitionsEqualOnePass) {
   if (stores == 0)
     GTEST_SKIP() << "skipped: no test store (needs python3-zarr and bcftools, or "
                     "VCZSTATS_TEST_STORES)";
-  for (const char* name : {"ld r2", "ld hap regions", "ld dprime focal", "ld decay windows",
-                           "ld decay hap regions", "ld scores kb", "ld scores hap snps regions"})
+  for (const char* name :
+       {"ld r2", "ld hap regions", "ld dprime focal", "ld decay windows", "ld decay hap regions",
+        "ld scores kb", "ld scores hap snps regions", "ld stats regions"})
     EXPECT_GT(pair_rows[name], 100) << name;
   for (const char* name : {"prune 7 3", "prune kb"}) EXPECT_GT(pruned[name], 20) << name;
 }

@@ -9,6 +9,8 @@ reading a VCF as text (no numpy, no zarr, so it is independent of vczstats' read
       positions with gaps of 1-60 bp (and repeats); a fraction of alleles missing ('.').
   ref_ld_summary.py decay VCF --bins E0,E1,... [--hap] [--ld-window N] [--window-size W]
       ld --decay: per distance bin [Ek, Ek+1) pairs, sum_r2, mean_r2 (TSV as vczstats prints).
+  ref_ld_summary.py ldstats VCF --bins E0,E1,...
+      ld-stats: per bin pairs, DD_0_0, Dz_0_0_0, pi2_0_0_0_0, sites, H_0_0 (see below).
   ref_ld_summary.py ldscore VCF (--wind-kb K | --wind-snps N | --wind-cm W --map FILE) [--hap]
       ld --ld-scores: per variant chrom pos id pairs l2.
 
@@ -21,11 +23,21 @@ the window (same contig, |pos difference| <= K * 1000 bp, at most N variants awa
 first or last interval) of
 r2 - (1 - r2) / (n - 2), pairs with n <= 2 left out; NaN for a variant whose allele counts do
 not vary among its own calls.
+
+ld-stats, from the definitions (Ragsdale & Gravel 2019, 2020), not from moments' closed forms:
+with f1..f4 the frequencies of the haplotypes AB, Ab, aB, ab (A: REF at the first site, B: REF
+at the second), D = f1 f4 - f2 f3, p = f1 + f2, q = f1 + f3, and 1 written as f1 + f2 + f3 + f4,
+D^2, D (1 - 2p)(1 - 2q) and p (1 - p) q (1 - q) are homogeneous polynomials of degree 4 in the
+f's; each monomial f1^k1 f2^k2 f3^k3 f4^k4 has the unbiased estimator (c1)_k1 (c2)_k2 (c3)_k3
+(c4)_k4 / (n)_(k1+k2+k3+k4) from the counts c (falling factorials: sampling k haplotypes without
+replacement). Sums are exact fractions. Sites: called at every haplotype (phased diploid) and
+polymorphic; H = sum of 2 c_A c_a / (n (n - 1)).
 """
 
 import argparse
 import bisect
 import math
+from fractions import Fraction
 import random
 import sys
 
@@ -175,6 +187,89 @@ def genetic_position(points, pos):
     return g0 + (pos - x0) * (g1 - g0) / (x1 - x0)
 
 
+def poly_mul(x, y):
+    out = {}
+    for kx, cx in x.items():
+        for ky, cy in y.items():
+            k = tuple(a + b for a, b in zip(kx, ky))
+            out[k] = out.get(k, 0) + cx * cy
+    return out
+
+
+def poly_add(*terms):
+    out = {}
+    for sign, t in terms:
+        for k, c in t.items():
+            out[k] = out.get(k, 0) + sign * c
+    return out
+
+
+def falling(x, k):
+    r = 1
+    for i in range(k):
+        r *= x - i
+    return r
+
+
+def unbiased(poly, counts):
+    """The unbiased estimator of a homogeneous polynomial in the haplotype frequencies."""
+    n = sum(counts)
+    total = Fraction(0)
+    for k, c in poly.items():
+        num = c
+        for ci, ki in zip(counts, k):
+            num *= falling(ci, ki)
+        total += Fraction(num, falling(n, sum(k)))
+    return total
+
+
+def moments_polynomials():
+    f = [{tuple(int(i == j) for j in range(4)): 1} for i in range(4)]
+    d = poly_add((1, poly_mul(f[0], f[3])), (-1, poly_mul(f[1], f[2])))
+    p, q = poly_add((1, f[0]), (1, f[1])), poly_add((1, f[0]), (1, f[2]))
+    not_p, not_q = poly_add((1, f[2]), (1, f[3])), poly_add((1, f[1]), (1, f[3]))
+    z = poly_mul(poly_add((1, not_p), (-1, p)), poly_add((1, not_q), (-1, q)))
+    return {"DD_0_0": poly_mul(d, d), "Dz_0_0_0": poly_mul(d, z),
+            "pi2_0_0_0_0": poly_mul(poly_mul(p, not_p), poly_mul(q, not_q))}
+
+
+def ldstats(args):
+    rows = read_vcf(args.vcf)
+    edges = [int(e) for e in args.bins.split(",")]
+    haps = []
+    for r in rows:
+        h = values(r, True)
+        complete = all(len(gt) == 2 for gt in r[3]) and None not in h
+        haps.append(h if complete and 0 < sum(h) < len(h) else None)
+    polys = moments_polynomials()
+    names = list(polys)
+    bins = [[0] + [Fraction(0)] * len(names) for _ in edges[:-1]]
+    for i in range(len(rows)):
+        if haps[i] is None:
+            continue
+        for j in range(i + 1, len(rows)):
+            if rows[j][0] != rows[i][0] or rows[j][1] - rows[i][1] >= edges[-1]:
+                break
+            d = rows[j][1] - rows[i][1]
+            if haps[j] is None or d < edges[0]:
+                continue
+            counts = [0, 0, 0, 0]  # AB, Ab, aB, ab with A, B the REF alleles (value 0)
+            for x, y in zip(haps[i], haps[j]):
+                counts[2 * x + y] += 1
+            b = bins[bisect.bisect_right(edges, d) - 1]
+            b[0] += 1
+            for k, name in enumerate(names):
+                b[k + 1] += unbiased(polys[name], counts)
+    sites = [h for h in haps if h is not None]
+    h = sum((Fraction(2 * sum(x) * (len(x) - sum(x)), len(x) * (len(x) - 1)) for x in sites),
+            Fraction(0))
+    print("bin_start\tbin_end\tpairs\t" + "\t".join(names) + "\tsites\tH_0_0")
+    for k, b in enumerate(bins):
+        cells = [edges[k], edges[k + 1], b[0]] + [repr(float(x)) for x in b[1:]]
+        cells += [len(sites), repr(float(h))]
+        print("\t".join(str(c) for c in cells))
+
+
 def ldscore(args):
     rows = read_vcf(args.vcf)
     vals = [values(r, args.hap) for r in rows]
@@ -223,6 +318,9 @@ def main(argv=None):
     d.add_argument("--hap", action="store_true")
     d.add_argument("--ld-window", type=int, default=sys.maxsize)
     d.add_argument("--window-size", type=int, default=0)
+    m = sub.add_parser("ldstats")
+    m.add_argument("vcf")
+    m.add_argument("--bins", required=True)
     s = sub.add_parser("ldscore")
     s.add_argument("vcf")
     s.add_argument("--hap", action="store_true")
@@ -232,7 +330,7 @@ def main(argv=None):
     g.add_argument("--wind-cm", type=float)
     s.add_argument("--map")
     args = p.parse_args(argv)
-    {"vcf": make_vcf, "decay": decay, "ldscore": ldscore}[args.cmd](args)
+    {"vcf": make_vcf, "decay": decay, "ldscore": ldscore, "ldstats": ldstats}[args.cmd](args)
 
 
 if __name__ == "__main__":
