@@ -66,6 +66,7 @@ int expect_ld_same_on_both_devices(const vcztest::TempDir& dir, const std::strin
       "ld " + s + "--hap --decay 0:400:100 --ld-window 30",
       "ld " + s + "--ld-scores --ld-wind-kb 0.5 --max-unit-variants 5",
       "ld " + s + "--ld-scores --ld-wind-snps 20",
+      "ld-stats " + s + "--bp-bins 0,10,100,1000 --max-unit-variants 6",
   };
   int ok = 0;
   for (std::size_t k = 0; k < commands.size(); ++k) {
