@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <list>
 #include <memory>
 #include <optional>
@@ -115,6 +116,26 @@ std::vector<std::int64_t> parse_bins(const std::string& text, const std::string&
   return e;
 }
 
+/// Rows of a table as cells, handed to a row writer (rows of another MPI rank travel as cells).
+using RowSink = std::function<void(const Cells&)>;
+using EmitRows = std::function<void(const Table&, const RowSink&)>;
+
+/// Compute @p run, streaming the rows its statistic finishes (take_rows after each unit and each
+/// merge, then finish) through @p emit to @p write on the writing process. Returns false on the
+/// MPI ranks that do not write.
+bool stream_rows(StatisticRun& run, const EmitRows& emit, const RowSink& write) {
+  RowStream rows;
+  rows.unit_rows = [&](const UnitData&, Statistic& s, const RowSink& row) {
+    emit(s.take_rows(), row);
+  };
+  rows.write = write;
+  rows.after_merge = [&](Statistic& s) { emit(s.take_rows(), write); };
+  if (!run.compute(rows)) return false;
+  emit(run.statistic().take_rows(), write);
+  emit(run.statistic().finish(), write);
+  return true;
+}
+
 /// (sample, population) entries of one population.
 using PopMembers = std::vector<std::pair<std::string, std::string>>;
 
@@ -132,7 +153,7 @@ std::pair<std::vector<std::string>, std::vector<PopMembers>> population_members(
 }
 
 /// --decay (per population with -P: one pass each, over the population's samples) and
-/// --ld-scores.
+/// --ld-scores, through StatisticRun (under mpirun split across the ranks, rank 0 writing).
 template <class Options>
 void run_ld_summary(const CLI::App& cmd, const Options& o, bool decay) {
   if (decay && o.ld_scores) throw UsageError("choose one of --decay and --ld-scores");
@@ -162,33 +183,33 @@ void run_ld_summary(const CLI::App& cmd, const Options& o, bool decay) {
     }
     so.map = o.map;
     const Query q = build_query(query_options(o.common));
-    const auto s = make_ld_scores(q, so);
+    StatisticRun run(o.common, q, [&q, so] { return make_ld_scores(q, so); });
     IdLookup ids(q.store);
-    Output out(o.common.output);
-    TableWriter w(out, o.common.format,
-                  {{"chrom", false}, {"pos", true}, {"id", false}, {"pairs", true}, {"l2", true}});
-    std::string note;
-    std::vector<std::string> cells;
-    auto emit = [&](const Table& t) {
-      note = t.note;
+    const std::string note = run.statistic().take_rows().note;
+    std::optional<Output> out;
+    std::optional<TableWriter> w;
+    if (primary_process()) {
+      out.emplace(o.common.output);
+      w.emplace(*out, o.common.format,
+                std::vector<TableWriter::Column>{
+                    {"chrom", false}, {"pos", true}, {"id", false}, {"pairs", true}, {"l2", true}});
+    }
+    Cells cells;  // chrom pos id pairs l2 (rows from any rank: global indices)
+    auto emit = [&](const Table& t, const std::function<void(const Cells&)>& row) {
       const auto& v = t.column("variant").ints;
       for (std::int64_t r = 0; r < t.rows(); ++r) {
         cells.clear();
         table_cells(t, r, cells, 1);  // chrom, pos, pairs, l2
         cells.insert(cells.begin() + 2, ids(v[static_cast<std::size_t>(r)]));
-        w.row(cells);
+        row(cells);
       }
     };
-    ComputeHooks hooks;
-    hooks.after_unit = [&](const UnitData&) { emit(s->take_rows()); };
-    Statistic* list[] = {s.get()};
-    const RunStats rs = compute(q, list, run_options(o.common), hooks);
-    emit(s->take_rows());
-    emit(s->finish());
-    w.finish(note);
-    out.commit();
+    if (!stream_rows(run, emit, [&](const Cells& c) { w->row(c); }))
+      return;  // another MPI rank writes
+    w->finish(note);
+    out->commit();
     report_note(o.common, note);
-    report_run(o.common, rs);
+    run.report();
     return;
   }
   for (const char* opt : {"--ld-wind-kb", "--ld-wind-snps", "--ld-wind-cm", "--map"})
@@ -205,14 +226,13 @@ void run_ld_summary(const CLI::App& cmd, const Options& o, bool decay) {
   if (!qo.pops_file.empty()) std::tie(pops, members) = population_members(qo);
   auto labels = std::make_shared<const std::vector<std::string>>(pops);
   Table all;
-  RunStats rs;
   for (std::size_t p = 0; p < pops.size(); ++p) {
     if (!pops[p].empty()) qo.pops = members[p];
     const Query q = build_query(qo);
-    const auto s = make_ld_decay(q, d);
-    Statistic* list[] = {s.get()};
-    rs = compute(q, list, run_options(o.common), {});
-    Table t = s->finish();
+    StatisticRun run(o.common, q, [&q, d] { return make_ld_decay(q, d); });
+    if (!run.compute({})) continue;  // another MPI rank writes
+    run.report();
+    Table t = run.statistic().finish();
     if (!pops[p].empty()) {
       Column c;
       c.name = "pop";
@@ -226,8 +246,7 @@ void run_ld_summary(const CLI::App& cmd, const Options& o, bool decay) {
     else
       all.append(t);
   }
-  write_table(o.common, all);
-  report_run(o.common, rs);
+  if (primary_process()) write_table(o.common, all);
 }
 
 void add_ld(CLI::App& app) {
@@ -354,16 +373,8 @@ void add_ld(CLI::App& app) {
         row(cells);
       }
     };
-    RowStream rows;
-    rows.unit_rows = [&](const UnitData&, Statistic& s,
-                         const std::function<void(const Cells&)>& row) {
-      emit(s.take_rows(), row);
-    };
-    rows.write = [&](const Cells& c) { w->row(c); };
-    rows.after_merge = [&](Statistic& s) { emit(s.take_rows(), rows.write); };
-    if (!run.compute(rows)) return;  // another MPI rank writes
-    emit(run.statistic().take_rows(), rows.write);
-    emit(run.statistic().finish(), rows.write);
+    if (!stream_rows(run, emit, [&](const Cells& c) { w->row(c); }))
+      return;  // another MPI rank writes
     w->finish(note);
     out->commit();
     report_note(o->common, note);
@@ -409,11 +420,10 @@ void add_ld_stats(CLI::App& app) {
       throw UsageError("ld-stats: --pop needs -P");
     }
     const Query q = build_query(qo);
-    const auto s = make_ld_stats(q, so);
-    Statistic* list[] = {s.get()};
-    const RunStats rs = compute(q, list, run_options(o->common), {});
-    write_table(o->common, s->finish());
-    report_run(o->common, rs);
+    StatisticRun run(o->common, q, [&q, so] { return make_ld_stats(q, so); });
+    if (!run.compute({})) return;  // another MPI rank writes
+    write_table(o->common, run.statistic().finish());
+    run.report();
   });
 }
 
@@ -477,21 +487,13 @@ void add_prune(CLI::App& app) {
       in_text.clear();
       out_text.clear();
     };
-    RowStream rows;
-    rows.unit_rows = [&](const UnitData&, Statistic& s,
-                         const std::function<void(const Cells&)>& row) {
-      emit(s.take_rows(), row);
-    };
-    rows.write = [&](const Cells& c) {
+    const RowSink write = [&](const Cells& c) {
       if (w) w->row(c);
       if (!in_list) return;
       (c[3] == "1" ? in_text : out_text) += c[2] + "\n";
       if (in_text.size() + out_text.size() > (1u << 20)) flush_lists();
     };
-    rows.after_merge = [&](Statistic& s) { emit(s.take_rows(), rows.write); };
-    if (!run.compute(rows)) return;  // another MPI rank writes
-    emit(run.statistic().take_rows(), rows.write);
-    emit(run.statistic().finish(), rows.write);
+    if (!stream_rows(run, emit, write)) return;  // another MPI rank writes
     if (w) {
       w->finish(note);
       out->commit();
