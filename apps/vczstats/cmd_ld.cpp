@@ -5,9 +5,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+#include <functional>
 #include <list>
 #include <memory>
 #include <optional>
+#include <tuple>
 
 #include "commands.hpp"
 #include "common.hpp"
@@ -82,6 +86,169 @@ PruneOptions parse_indep_pairwise(const std::vector<std::string>& a) {
   return o;
 }
 
+/// A bin edge of --decay: 0, or a length in bp (kb/Mb suffixes allowed).
+std::int64_t bin_edge(const std::string& text, const std::string& option) {
+  return text == "0" ? 0 : parse_bp_length(text, option);
+}
+
+/// Bin edges of @p option (--decay, --bp-bins): "E0,E1,...,En" or "START:STOP:STEP" (START,
+/// START + STEP, ..., and STOP as the last edge even when STEP does not divide STOP - START).
+std::vector<std::int64_t> parse_bins(const std::string& text, const std::string& option) {
+  std::vector<std::int64_t> e;
+  if (text.find(':') != std::string::npos) {
+    const auto parts = vcz::split_list(text, ':');
+    if (parts.size() != 3)
+      throw UsageError(option + ": expected START:STOP:STEP, got '" + text + "'");
+    const std::int64_t start = bin_edge(parts[0], option), stop = bin_edge(parts[1], option);
+    const std::int64_t step = parse_bp_length(parts[2], option + " STEP");  // positive
+    if (stop <= start) throw UsageError(option + ": STOP must be above START in '" + text + "'");
+    if ((stop - start) / step > 10000000)
+      throw UsageError(option + ": more than 10^7 bins in '" + text + "'");
+    for (std::int64_t x = start; x < stop; x += step) e.push_back(x);
+    e.push_back(stop);
+  } else {
+    for (const auto& x : vcz::split_list(text)) e.push_back(bin_edge(x, option));
+  }
+  if (e.size() < 2)
+    throw UsageError(option + ": at least two bin edges are needed in '" + text + "'");
+  for (std::size_t k = 1; k < e.size(); ++k)
+    if (e[k] <= e[k - 1]) throw UsageError(option + ": bin edges must increase in '" + text + "'");
+  return e;
+}
+
+/// Rows of a table as cells, handed to a row writer (rows of another MPI rank travel as cells).
+using RowSink = std::function<void(const Cells&)>;
+using EmitRows = std::function<void(const Table&, const RowSink&)>;
+
+/// Compute @p run, streaming the rows its statistic finishes (take_rows after each unit and each
+/// merge, then finish) through @p emit to @p write on the writing process. Returns false on the
+/// MPI ranks that do not write.
+bool stream_rows(StatisticRun& run, const EmitRows& emit, const RowSink& write) {
+  RowStream rows;
+  rows.unit_rows = [&](const UnitData&, Statistic& s, const RowSink& row) {
+    emit(s.take_rows(), row);
+  };
+  rows.write = write;
+  rows.after_merge = [&](Statistic& s) { emit(s.take_rows(), write); };
+  if (!run.compute(rows)) return false;
+  emit(run.statistic().take_rows(), write);
+  emit(run.statistic().finish(), write);
+  return true;
+}
+
+/// (sample, population) entries of one population.
+using PopMembers = std::vector<std::pair<std::string, std::string>>;
+
+/// The populations of @p qo's -P file and the entries of each; clears qo.pops_file (each
+/// population's entries go to qo.pops, one query at a time).
+std::pair<std::vector<std::string>, std::vector<PopMembers>> population_members(QueryOptions& qo) {
+  const vcz::PopulationFile f = vcz::read_populations_file(qo.pops_file, qo.pop_column);
+  std::vector<PopMembers> members(f.names.size());
+  for (std::int64_t i = 0; i < f.size(); ++i) {
+    const auto p = static_cast<std::size_t>(f.population[static_cast<std::size_t>(i)]);
+    members[p].emplace_back(std::string(f.samples[i]), f.names[p]);
+  }
+  qo.pops_file.clear();
+  return {f.names, std::move(members)};
+}
+
+/// --decay (per population with -P: one pass each, over the population's samples) and
+/// --ld-scores, through StatisticRun (under mpirun split across the ranks, rank 0 writing).
+template <class Options>
+void run_ld_summary(const CLI::App& cmd, const Options& o, bool decay) {
+  if (decay && o.ld_scores) throw UsageError("choose one of --decay and --ld-scores");
+  if (o.dprime) throw UsageError("--decay and --ld-scores take --r2 or --hap, not --dprime");
+  for (const char* opt : {"--ld-window-kb", "--ld-window-bp", "--ld-window-r2", "--ld-snp",
+                          "--ld-snps", "--ld-snp-list"})
+    if (cmd.count(opt))
+      throw UsageError(std::string(opt) +
+                       " is an option of the pairs, not of --decay or --ld-scores");
+  const PairMeasure measure = o.hap ? PairMeasure::Haplotype : PairMeasure::GenotypeR2;
+  if (!decay) {
+    for (const char* opt : {"--window-size", "--pops", "--ld-window"})
+      if (cmd.count(opt)) throw UsageError(std::string(opt) + " is not an option of --ld-scores");
+    LdScoreOptions so;
+    so.measure = measure;
+    if (cmd.count("--ld-wind-kb")) {
+      if (!(o.ld_wind_kb >= 0)) throw UsageError("--ld-wind-kb must not be negative");
+      so.window_bp = static_cast<std::int64_t>(std::floor(o.ld_wind_kb * 1000 + 1e-9));
+    }
+    if (cmd.count("--ld-wind-snps")) {
+      if (o.ld_wind_snps < 0) throw UsageError("--ld-wind-snps must not be negative");
+      so.window_variants = o.ld_wind_snps;
+    }
+    if (cmd.count("--ld-wind-cm")) {
+      if (!(o.ld_wind_cm >= 0)) throw UsageError("--ld-wind-cm must not be negative");
+      so.window_cm = o.ld_wind_cm;
+    }
+    so.map = o.map;
+    const Query q = build_query(query_options(o.common));
+    StatisticRun run(o.common, q, [&q, so] { return make_ld_scores(q, so); });
+    IdLookup ids(q.store);
+    const std::string note = run.statistic().take_rows().note;
+    std::optional<Output> out;
+    std::optional<TableWriter> w;
+    if (primary_process()) {
+      out.emplace(o.common.output);
+      w.emplace(*out, o.common.format,
+                std::vector<TableWriter::Column>{
+                    {"chrom", false}, {"pos", true}, {"id", false}, {"pairs", true}, {"l2", true}});
+    }
+    Cells cells;  // chrom pos id pairs l2 (rows from any rank: global indices)
+    auto emit = [&](const Table& t, const std::function<void(const Cells&)>& row) {
+      const auto& v = t.column("variant").ints;
+      for (std::int64_t r = 0; r < t.rows(); ++r) {
+        cells.clear();
+        table_cells(t, r, cells, 1);  // chrom, pos, pairs, l2
+        cells.insert(cells.begin() + 2, ids(v[static_cast<std::size_t>(r)]));
+        row(cells);
+      }
+    };
+    if (!stream_rows(run, emit, [&](const Cells& c) { w->row(c); }))
+      return;  // another MPI rank writes
+    w->finish(note);
+    out->commit();
+    report_note(o.common, note);
+    run.report();
+    return;
+  }
+  for (const char* opt : {"--ld-wind-kb", "--ld-wind-snps", "--ld-wind-cm", "--map"})
+    if (cmd.count(opt)) throw UsageError(std::string(opt) + " is an option of --ld-scores");
+  LdDecayOptions d;
+  d.measure = measure;
+  d.edges = parse_bins(o.decay, "--decay");
+  if (cmd.count("--ld-window")) d.window_variants = o.ld.window_variants;
+  if (!o.window_size.empty()) d.window_size = parse_bp_length(o.window_size, "--window-size");
+  QueryOptions qo = query_options(o.common);
+  // One pass per population, over its samples (the band pairs the samples of a query).
+  std::vector<std::string> pops{""};
+  std::vector<PopMembers> members(1);
+  if (!qo.pops_file.empty()) std::tie(pops, members) = population_members(qo);
+  auto labels = std::make_shared<const std::vector<std::string>>(pops);
+  Table all;
+  for (std::size_t p = 0; p < pops.size(); ++p) {
+    if (!pops[p].empty()) qo.pops = members[p];
+    const Query q = build_query(qo);
+    StatisticRun run(o.common, q, [&q, d] { return make_ld_decay(q, d); });
+    if (!run.compute({})) continue;  // another MPI rank writes
+    run.report();
+    Table t = run.statistic().finish();
+    if (!pops[p].empty()) {
+      Column c;
+      c.name = "pop";
+      c.kind = Column::Kind::Label;
+      c.labels = labels;
+      c.ints.assign(static_cast<std::size_t>(t.rows()), static_cast<std::int64_t>(p));
+      t.columns.insert(t.columns.begin(), std::move(c));
+    }
+    if (p == 0)
+      all = std::move(t);
+    else
+      all.append(t);
+  }
+  if (primary_process()) write_table(o.common, all);
+}
+
 void add_ld(CLI::App& app) {
   struct Options {
     CommonOptions common;
@@ -90,6 +257,11 @@ void add_ld(CLI::App& app) {
     double window_kb = 1000;
     std::int64_t window_bp = -1;
     std::string snp, snps, snp_list;
+    std::string decay, window_size;  // --decay BINS, --window-size
+    bool ld_scores = false;
+    double ld_wind_kb = -1, ld_wind_cm = -1;
+    std::int64_t ld_wind_snps = -1;
+    std::string map;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
@@ -101,8 +273,17 @@ void add_ld(CLI::App& app) {
       "estimates from the two-locus genotypes; --hap: r2, D and D' of phased haplotypes). Pairs "
       "with r2 >= --ld-window-r2 are reported. Multi-allelic sites count REF against the other "
       "alleles; calls with a missing allele, or not diploid, are left out pair by pair. "
-      "Output: chr_a bp_a snp_a chr_b bp_b snp_b n r2 [d] [dprime].");
+      "Output: chr_a bp_a snp_a chr_b bp_b snp_b n r2 [d] [dprime].\n"
+      "--decay BINS writes no pairs: r2 summed in bins of bp distance (LD decay), every pair of "
+      "a contig closer than the last edge (and, with --ld-window, at most N - 1 variants apart) "
+      "whose r2 is defined; output [pop] [chrom window_start window_end] bin_start bin_end pairs "
+      "sum_r2 mean_r2 (pairs and sum_r2 add up across regions and runs). --ld-scores writes LD "
+      "scores as ldsc --l2: per variant 1 + the sum of r2 - (1 - r2)/(n - 2) over the other "
+      "variants within --ld-wind-kb, --ld-wind-snps or --ld-wind-cm (with --map); output chrom "
+      "pos id pairs l2. Both use "
+      "--r2 (default) or --hap r2; docs/ld-decay.md has the definitions.");
   add_common_options(*cmd, o->common);
+  add_population_option(*cmd, o->common);
   cmd->add_flag("--r2,--geno-r2", o->geno, "r2 of allele counts (plink --r2, vcftools --geno-r2)");
   cmd->add_flag("--dprime", o->dprime,
                 "r2 and D' from EM haplotype frequencies (plink 1.9 --r2 dprime)");
@@ -119,7 +300,29 @@ void add_ld(CLI::App& app) {
   cmd->add_option("--ld-snp", o->snp, "Only pairs of this variant ID with its window, both sides");
   cmd->add_option("--ld-snps", o->snps, "As --ld-snp, for a comma-separated list of IDs");
   cmd->add_option("--ld-snp-list", o->snp_list, "As --ld-snp, for the IDs of a file");
-  cmd->callback([o] {
+  cmd->add_option("--decay", o->decay,
+                  "Binned r2 instead of pairs: bin edges in bp distance, E0,E1,...,En (kb/Mb "
+                  "suffixes allowed) or START:STOP:STEP; bin k is [Ek, Ek+1)");
+  cmd->add_option("--window-size", o->window_size,
+                  "--decay: one curve per window of this many bp (or kb/Mb) of each contig, "
+                  "tiled from base 1; a pair counts in the window of its first variant");
+  cmd->add_flag("--ld-scores,--l2", o->ld_scores, "LD scores (ldsc --l2) instead of pairs");
+  cmd->add_option("--ld-wind-kb", o->ld_wind_kb, "--ld-scores: window of this many kb each side");
+  cmd->add_option("--ld-wind-snps", o->ld_wind_snps,
+                  "--ld-scores: window of this many variants each side");
+  cmd->add_option("--ld-wind-cm", o->ld_wind_cm,
+                  "--ld-scores: window of this many cM each side, on the --map");
+  cmd->add_option("--map", o->map,
+                  "--ld-wind-cm: genetic map, plink .map (chrom, id, cM, bp), as ihs --map");
+  cmd->callback([o, cmd] {
+    const bool decay = !o->decay.empty();
+    if (decay || o->ld_scores) {
+      run_ld_summary(*cmd, *o, decay);
+      return;
+    }
+    for (const char* opt :
+         {"--window-size", "--ld-wind-kb", "--ld-wind-snps", "--ld-wind-cm", "--map", "--pops"})
+      if (cmd->count(opt)) throw UsageError(std::string(opt) + " needs --decay or --ld-scores");
     if (o->dprime + o->hap + o->geno > 1)
       throw UsageError("choose one of --r2, --dprime and --hap");
     o->ld.measure = o->hap      ? PairMeasure::Haplotype
@@ -170,19 +373,56 @@ void add_ld(CLI::App& app) {
         row(cells);
       }
     };
-    RowStream rows;
-    rows.unit_rows = [&](const UnitData&, Statistic& s,
-                         const std::function<void(const Cells&)>& row) {
-      emit(s.take_rows(), row);
-    };
-    rows.write = [&](const Cells& c) { w->row(c); };
-    rows.after_merge = [&](Statistic& s) { emit(s.take_rows(), rows.write); };
-    if (!run.compute(rows)) return;  // another MPI rank writes
-    emit(run.statistic().take_rows(), rows.write);
-    emit(run.statistic().finish(), rows.write);
+    if (!stream_rows(run, emit, [&](const Cells& c) { w->row(c); }))
+      return;  // another MPI rank writes
     w->finish(note);
     out->commit();
     report_note(o->common, note);
+    run.report();
+  });
+}
+
+void add_ld_stats(CLI::App& app) {
+  struct Options {
+    CommonOptions common;
+    std::string bins, pop;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand(
+      "ld-stats",
+      "moments.LD's two-locus statistics of one population (the selected samples, or -P FILE "
+      "--pop NAME) from phased haplotypes (read as stored, as ld --hap), summed in bins of bp "
+      "distance as moments.LD.Parsing.compute_ld_statistics "
+      "sums them: per bin the pairs of sites on one contig, both polymorphic and called at "
+      "every haplotype, and the sums of Ragsdale & Gravel's unbiased estimators of D^2 "
+      "(DD_0_0), D(1-2p)(1-2q) (Dz_0_0_0) and p(1-p)q(1-q) (pi2_0_0_0_0); H_0_0 sums 2p(1-p) "
+      "n/(n-1) over those sites. Multi-allelic sites count REF against the other alleles. "
+      "Output: bin_start bin_end pairs DD_0_0 Dz_0_0_0 pi2_0_0_0_0 sites H_0_0 (the last two "
+      "the same on every row); docs/ld-decay.md.");
+  add_common_options(*cmd, o->common);
+  add_population_option(*cmd, o->common);
+  cmd->add_option("--pop", o->pop, "With -P: the population (its samples) to compute for");
+  cmd->add_option("--bp-bins", o->bins,
+                  "Bin edges in bp distance, E0,E1,...,En (kb/Mb suffixes allowed) or "
+                  "START:STOP:STEP; bin k is [Ek, Ek+1)")
+      ->required();
+  cmd->callback([o] {
+    LdStatsOptions so;
+    so.edges = parse_bins(o->bins, "--bp-bins");
+    QueryOptions qo = query_options(o->common);
+    if (!qo.pops_file.empty()) {
+      const auto [names, members] = population_members(qo);
+      const auto it = std::find(names.begin(), names.end(), o->pop);
+      if (it == names.end())
+        throw UsageError("ld-stats -P: --pop must name one of the file's populations");
+      qo.pops = members[static_cast<std::size_t>(it - names.begin())];
+    } else if (!o->pop.empty()) {
+      throw UsageError("ld-stats: --pop needs -P");
+    }
+    const Query q = build_query(qo);
+    StatisticRun run(o->common, q, [&q, so] { return make_ld_stats(q, so); });
+    if (!run.compute({})) return;  // another MPI rank writes
+    write_table(o->common, run.statistic().finish());
     run.report();
   });
 }
@@ -247,21 +487,13 @@ void add_prune(CLI::App& app) {
       in_text.clear();
       out_text.clear();
     };
-    RowStream rows;
-    rows.unit_rows = [&](const UnitData&, Statistic& s,
-                         const std::function<void(const Cells&)>& row) {
-      emit(s.take_rows(), row);
-    };
-    rows.write = [&](const Cells& c) {
+    const RowSink write = [&](const Cells& c) {
       if (w) w->row(c);
       if (!in_list) return;
       (c[3] == "1" ? in_text : out_text) += c[2] + "\n";
       if (in_text.size() + out_text.size() > (1u << 20)) flush_lists();
     };
-    rows.after_merge = [&](Statistic& s) { emit(s.take_rows(), rows.write); };
-    if (!run.compute(rows)) return;  // another MPI rank writes
-    emit(run.statistic().take_rows(), rows.write);
-    emit(run.statistic().finish(), rows.write);
+    if (!stream_rows(run, emit, write)) return;  // another MPI rank writes
     if (w) {
       w->finish(note);
       out->commit();
@@ -280,6 +512,7 @@ void add_prune(CLI::App& app) {
 
 void add_ld_commands(CLI::App& app) {
   add_ld(app);
+  add_ld_stats(app);
   add_prune(app);
 }
 

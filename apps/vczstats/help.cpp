@@ -90,10 +90,13 @@ const CommandHelp kCommands[] = {
      "vczstats xpehh " VCZ_STORE VCZ_PHASED " --pairs HG00,HG01 -o xpehh.tsv"},
     {"xpnsl", kHaplotypes, "Standardised XP-nSL per site and population pair",
      "vczstats xpnsl " VCZ_STORE VCZ_PHASED " --pairs HG00,HG01 -o xpnsl.tsv"},
-    {"ld", kMatrices, "r2 (and D') between nearby variants (plink --r2)",
+    {"ld", kMatrices, "r2 (and D') of nearby variants (plink --r2), LD decay, LD scores",
      "vczstats ld " VCZ_STORE " --r2 --ld-window 10 --ld-window-kb 100 --ld-window-r2 0.2 "
      "-o pairs.ld\n"
-     "vczstats ld " VCZ_STORE " --hap --ld-snp rs8122937 --ld-window-kb 500"},
+     "vczstats ld " VCZ_STORE VCZ_POPS " --decay 0:100kb:1kb --window-size 5Mb -o decay.tsv\n"
+     "vczstats ld " VCZ_STORE " --ld-scores --ld-wind-kb 1000 -o chr20.l2.tsv"},
+    {"ld-stats", kMatrices, "moments.LD's D^2, Dz, pi2 and H in bp-distance bins",
+     "vczstats ld-stats " VCZ_STORE VCZ_PHASED " --pop HG00 --bp-bins 0,1kb,10kb,100kb -o ld.tsv"},
     {"prune", kMatrices, "LD pruning (plink --indep-pairwise)",
      "vczstats prune " VCZ_STORE " --indep-pairwise 50 5 0.2 --out cohort"},
     {"grm", kMatrices, "Genomic relationship matrix (plink2 --make-rel)",

@@ -55,4 +55,66 @@ struct PruneOptions {
 /// @throws UsageError (bad options, fewer than two samples), FormatError (no call_genotype).
 std::unique_ptr<Statistic> make_prune(const Query& q, const PruneOptions& options);
 
+/// @brief Options of `ld --decay`: r² summed in bins of the distance between a pair's variants.
+struct LdDecayOptions {
+  /// GenotypeR2 (r² of allele counts, as `ld --r2`) or Haplotype (as `ld --hap`).
+  PairMeasure measure = PairMeasure::GenotypeR2;
+  /// Bin edges in bp of distance, strictly increasing, from 0 or more: bin k holds the pairs
+  /// with edges[k] <= pos_b - pos_a < edges[k + 1].
+  std::vector<std::int64_t> edges;
+  /// --ld-window N: only pairs at most N - 1 selected variants apart (default: any).
+  std::int64_t window_variants = std::numeric_limits<std::int64_t>::max();
+  /// --window-size: one curve per window [k W + 1, (k + 1) W] of each contig, a pair counted in
+  /// the window of its first variant (0: one curve over every contig).
+  std::int64_t window_size = 0;
+};
+
+/// @brief Binned r² (LD decay) without writing pairs: for every pair of the band (same contig,
+/// distance below the last edge) whose r² is defined, its distance bin gets one more pair and its
+/// r². Table (finish()): [chrom, window_start, window_end (with window_size)], bin_start,
+/// bin_end, pairs, sum_r2, mean_r2 (NaN for an empty bin); every bin of every window that holds
+/// a pair, or of the one curve. Sums are exact (vczstats/exact_sum.hpp), so partitions (work
+/// units, MPI ranks) merge by adding pairs and sums, bin by bin, and give the same bits.
+/// @throws UsageError (bad options, fewer than two samples), FormatError (no call_genotype;
+/// Haplotype on unphased heterozygous calls).
+std::unique_ptr<Statistic> make_ld_decay(const Query& q, const LdDecayOptions& options);
+
+/// @brief Options of `ld --ld-scores` (ldsc --l2): exactly one of the three windows.
+struct LdScoreOptions {
+  PairMeasure measure = PairMeasure::GenotypeR2;  ///< or Haplotype
+  std::int64_t window_variants = -1;  ///< --ld-wind-snps N: partners at most N variants away
+  std::int64_t window_bp = -1;        ///< --ld-wind-kb × 1000: partners at most this many bp away
+  double window_cm = -1;              ///< --ld-wind-cm: partners at most this many cM away
+  /// --map: the genetic map of window_cm (plink .map: chrom, id, cM, bp; linear between its
+  /// positions, extrapolated with the rate of its first or last interval, as ihs --map)
+  std::string map;
+};
+
+/// @brief LD scores as ldsc --l2: per selected variant, 1 (itself) plus the sum over the other
+/// variants of its window on both sides (same contig; in cM: |cM difference| <= window_cm) of
+/// r²_adj = r² - (1 - r²) / (n - 2), n the samples (haplotypes) called at both; pairs whose r² is
+/// undefined, or with n <= 2, are left out. Table: variant (global index), chrom, pos, pairs
+/// (partners summed), l2 (NaN for a variant without variance among its calls). Rows are final
+/// (take_rows()) once no later variant can pair with them.
+/// @throws UsageError (bad options, fewer than two samples, a map without the contigs),
+/// IoError (the map), FormatError (as make_ld_decay).
+std::unique_ptr<Statistic> make_ld_scores(const Query& q, const LdScoreOptions& options);
+
+/// @brief Options of `ld-stats`: moments.LD's two-locus statistics in bins of bp distance.
+struct LdStatsOptions {
+  /// Bin edges in bp, strictly increasing from 0 or more (bin k: edges[k] <= d < edges[k + 1]).
+  std::vector<std::int64_t> edges;
+};
+
+/// @brief moments.LD's statistics of one population from phased haplotype counts (Ragsdale &
+/// Gravel's unbiased estimators, as moments.LD.Parsing.compute_ld_statistics sums them): per bin
+/// of bp distance, over the pairs of sites (same contig) both polymorphic and called at every
+/// selected haplotype, the sums of DD_0_0 (D²), Dz_0_0_0 (D (1 - 2p)(1 - 2q)) and pi2_0_0_0_0
+/// (p(1 - p) q(1 - q)); and H_0_0, the sum over those sites of 2 p (1 - p) n / (n - 1). Table
+/// (finish()): bin_start, bin_end, pairs, DD_0_0, Dz_0_0_0, pi2_0_0_0_0, sites, H_0_0 (the
+/// last two the same on every row). Sums are exact, so partitions merge by addition.
+/// Calls are read as haplotypes in the order stored (as ld --hap), phased or not.
+/// @throws UsageError (bad options, fewer than four haplotypes), FormatError (no call_genotype).
+std::unique_ptr<Statistic> make_ld_stats(const Query& q, const LdStatsOptions& options);
+
 }  // namespace vczstats

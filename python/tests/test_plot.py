@@ -103,6 +103,17 @@ def test_afdist_pca_ld(results, tmp_path):
     assert np.all(np.diff(y) < 0)  # mean r² falls with distance
     plink = pd.DataFrame({"BP_A": np.zeros(500), "BP_B": d, "R2": np.exp(-d / 1000)})
     np.testing.assert_allclose(plot.ld_decay(plink, bins=10).lines[0].get_data()[1], y)
+    # ld --decay's bins: one line per population, windows pooled by adding pairs and sums
+    bins = pd.DataFrame({"pop": ["A", "A", "A", "A", "B", "B"],
+                         "window_start": [1, 1, 1001, 1001, 1, 1],
+                         "bin_start": [0, 100, 0, 100, 0, 100],
+                         "bin_end": [100, 200, 100, 200, 100, 200],
+                         "pairs": [2, 1, 2, 0, 4, 2], "sum_r2": [1.0, 0.2, 0.6, 0.0, 2.0, 0.3]})
+    ax = plot.ld_decay(bins)
+    assert [line.get_label() for line in ax.lines] == ["A", "B"]
+    np.testing.assert_allclose(ax.lines[0].get_data()[0], [0.05, 0.15])
+    np.testing.assert_allclose(ax.lines[0].get_data()[1], [0.4, 0.2])
+    np.testing.assert_allclose(ax.lines[1].get_data()[1], [0.5, 0.15])
 
 
 def run_module(*args):

@@ -277,12 +277,17 @@ def ld_decay(distance: Any, r2: Optional[Any] = None, ax: Any = None, *, bins: i
 
     ``distance``/``r2``: arrays, a :func:`vczstats.ld` result, or one DataFrame with columns
     ``distance`` and ``r2``, or the pairs' positions and r² (the CLI's ``vczstats ld`` table:
-    ``bp_a``, ``bp_b``, ``r2``; plink's: ``BP_A``, ``BP_B``, ``R2``).
+    ``bp_a``, ``bp_b``, ``r2``; plink's: ``BP_A``, ``BP_B``, ``R2``), or the bins of
+    ``vczstats ld --decay`` (``bin_start``, ``bin_end``, ``pairs``, ``sum_r2``; ``pop``
+    optional): then the mean r² of each bin, one line per population, windows and contigs
+    pooled (their pairs and sums added).
     """
     import pandas as pd
 
     if hasattr(distance, "to_pandas") and not isinstance(distance, pd.DataFrame):
         distance = distance.to_pandas()  # a vczstats Result
+    if isinstance(distance, pd.DataFrame) and "sum_r2" in distance.columns:
+        return _ld_decay_bins(distance, ax, max_distance)
     if isinstance(distance, pd.DataFrame):
         df = distance
         by_name = {str(c).lower(): c for c in df.columns}
@@ -319,11 +324,35 @@ def ld_decay(distance: Any, r2: Optional[Any] = None, ax: Any = None, *, bins: i
         ok = counts > 0
         ax.plot(mid[ok] / 1e3, mean[ok], color=_colors(1)[0], lw=2, label="mean r²")
         ax.legend(frameon=False)
+    return _ld_decay_labels(ax, "r²")
+
+
+def _ld_decay_labels(ax, ylabel: str):
+    """The axes of an LD decay plot."""
     ax.set_xlabel("distance (kb)")
-    ax.set_ylabel("r²")
+    ax.set_ylabel(ylabel)
     ax.set_ylim(0, 1)
     ax.set_title("LD decay")
     return ax
+
+
+def _ld_decay_bins(df, ax, max_distance):
+    """ld_decay of ``ld --decay``'s bins (see ld_decay)."""
+    if max_distance is not None:
+        df = df[df["bin_end"] <= max_distance]
+    ax = _axes(ax, (6, 4))
+    groups = list(df.groupby("pop", sort=False)) if "pop" in df.columns else [(None, df)]
+    colors = _colors(len(groups))
+    for (name, g), color in zip(groups, colors):
+        b = g.groupby(["bin_start", "bin_end"], sort=True)[["pairs", "sum_r2"]].sum().reset_index()
+        b = b[b["pairs"] > 0]
+        mid = (b["bin_start"].to_numpy(float) + b["bin_end"].to_numpy(float)) / 2
+        mean = b["sum_r2"].to_numpy(float) / b["pairs"].to_numpy(float)
+        label = "mean r²" if name is None else str(name)
+        ax.plot(mid / 1e3, mean, color=color, lw=2, marker=".", label=label)
+    if groups:
+        ax.legend(frameon=False)
+    return _ld_decay_labels(ax, "mean r²")
 
 
 __all__ = ["sfs", "windows", "tracks", "afdist", "pca", "ld_decay"]

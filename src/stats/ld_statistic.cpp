@@ -59,11 +59,7 @@ class LdStatistic final : public stats::pairs::PairStatistic<LdRow> {
 
   Table take_rows() override {
     Table t = empty_table();
-    if (!resolved_ || rows_.empty()) return t;
-    const stats::pairs::RowPlace last = place(count_ - 1);
-    std::int64_t end = released_;
-    while (end < count_ && !stats::pairs::in_tail(request_, last, place(end))) ++end;
-    release(end, t);
+    release(final_end(released_), t);
     return t;
   }
 
@@ -75,8 +71,7 @@ class LdStatistic final : public stats::pairs::PairStatistic<LdRow> {
 
   void merge(Statistic& later_base) override {
     auto& later = stats::detail::same_statistic(*this, later_base);
-    if (later.front_ != 0 || later.released_ != 0)
-      throw Error("ld: merging a partition that already released rows");
+    expect_whole(later, later.released_);
     merge_partition(
         later, [](Row&, std::int64_t) {}, [&](const PairValue& v) { add_pair(v); });
   }
@@ -198,12 +193,7 @@ class LdStatistic final : public stats::pairs::PairStatistic<LdRow> {
       }
       std::vector<Out>().swap(r.out);
     }
-    if (rows_.empty()) return;
-    const stats::pairs::RowPlace last = place(count_ - 1);
-    while (front_ < released_ && !stats::pairs::in_tail(request_, last, place(front_))) {
-      rows_.pop_front();
-      ++front_;
-    }
+    drop_rows(released_);
   }
 
   LdOptions options_;

@@ -54,7 +54,8 @@ class PairStatistic : public Statistic {
   }
 
   /// Append the rows of the partition @p later, which comes right after this one (each row first
-  /// given to @p moved(Row&, shift), shift being the number of our rows), hand the pairs between
+  /// given to @p moved(Row&, shift), shift being the number of our rows; without rows of ours,
+  /// also the later one's dropped rows: it may have started the run), hand the pairs between
   /// our tail and its head to @p on_pair(const PairValue&), and keep the merged head and tail.
   template <class Moved, class OnPair>
   void merge_partition(PairStatistic& later, Moved&& moved, OnPair&& on_pair) {
@@ -65,6 +66,9 @@ class PairStatistic : public Statistic {
       moved(r, shift);
       rows_.push_back(std::move(r));
     }
+    // Without rows of ours, the later partition may have started the run (no selected variant
+    // before it) and dropped the rows it was done with.
+    if (!had_rows) front_ = later.front_;
     count_ += later.count_;
     later.head_.shift(shift);
     later.tail_.shift(shift);
@@ -84,6 +88,30 @@ class PairStatistic : public Statistic {
     }
     later.rows_.clear();
     later.count_ = 0;
+  }
+
+  /// The end of the rows from ordinal @p begin on that no later variant can pair with (their
+  /// values are final); @p begin while the partition is unresolved.
+  std::int64_t final_end(std::int64_t begin) const {
+    if (!resolved_ || rows_.empty()) return begin;
+    const RowPlace last = place(count_ - 1);
+    std::int64_t end = begin;
+    while (end < count_ && !in_tail(request_, last, place(end))) ++end;
+    return end;
+  }
+  /// Drop the kept rows before ordinal @p limit that no later variant pairs with.
+  void drop_rows(std::int64_t limit) {
+    if (rows_.empty()) return;
+    const RowPlace last = place(count_ - 1);
+    while (front_ < limit && !in_tail(request_, last, place(front_))) {
+      rows_.pop_front();
+      ++front_;
+    }
+  }
+  /// @throws Error unless @p later has kept every row (statistics that release rows).
+  static void expect_whole(const PairStatistic& later, std::int64_t released) {
+    if (later.front_ != 0 || released != 0)
+      throw Error(later.name() + ": merging a partition that already released rows");
   }
 
   /// The shared state, rows written by @p save_row(ByteWriter&, const Row&).

@@ -60,6 +60,13 @@ int expect_ld_same_on_both_devices(const vcztest::TempDir& dir, const std::strin
       "ld " + s + "--hap --ld-window 10 --ld-window-r2 0 --max-unit-variants 7",
       "ld " + s + "--hap --ld-window 100000 --ld-window-bp 500 --ld-window-r2 0.2",
       "ld " + s + "--format json --ld-window 6 --ld-window-r2 0 --max-unit-variants 4",
+      // the summaries: pairs reduced on the host in exact sums, so the same bits
+      "ld " + s + "--decay 0:600:50 --max-unit-variants 7",
+      "ld " + s + "--decay 0,10,100,1kb --window-size 2000",
+      "ld " + s + "--hap --decay 0:400:100 --ld-window 30",
+      "ld " + s + "--ld-scores --ld-wind-kb 0.5 --max-unit-variants 5",
+      "ld " + s + "--ld-scores --ld-wind-snps 20",
+      "ld-stats " + s + "--bp-bins 0,10,100,1000 --max-unit-variants 6",
   };
   int ok = 0;
   for (std::size_t k = 0; k < commands.size(); ++k) {
@@ -92,24 +99,11 @@ int expect_ld_same_on_both_devices(const vcztest::TempDir& dir, const std::strin
 /// twice (two records at one position) are dropped from both.
 using Pairs = std::map<std::pair<long, long>, double>;
 Pairs read_pairs(const std::string& path, bool ours, std::set<std::pair<long, long>>& twice) {
-  std::ifstream in(path);
   Pairs p;
-  bool header = true;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    if (header) {
-      header = false;
-      continue;
-    }
-    std::istringstream f(line);
-    std::string chr_a, id_a, chr_b, id_b, n, r2;
-    long bp_a = 0, bp_b = 0;
-    f >> chr_a >> bp_a >> id_a >> chr_b >> bp_b >> id_b;
-    if (ours) f >> n;
-    f >> r2;
-    if (!p.emplace(std::make_pair(bp_a, bp_b), std::strtod(r2.c_str(), nullptr)).second)
-      twice.insert({bp_a, bp_b});
-  }
+  vcztest::for_each_pair(path, ours, [&](const vcztest::PairLine& x) {
+    const std::pair<long, long> key(x.bp_a, x.bp_b);
+    if (!p.emplace(key, x.r2).second) twice.insert(key);
+  });
   return p;
 }
 

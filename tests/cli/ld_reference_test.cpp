@@ -38,23 +38,8 @@ using Pairs = std::map<std::pair<std::string, std::string>, double>;
 
 /// SNP_A, SNP_B -> R2 from plink's whitespace-aligned .ld, or our TSV (columns by header name).
 Pairs read_pairs(const std::string& path, bool ours) {
-  std::ifstream in(path);
   Pairs p;
-  std::string line;
-  bool header = true;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    if (header) {
-      header = false;
-      continue;
-    }
-    std::istringstream f(line);
-    std::string chr_a, bp_a, a, chr_b, bp_b, b, n, r2;
-    f >> chr_a >> bp_a >> a >> chr_b >> bp_b >> b;
-    if (ours) f >> n;
-    f >> r2;
-    p[{a, b}] = std::strtod(r2.c_str(), nullptr);
-  }
+  for_each_pair(path, ours, [&](const PairLine& x) { p[{x.snp_a, x.snp_b}] = x.r2; });
   return p;
 }
 

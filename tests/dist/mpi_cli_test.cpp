@@ -231,11 +231,11 @@ std::map<std::string, std::string> folder(const fs::path& d) {
   return out;
 }
 
-// The variant-pair (ld, prune) and sample-matrix (grm, king, distance, pca) commands run across
-// the ranks too: each rank its share of the units, rank 0 merges and alone writes -o and the
-// files beside it. Their rows and integer sums are byte-identical; the GRM's and the default
-// distance's double products, and the projection's sums, are added in another order across
-// ranks, so they (and the PCA of the GRM) agree to rounding.
+// The variant-pair (ld and its summaries, ld-stats, prune) and sample-matrix (grm, king, distance,
+// pca) commands run across the ranks too: each rank its share of the units, rank 0 merges and alone
+// writes -o and the files beside it. Their rows and integer sums are byte-identical; the GRM's and
+// the default distance's double products, and the projection's sums, are added in another order
+// across ranks, so they (and the PCA of the GRM) agree to rounding.
 TEST(MpiCli, PairAndMatrixCommandsSplitAcrossRanksAndRankZeroWritesAlone) {
   VCZ_REQUIRE_MPI();
   vcztest::TempDir dir;
@@ -250,6 +250,10 @@ TEST(MpiCli, PairAndMatrixCommandsSplitAcrossRanksAndRankZeroWritesAlone) {
       {"ld " + s + "--ld-window-r2 0", true},
       {"ld " + s + "--dprime --ld-window 7", true},
       {"ld " + s + "--ld-window-kb 0.3 --ld-window-r2 0.1 --format json", true},
+      {"ld " + s + "--decay 0:400:25 --window-size 1000", true},  // bins merge by addition
+      {"ld " + s + "--hap --decay 0,5,50,500 --ld-window 40", true},
+      {"ld " + s + "--ld-scores --ld-wind-kb 0.2", true},
+      {"ld-stats " + s + "--bp-bins 0,20,200,600", true},
       {"prune " + s + "--indep-pairwise 20 3 0.3 --out OUT/pr", true},
       {"prune " + s + "--indep-pairwise 2 kb 1 0.1", true},
       {"king " + s, true},

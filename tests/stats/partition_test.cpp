@@ -305,6 +305,39 @@ TEST(StatisticPartitions, MergedPartitionsEqualOnePass) {
                            o.focal = focal;
                            return make_ld(q, o);
                          }});
+    // ld's summaries (ld --decay, --ld-scores): bins add up, LD scores gain the pairs across cuts.
+    configs.push_back({"ld decay windows", [](QueryOptions&) {},
+                       [](const Query& q) {
+                         LdDecayOptions o;
+                         o.edges = {0, 3, 20, 60, 150};
+                         o.window_size = 500;
+                         return make_ld_decay(q, o);
+                       }});
+    configs.push_back({"ld decay hap regions", [&](QueryOptions& o) { o.regions = regions; },
+                       [](const Query& q) {
+                         LdDecayOptions o;
+                         o.measure = PairMeasure::Haplotype;
+                         o.edges = {1, 10, 100};
+                         o.window_variants = 12;
+                         return make_ld_decay(q, o);
+                       }});
+    configs.push_back({"ld scores kb", [](QueryOptions&) {},
+                       [](const Query& q) {
+                         LdScoreOptions o;
+                         o.window_bp = 120;
+                         return make_ld_scores(q, o);
+                       }});
+    configs.push_back({"ld scores hap snps regions", [&](QueryOptions& o) { o.regions = regions; },
+                       [](const Query& q) {
+                         LdScoreOptions o;
+                         o.measure = PairMeasure::Haplotype;
+                         o.window_variants = 5;
+                         return make_ld_scores(q, o);
+                       }});
+    configs.push_back({"ld stats regions", [&](QueryOptions& o) { o.regions = regions; },
+                       [](const Query& q) {
+                         return make_ld_stats(q, {{0, 5, 40, 200}});
+                       }});
     configs.push_back({"prune 7 3", [](QueryOptions&) {},
                        [](const Query& q) {
                          return make_prune(q, {7, false, 3, 0.05});
@@ -343,6 +376,9 @@ TEST(StatisticPartitions, MergedPartitionsEqualOnePass) {
       auto single = c.make(q);
       const Table want = one_pass(q, *single);
       pair_rows[c.name] += want.rows();
+      if (c.name.starts_with("ld decay") || c.name.starts_with("ld scores") ||
+          c.name.starts_with("ld stats"))
+        for (const auto n : want.column("pairs").ints) pair_rows[c.name] += n;
       if (c.name.starts_with("prune"))
         for (const auto k : want.column("kept").ints) pruned[c.name] += k == 0;
       {  // A fresh query: the partitions' copies of it must see the windows of the whole run.
@@ -362,7 +398,9 @@ TEST(StatisticPartitions, MergedPartitionsEqualOnePass) {
   if (stores == 0)
     GTEST_SKIP() << "skipped: no test store (needs python3-zarr and bcftools, or "
                     "VCZSTATS_TEST_STORES)";
-  for (const char* name : {"ld r2", "ld hap regions", "ld dprime focal"})
+  for (const char* name :
+       {"ld r2", "ld hap regions", "ld dprime focal", "ld decay windows", "ld decay hap regions",
+        "ld scores kb", "ld scores hap snps regions", "ld stats regions"})
     EXPECT_GT(pair_rows[name], 100) << name;
   for (const char* name : {"prune 7 3", "prune kb"}) EXPECT_GT(pruned[name], 20) << name;
 }

@@ -1,0 +1,505 @@
+// LD summaries that write no pairs (vczstats/ld.hpp): `ld --decay`, r² summed in distance bins,
+// and `ld --ld-scores`, ldsc's per-variant sums of adjusted r². Both take the pairs of the same
+// variant-pair band as `ld` (CPU popcounts, or the GPU band's kernels: the pairs come back to
+// the host, where they are reduced here) and keep the rows of the band's reach, as `ld` does, so
+// that a partition's pairs with its neighbours are added when partitions merge
+// (stats/pair_statistic.hpp). Sums are ExactSum, so any split gives the same bits.
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "stats/haplo_rows.hpp"
+#include "stats/ld_math.hpp"
+#include "stats/pair_statistic.hpp"
+#include "vczstats/exact_sum.hpp"
+#include "vczstats/ld.hpp"
+
+namespace vczstats {
+namespace {
+
+using stats::ExactSum;
+
+void check_measure(PairMeasure m, const char* what) {
+  if (m != PairMeasure::GenotypeR2 && m != PairMeasure::Haplotype)
+    throw UsageError(std::string(what) + ": r2 of allele counts (--r2) or of haplotypes (--hap)");
+}
+
+std::int64_t pair_width(const Query& q, const PairRequest& r) {
+  return r.haplotypes() ? q.samples.size() * q.store.ploidy() : q.samples.size();
+}
+
+/// @throws UsageError naming @p option unless @p e are two or more increasing edges from 0 on.
+void check_edges(const std::vector<std::int64_t>& e, const std::string& option) {
+  if (e.size() < 2) throw UsageError(option + ": at least two bin edges are needed");
+  if (e.front() < 0) throw UsageError(option + ": bin edges must not be negative");
+  for (std::size_t k = 1; k < e.size(); ++k)
+    if (e[k] <= e[k - 1]) throw UsageError(option + ": bin edges must increase");
+}
+
+/// The bin of distance @p d among the edges @p e, or -1 outside them.
+std::int64_t bin_of(const std::vector<std::int64_t>& e, std::int64_t d) {
+  if (d < e.front() || d >= e.back()) return -1;
+  return std::upper_bound(e.begin(), e.end(), d) - e.begin() - 1;
+}
+
+/// The rows of a summary: the band's row only.
+struct MetaRow {
+  PairRow meta;
+};
+
+// ---- ld --decay -------------------------------------------------------------------------------
+
+struct DecayBin {
+  std::int64_t pairs = 0;
+  ExactSum sum;
+};
+
+class LdDecayStatistic final : public stats::pairs::PairStatistic<MetaRow> {
+ public:
+  LdDecayStatistic(const Query& q, const LdDecayOptions& o)
+      : PairStatistic(q, "ld --decay"), options_(o) {
+    check_measure(o.measure, "ld --decay");
+    const auto& e = o.edges;
+    check_edges(e, "--decay");
+    if (o.window_variants < 1) throw UsageError("--ld-window must be at least 1");
+    if (o.window_size < 0) throw UsageError("--window-size must not be negative");
+    request_.measure = o.measure;
+    request_.max_variants = o.window_variants - 1;
+    request_.max_bp = e.back() - 1;  // distances below the last edge
+    request_.min_r2 = 0;             // every pair whose r² is defined
+    width_ = pair_width(q, request_);
+  }
+
+  std::string name() const override { return "ld_decay"; }
+
+  void accumulate_pairs(PairBatch&& batch) override {
+    if (!take_batch(batch, [](const PairRow& r) { return MetaRow{r}; })) return;
+    for (const PairValue& v : batch.pairs) add_pair(v);
+    drop_done();
+  }
+
+  Table finish() override {
+    Table t;
+    const bool windows = options_.window_size > 0;
+    if (windows) {
+      t.add("chrom", Column::Kind::Label, contigs_);
+      t.add("window_start", Column::Kind::Int);
+      t.add("window_end", Column::Kind::Int);
+    }
+    t.add("bin_start", Column::Kind::Int);
+    t.add("bin_end", Column::Kind::Int);
+    t.add("pairs", Column::Kind::Int);
+    t.add("sum_r2", Column::Kind::Float);
+    t.add("mean_r2", Column::Kind::Float);
+    t.note = options_.measure == PairMeasure::Haplotype
+                 ? "r2 of phased haplotypes (as ld --hap) binned by bp distance pos_b - pos_a"
+                 : "r2 of non-REF allele counts (as ld --r2) binned by bp distance pos_b - pos_a";
+    auto curve = [&](const std::vector<DecayBin>& bins, std::int32_t contig, std::int64_t k) {
+      for (std::size_t b = 0; b + 1 < options_.edges.size(); ++b) {
+        int c = 0;
+        if (windows) {
+          t.push_int(c++, contig);
+          t.push_int(c++, k * options_.window_size + 1);
+          t.push_int(c++, (k + 1) * options_.window_size);
+        }
+        t.push_int(c++, options_.edges[b]);
+        t.push_int(c++, options_.edges[b + 1]);
+        const double sum = bins[b].sum.value();
+        t.push_int(c++, bins[b].pairs);
+        t.push_float(c++, sum);
+        t.push_float(c++, bins[b].pairs ? sum / static_cast<double>(bins[b].pairs)
+                                        : std::numeric_limits<double>::quiet_NaN());
+      }
+    };
+    if (!windows && groups_.empty()) groups_[{0, 0}] = empty_bins();  // one curve, maybe empty
+    for (const auto& [key, bins] : groups_) curve(bins, key.first, key.second);
+    return t;
+  }
+
+  void merge(Statistic& later_base) override {
+    auto& later = stats::detail::same_statistic(*this, later_base);
+    for (const auto& [key, bins] : later.groups_) {
+      auto& ours = group(key);
+      for (std::size_t b = 0; b < bins.size(); ++b) {
+        ours[b].pairs += bins[b].pairs;
+        ours[b].sum += bins[b].sum;
+      }
+    }
+    later.groups_.clear();
+    merge_partition(
+        later, [](MetaRow&, std::int64_t) {}, [&](const PairValue& v) { add_pair(v); });
+    drop_done();
+  }
+
+  void save(ByteWriter& w) const override {
+    save_rows(w, [](ByteWriter& to, const MetaRow& r) { to.put(r.meta); });
+    w.put<std::uint64_t>(groups_.size());
+    for (const auto& [key, bins] : groups_) {
+      w.put(key.first);
+      w.put(key.second);
+      w.put_vector(bins);
+    }
+  }
+
+  void load(ByteReader& r) override {
+    load_rows(r, [](ByteReader& from) { return MetaRow{from.get<PairRow>()}; });
+    groups_.clear();
+    const auto n = r.get<std::uint64_t>();
+    for (std::uint64_t g = 0; g < n; ++g) {
+      const auto contig = r.get<std::int32_t>();
+      const auto k = r.get<std::int64_t>();
+      auto bins = r.get_vector<DecayBin>();
+      if (bins.size() + 1 != options_.edges.size())
+        throw FormatError("statistic state: ld_decay bins do not match the edges");
+      groups_[{contig, k}] = std::move(bins);
+    }
+  }
+
+ private:
+  using Key = std::pair<std::int32_t, std::int64_t>;  // contig, window (0, 0: the one curve)
+
+  std::vector<DecayBin> empty_bins() const {
+    return std::vector<DecayBin>(options_.edges.size() - 1);
+  }
+  std::vector<DecayBin>& group(const Key& key) {
+    auto it = groups_.find(key);
+    if (it == groups_.end()) it = groups_.emplace(key, empty_bins()).first;
+    return it->second;
+  }
+
+  void add_pair(const PairValue& v) {
+    const PairRow& a = at(ordinal(v.a)).meta;
+    const PairRow& b = at(ordinal(v.b)).meta;
+    const std::int64_t bin = bin_of(options_.edges, b.pos - a.pos);
+    if (bin < 0) return;
+    const Key key =
+        options_.window_size > 0 ? Key{a.contig, (a.pos - 1) / options_.window_size} : Key{0, 0};
+    DecayBin& x = group(key)[static_cast<std::size_t>(bin)];
+    ++x.pairs;
+    x.sum += v.r2;
+  }
+
+  /// Drop the rows no later variant pairs with (a partition that starts the run only: the others
+  /// keep theirs for the merge); the last row stays, for place().
+  void drop_done() {
+    if (resolved_) drop_rows(count_ - 1);
+  }
+
+  LdDecayOptions options_;
+  std::map<Key, std::vector<DecayBin>> groups_;
+};
+
+// ---- ld --ld-scores ---------------------------------------------------------------------------
+
+struct ScoreRow {
+  PairRow meta;
+  ExactSum l2;
+  std::int64_t pairs = 0;
+  double cm = 0;  // genetic position (cM windows)
+};
+
+/// The largest bp distance between two selected variants of one contig at most @p w cM apart
+/// on @p map (the band's reach for a cM window): the variants of the plan's units, filters
+/// aside (a superset of the rows), two pointers per contig.
+std::int64_t cm_window_bp(const Query& q, const stats::haplo::GeneticMap& map, double w,
+                          const std::vector<std::string>& contigs) {
+  const vcz::VariantReader reader(q.store, false, false);
+  std::int64_t reach = 0;
+  std::int32_t contig = -1;
+  std::vector<std::pair<double, std::int64_t>> at;  // cM, bp of the contig's variants so far
+  std::size_t lo = 0;
+  for (const vcz::WorkUnit& u : q.plan.units) {
+    const vcz::VariantBlock b = reader.read(u.begin, u.end);
+    for (std::int64_t r = 0; r < b.size(); ++r) {
+      if (!u.mask.empty() && !u.mask[static_cast<std::size_t>(r)]) continue;
+      const auto k = static_cast<std::size_t>(r);
+      if (b.contig[k] != contig) {
+        contig = b.contig[k];
+        at.clear();
+        lo = 0;
+      }
+      const double cm = map.at(contigs[static_cast<std::size_t>(contig)], b.position[k]);
+      at.emplace_back(cm, b.position[k]);
+      while (at.back().first - at[lo].first > w) ++lo;
+      reach = std::max(reach, at.back().second - at[lo].second);
+    }
+  }
+  return reach;
+}
+
+class LdScoreStatistic final : public stats::pairs::PairStatistic<ScoreRow> {
+ public:
+  LdScoreStatistic(const Query& q, const LdScoreOptions& o)
+      : PairStatistic(q, "ld --ld-scores"), options_(o) {
+    check_measure(o.measure, "ld --ld-scores");
+    if ((o.window_variants >= 0) + (o.window_bp >= 0) + (o.window_cm >= 0) != 1)
+      throw UsageError(
+          "ld --ld-scores: give one window, --ld-wind-kb, --ld-wind-snps or --ld-wind-cm");
+    if ((o.window_cm >= 0) != !o.map.empty())
+      throw UsageError("ld --ld-scores: --ld-wind-cm needs --map, and --map --ld-wind-cm");
+    request_.measure = o.measure;
+    request_.min_r2 = 0;
+    if (o.window_variants >= 0) request_.max_variants = o.window_variants;
+    if (o.window_bp >= 0) request_.max_bp = o.window_bp;
+    if (o.window_cm >= 0) {
+      map_ = std::make_shared<const stats::haplo::GeneticMap>(o.map);
+      request_.max_bp = cm_window_bp(q, *map_, o.window_cm, *contigs_);
+    }
+    width_ = pair_width(q, request_);
+  }
+
+  std::string name() const override { return "ld_scores"; }
+
+  void accumulate_pairs(PairBatch&& batch) override {
+    auto row = [&](const PairRow& r) {
+      ScoreRow x{r, {}, 0, 0};
+      if (map_) x.cm = map_->at((*contigs_)[static_cast<std::size_t>(r.contig)], r.pos);
+      return x;
+    };
+    if (!take_batch(batch, row)) return;
+    for (const PairValue& v : batch.pairs) add_pair(v);
+  }
+
+  Table take_rows() override {
+    Table t = empty_table();
+    release(final_end(released_), t);
+    return t;
+  }
+
+  Table finish() override {
+    Table t = empty_table();
+    release(count_, t);
+    return t;
+  }
+
+  void merge(Statistic& later_base) override {
+    auto& later = stats::detail::same_statistic(*this, later_base);
+    expect_whole(later, later.released_);
+    merge_partition(
+        later, [](ScoreRow&, std::int64_t) {}, [&](const PairValue& v) { add_pair(v); });
+  }
+
+  void save(ByteWriter& w) const override {
+    save_rows(w, [](ByteWriter& to, const ScoreRow& r) { to.put(r); });
+    w.put(released_);
+  }
+
+  void load(ByteReader& r) override {
+    load_rows(r, [](ByteReader& from) { return from.get<ScoreRow>(); });
+    released_ = r.get<std::int64_t>();
+  }
+
+ private:
+  void add_pair(const PairValue& v) {
+    if (v.a == v.b || v.n <= 2) return;
+    ScoreRow &a = at(ordinal(v.a)), &b = at(ordinal(v.b));
+    if (map_ && std::fabs(b.cm - a.cm) > options_.window_cm) return;
+    // r²_adj = r² - (1 - r²) / (n - 2), ldsc's unbiased estimate of r²
+    const double adj = v.r2 - (1 - v.r2) / static_cast<double>(v.n - 2);
+    for (ScoreRow* row : {&a, &b}) {
+      row->l2 += adj;
+      ++row->pairs;
+    }
+  }
+
+  /// Whether a row's own r² is defined (its allele counts vary among its calls).
+  bool varies(const PairRow& m) const {
+    if (request_.haplotypes()) return m.sum > 0 && m.sum < m.n;
+    return m.n * m.ssq != m.sum * m.sum;  // n Σx² = (Σx)² only when every x is the same
+  }
+
+  Table empty_table() const {
+    Table t;
+    t.add("variant", Column::Kind::Int);
+    t.add("chrom", Column::Kind::Label, contigs_);
+    t.add("pos", Column::Kind::Int);
+    t.add("pairs", Column::Kind::Int);
+    t.add("l2", Column::Kind::Float);
+    t.note = "LD scores (ldsc --l2): 1 + sum of r2 - (1 - r2) / (n - 2) over the window";
+    return t;
+  }
+
+  void release(std::int64_t end, Table& t) {
+    for (; released_ < end; ++released_) {
+      const ScoreRow& r = at(released_);
+      t.push_int(0, r.meta.variant);
+      t.push_int(1, r.meta.contig);
+      t.push_int(2, r.meta.pos);
+      t.push_int(3, r.pairs);
+      ExactSum l2 = r.l2;
+      l2 += 1.0;  // the variant itself
+      t.push_float(4, varies(r.meta) ? l2.value() : std::numeric_limits<double>::quiet_NaN());
+    }
+    drop_rows(released_);
+  }
+
+  LdScoreOptions options_;
+  std::shared_ptr<const stats::haplo::GeneticMap> map_;  // cM windows
+  std::int64_t released_ = 0;
+};
+
+// ---- ld-stats -----------------------------------------------------------------------------------
+
+/// One bin of ld-stats: pairs and the sums of moments.LD's DD, Dz, pi2.
+struct MomentsBin {
+  std::int64_t pairs = 0;
+  ExactSum dd, dz, pi2;
+};
+
+/// moments.LD's one-population estimators (Ragsdale & Gravel) from the haplotype counts c1 (AB),
+/// c2 (Ab), c3 (aB), c4 (ab) of n haplotypes: numerators exact in 128 bits, then one division.
+struct MomentsTerms {
+  double dd = 0, dz = 0, pi2 = 0;
+};
+MomentsTerms moments_terms(std::int64_t c1, std::int64_t c2, std::int64_t c3, std::int64_t c4) {
+  __extension__ typedef __int128 I;
+  const I a = c1, b = c2, c = c3, d = c4, n = a + b + c + d;
+  const double den = static_cast<double>(n * (n - 1) * (n - 2) * (n - 3));
+  const I dd = a * (a - 1) * d * (d - 1) + b * (b - 1) * c * (c - 1) - 2 * a * b * c * d;
+  const I dz = (a * d - b * c) * (c + d - a - b) * (b + d - a - c) +
+               (a * d - b * c) * (b + c - a - d) + 2 * (b * c + a * d);
+  const I pi2 = (a + b) * (a + c) * (b + d) * (c + d) - a * d * (-1 + a + 3 * b + 3 * c + d) -
+                b * c * (-1 + 3 * a + b + c + 3 * d);
+  return {static_cast<double>(dd) / den, static_cast<double>(dz) / den,
+          static_cast<double>(pi2) / den};
+}
+
+class LdMomentsStatistic final : public stats::pairs::PairStatistic<MetaRow> {
+ public:
+  LdMomentsStatistic(const Query& q, const LdStatsOptions& o)
+      : PairStatistic(q, "ld-stats"), options_(o) {
+    check_edges(o.edges, "--bp-bins");
+    request_.measure = PairMeasure::Haplotype;  // its n and D give the four counts back
+    request_.max_bp = o.edges.back() - 1;
+    request_.min_r2 = 0;
+    width_ = pair_width(q, request_);
+    if (width_ < 4) throw UsageError("ld-stats needs at least four haplotypes");
+    bins_.resize(o.edges.size() - 1);
+  }
+
+  std::string name() const override { return "ld_stats"; }
+
+  void accumulate_pairs(PairBatch&& batch) override {
+    if (!take_batch(batch, [](const PairRow& r) { return MetaRow{r}; })) return;
+    for (const PairRow& r : batch.rows)
+      if (r.n == width_ && r.sum > 0 && r.sum < r.n) {  // H over the complete polymorphic
+                                                        // sites: 2 a (n - a) / (n (n - 1))
+        ++sites_;
+        h_ += 2.0 * static_cast<double>(r.sum) * static_cast<double>(r.n - r.sum) /
+              (static_cast<double>(r.n) * static_cast<double>(r.n - 1));
+      }
+    for (const PairValue& v : batch.pairs) add_pair(v);
+    if (resolved_) drop_rows(count_ - 1);
+  }
+
+  Table finish() override {
+    Table t;
+    for (const char* c : {"bin_start", "bin_end", "pairs"}) t.add(c, Column::Kind::Int);
+    for (const char* c : {"DD_0_0", "Dz_0_0_0", "pi2_0_0_0_0"}) t.add(c, Column::Kind::Float);
+    t.add("sites", Column::Kind::Int);
+    t.add("H_0_0", Column::Kind::Float);
+    t.note =
+        "moments.LD statistics (sums over pairs of complete polymorphic sites), phased "
+        "haplotypes, bins of bp distance pos_b - pos_a";
+    for (std::size_t k = 0; k < bins_.size(); ++k) {
+      const MomentsBin& b = bins_[k];
+      t.push_int(0, options_.edges[k]);
+      t.push_int(1, options_.edges[k + 1]);
+      t.push_int(2, b.pairs);
+      t.push_float(3, b.dd.value());
+      t.push_float(4, b.dz.value());
+      t.push_float(5, b.pi2.value());
+      t.push_int(6, sites_);
+      t.push_float(7, h_.value());
+    }
+    return t;
+  }
+
+  void merge(Statistic& later_base) override {
+    auto& later = stats::detail::same_statistic(*this, later_base);
+    for (std::size_t k = 0; k < bins_.size(); ++k) {
+      bins_[k].pairs += later.bins_[k].pairs;
+      bins_[k].dd += later.bins_[k].dd;
+      bins_[k].dz += later.bins_[k].dz;
+      bins_[k].pi2 += later.bins_[k].pi2;
+    }
+    sites_ += later.sites_;
+    h_ += later.h_;
+    later.bins_.assign(bins_.size(), {});
+    later.sites_ = 0;
+    later.h_ = {};
+    merge_partition(
+        later, [](MetaRow&, std::int64_t) {}, [&](const PairValue& v) { add_pair(v); });
+    if (resolved_) drop_rows(count_ - 1);
+  }
+
+  void save(ByteWriter& w) const override {
+    save_rows(w, [](ByteWriter& to, const MetaRow& r) { to.put(r.meta); });
+    w.put_vector(bins_);
+    w.put(sites_);
+    w.put(h_);
+  }
+
+  void load(ByteReader& r) override {
+    load_rows(r, [](ByteReader& from) { return MetaRow{from.get<PairRow>()}; });
+    bins_ = r.get_vector<MomentsBin>();
+    if (bins_.size() + 1 != options_.edges.size())
+      throw FormatError("statistic state: ld_stats bins do not match the edges");
+    sites_ = r.get<std::int64_t>();
+    h_ = r.get<ExactSum>();
+  }
+
+ private:
+  void add_pair(const PairValue& v) {
+    const PairRow& i = at(ordinal(v.a)).meta;
+    const PairRow& j = at(ordinal(v.b)).meta;
+    if (i.n != width_ || j.n != width_) return;  // complete sites only
+    const std::int64_t bin = bin_of(options_.edges, j.pos - i.pos);
+    if (bin < 0) return;
+    // The counts from the pair's D = x11 / n - p q (REF frequencies p, q over the n haplotypes):
+    // x11 = n D + (n - a)(n - b) / n, an integer to far better than 1/2; checked by computing D
+    // again from the counts.
+    const std::int64_t n = v.n, a = i.sum, b = j.sum;
+    const double x = static_cast<double>(n) * v.d +
+                     static_cast<double>((n - a) * (n - b)) / static_cast<double>(n);
+    const std::int64_t x11 = std::llround(x);  // REF at both
+    stats::ld::HaplotypeCounts c;
+    c.n = n;
+    c.a = a;
+    c.b = b;
+    c.ab = x11 - (n - a - b);
+    // (one haplotype more or less in a cell moves D by 1/n)
+    if (!(c.ab >= 0 && c.ab <= std::min(a, b)) ||
+        !(std::fabs(stats::ld::haplotype_values(c).d - v.d) < 0.25 / static_cast<double>(n)))
+      throw Error("ld-stats: the haplotype counts of a pair could not be recovered");
+    const MomentsTerms m = moments_terms(x11, (n - a) - x11, (n - b) - x11, c.ab);
+    MomentsBin& s = bins_[static_cast<std::size_t>(bin)];
+    ++s.pairs;
+    s.dd += m.dd;
+    s.dz += m.dz;
+    s.pi2 += m.pi2;
+  }
+
+  LdStatsOptions options_;
+  std::vector<MomentsBin> bins_;
+  std::int64_t sites_ = 0;
+  ExactSum h_;
+};
+
+}  // namespace
+
+std::unique_ptr<Statistic> make_ld_decay(const Query& q, const LdDecayOptions& options) {
+  return std::make_unique<LdDecayStatistic>(q, options);
+}
+
+std::unique_ptr<Statistic> make_ld_scores(const Query& q, const LdScoreOptions& options) {
+  return std::make_unique<LdScoreStatistic>(q, options);
+}
+
+std::unique_ptr<Statistic> make_ld_stats(const Query& q, const LdStatsOptions& options) {
+  return std::make_unique<LdMomentsStatistic>(q, options);
+}
+
+}  // namespace vczstats

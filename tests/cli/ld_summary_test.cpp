@@ -1,0 +1,426 @@
+// ld --decay (binned r²) and ld --ld-scores (ldsc --l2) against three independent computations:
+//   * the pairs `ld` writes (threshold 0, a window reaching the last bin), binned here: another
+//     path of the code (the pair writer, not the bin reducer);
+//   * plink 1.9 --r2 --ld-window-r2 0's pairs, binned here (counts exact, sums to plink's six
+//     printed digits), on random data with missing calls and multi-allelic sites and on
+//     Ag1000G;
+//   * tests/tools/ref_ld_summary.py, a brute-force reference from the definitions reading the
+//     VCF text (bins and LD scores; 1e-12 relative).
+// Stores come from `vczstats convert`; work units are cut small so that pairs and windows cross
+// them.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ld_compare.hpp"
+#include "test_util.hpp"
+
+using namespace vcztest;
+
+namespace {
+
+/// One bin: pairs and the sum of r².
+struct Bin {
+  std::int64_t pairs = 0;
+  double sum = 0;
+};
+/// (group, bin_start) -> bin; group is "pop chrom window_start" as present.
+using Bins = std::map<std::pair<std::string, std::int64_t>, Bin>;
+
+std::vector<std::string> split_tabs(const std::string& line) {
+  std::vector<std::string> f;
+  std::istringstream s(line);
+  for (std::string x; std::getline(s, x, '\t');) f.push_back(x);
+  return f;
+}
+
+/// A decay table (ours, or ref_ld_summary.py's): columns by header name; mean_r2 checked against
+/// sum_r2 / pairs.
+Bins read_decay(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  std::vector<std::string> head;
+  Bins b;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    auto f = split_tabs(line);
+    if (head.empty()) {
+      head = f;
+      continue;
+    }
+    auto col = [&](const std::string& name) -> std::string {
+      const auto it = std::find(head.begin(), head.end(), name);
+      return it == head.end() ? "" : f.at(static_cast<std::size_t>(it - head.begin()));
+    };
+    const std::string group = col("pop") + " " + col("chrom") + " " + col("window_start");
+    Bin x{std::stoll(col("pairs")), std::strtod(col("sum_r2").c_str(), nullptr)};
+    const double mean = std::strtod(col("mean_r2").c_str(), nullptr);
+    if (x.pairs)
+      EXPECT_NEAR(mean, x.sum / static_cast<double>(x.pairs), 1e-15) << line;
+    else
+      EXPECT_EQ(col("mean_r2"), "NA") << line;
+    b[{group, std::stoll(col("bin_start"))}] = x;
+  }
+  return b;
+}
+
+/// Pairs of a pair table (ours: chr_a bp_a snp_a chr_b bp_b snp_b n r2; plink's .ld: CHR_A BP_A
+/// SNP_A CHR_B BP_B SNP_B R2, whitespace-aligned) binned by bp_b - bp_a with @p edges, into the
+/// groups of @p window (bp windows of bp_a, 0: one group) and @p pop.
+void bin_pairs(const std::string& path, bool ours, const std::vector<std::int64_t>& edges,
+               std::int64_t window, const std::string& pop, Bins& b) {
+  for_each_pair(path, ours, [&](const PairLine& p) {
+    const std::int64_t d = p.bp_b - p.bp_a;
+    if (d < edges.front() || d >= edges.back()) return;
+    const auto k = std::upper_bound(edges.begin(), edges.end(), d) - edges.begin() - 1;
+    const std::string group =
+        pop + " " +
+        (window ? p.chr_a + " " + std::to_string((p.bp_a - 1) / window * window + 1) : " ");
+    Bin& x = b[{group, edges[static_cast<std::size_t>(k)]}];
+    ++x.pairs;
+    x.sum += p.r2;
+  });
+}
+
+/// Bins with pairs (empty ones are left out of both sides: a binned pair list has none).
+Bins nonempty(const Bins& b) {
+  Bins out;
+  for (const auto& [k, v] : b)
+    if (v.pairs) out[k] = v;
+  return out;
+}
+
+/// The same bins, the same pair counts, sums within @p rel relative plus @p per_pair × pairs.
+void expect_same_bins(const Bins& want, const Bins& got, double rel, double per_pair,
+                      std::int64_t at_least_pairs) {
+  const Bins w = nonempty(want), g = nonempty(got);
+  ASSERT_EQ(w.size(), g.size());
+  std::int64_t total = 0;
+  for (const auto& [k, x] : w) {
+    const auto it = g.find(k);
+    ASSERT_NE(it, g.end()) << "bin " << k.first << " " << k.second << " missing";
+    EXPECT_EQ(it->second.pairs, x.pairs) << k.first << " " << k.second;
+    EXPECT_NEAR(it->second.sum, x.sum,
+                rel * std::fabs(x.sum) + per_pair * static_cast<double>(x.pairs))
+        << k.first << " " << k.second;
+    total += x.pairs;
+  }
+  EXPECT_GE(total, at_least_pairs);
+}
+
+std::string join(const std::vector<std::int64_t>& e) {
+  std::ostringstream s;  // (not string +=: GCC 12 warns -Wrestrict on it)
+  for (std::size_t k = 0; k < e.size(); ++k) s << (k ? "," : "") << e[k];
+  return s.str();
+}
+
+/// A random VCF with LD (ref_ld_summary.py vcf @p args) and its store in chunks of @p chunk.
+std::string make_data(const TempDir& dir, const std::string& name, const std::string& args,
+                      int chunk) {
+  const std::string vcf = (dir / (name + ".vcf")).string();
+  run_ok(python() + " " + tool("ref_ld_summary.py") + " vcf " + shell_quote(vcf) + " " + args);
+  run_ok(binary() + " convert " + shell_quote(vcf) + " " +
+         shell_quote((dir / (name + ".vcz")).string()) + " --variants-chunk-size " +
+         std::to_string(chunk) + " -t 2");
+  return vcf;
+}
+
+}  // namespace
+
+TEST(LdDecay, BinsEqualTheBinnedPairsOfLdAndTheBruteForceReference) {
+  VCZ_REQUIRE_CONVERT();
+  TempDir dir;
+  const std::vector<std::int64_t> edges{0, 1, 50, 200, 450, 1000, 1700};
+  for (const bool hap : {false, true}) {
+    SCOPED_TRACE(hap ? "--hap" : "--r2");
+    const std::string name = hap ? "p" : "u";
+    const std::string vcf = make_data(
+        dir, name, hap ? "--phased --seed 5 --variants 500" : "--seed 4 --variants 700", 90);
+    const std::string store = (dir / (name + ".vcz")).string();
+    const std::string measure = hap ? " --hap" : " --r2";
+    for (const std::int64_t window : {0, 4000}) {
+      SCOPED_TRACE("--window-size " + std::to_string(window));
+      const std::string win = window ? " --window-size " + std::to_string(window) : "";
+      const std::string pairs = (dir / "pairs.ld").string();
+      run_ok(binary() + " ld " + shell_quote(store) + measure +
+             " --ld-window 1000000 --ld-window-bp " + std::to_string(edges.back() - 1) +
+             " --ld-window-r2 0 --max-unit-variants 31 -o " + shell_quote(pairs));
+      Bins from_pairs;
+      bin_pairs(pairs, true, edges, window, "", from_pairs);
+      const Bins ours =
+          read_decay(run_ok(binary() + " ld " + shell_quote(store) + measure + " --decay " +
+                            join(edges) + win + " --max-unit-variants 37 -t 2"));
+      expect_same_bins(from_pairs, ours, 1e-12, 0, 10000);
+      const Bins ref =
+          read_decay(run_ok(python() + " " + tool("ref_ld_summary.py") + " decay " +
+                            shell_quote(vcf) + " --bins " + join(edges) + (hap ? " --hap" : "") +
+                            (window ? " --window-size " + std::to_string(window) : "")));
+      expect_same_bins(ref, ours, 1e-12, 0, 10000);
+      // the empty bins too: every bin of every curve
+      EXPECT_EQ(ours.size(), ref.size());
+    }
+  }
+}
+
+TEST(LdDecay, LdWindowAndStartStopStepBins) {
+  VCZ_REQUIRE_CONVERT();
+  TempDir dir;
+  const std::string vcf = make_data(dir, "u", "--seed 8 --variants 400", 50);
+  const std::string store = (dir / "u.vcz").string();
+  const Bins ours = read_decay(run_ok(binary() + " ld " + shell_quote(store) +
+                                      " --decay 0:1kb:300 --ld-window 20 --max-unit-variants 13"));
+  const Bins ref =
+      read_decay(run_ok(python() + " " + tool("ref_ld_summary.py") + " decay " + shell_quote(vcf) +
+                        " --bins 0,300,600,900,1000 --ld-window 20"));
+  expect_same_bins(ref, ours, 1e-12, 0, 3000);
+  EXPECT_EQ(ours.size(), 4u);
+}
+
+TEST(LdDecay, PerPopulationEqualsEachPopulationAlone) {
+  VCZ_REQUIRE_CONVERT();
+  TempDir dir;
+  make_data(dir, "u", "--seed 6 --samples 30 --variants 400", 70);
+  const std::string store = (dir / "u.vcz").string();
+  const std::string pops = (dir / "pops.tsv").string();
+  std::string a, b;
+  {
+    std::ofstream f(pops);
+    for (int i = 0; i < 30; ++i) {
+      const bool first = i % 3 != 0;
+      f << "s" << i << "\t" << (first ? "A" : "B") << "\n";
+      std::string& list = first ? a : b;
+      list.append(list.empty() ? "s" : ",s").append(std::to_string(i));
+    }
+  }
+  const std::vector<std::int64_t> edges{0, 100, 400, 1200};
+  const Bins ours =
+      read_decay(run_ok(binary() + " ld " + shell_quote(store) + " --decay " + join(edges) +
+                        " -P " + shell_quote(pops) + " --max-unit-variants 37"));
+  Bins from_pairs;
+  for (const auto& [pop, samples] :
+       {std::pair{std::string("A"), a}, std::pair{std::string("B"), b}}) {
+    const std::string pairs = (dir / ("pairs" + pop)).string();
+    run_ok(binary() + " ld " + shell_quote(store) + " -s " + samples +
+           " --ld-window 1000000 --ld-window-bp 1199 --ld-window-r2 0 -o " + shell_quote(pairs));
+    bin_pairs(pairs, true, edges, 0, pop, from_pairs);
+  }
+  expect_same_bins(from_pairs, ours, 1e-12, 0, 20000);
+}
+
+/// plink 1.9 --r2 --ld-window-r2 0 on @p unphased_vcf (biallelic, REF against the rest), binned,
+/// against ld --decay on @p store.
+void expect_decay_matches_plink(const TempDir& dir, const std::string& unphased_vcf,
+                                const std::string& store, const std::vector<std::int64_t>& edges,
+                                std::int64_t at_least) {
+  const std::string out = (dir / "pl").string();
+  // plink's window reaches d <= kb × 1000: one bp more than the last bin, left out when binning
+  run_ok("plink1.9 --vcf " + shell_quote(unphased_vcf) +
+         " --allow-extra-chr --double-id --vcf-half-call missing --threads 1 --out " +
+         shell_quote(out) + " --r2 --ld-window 100000 --ld-window-kb " +
+         std::to_string(static_cast<double>(edges.back()) / 1000) +
+         " --ld-window-r2 0 > /dev/null");
+  Bins plink;
+  bin_pairs(out + ".ld", false, edges, 0, "", plink);
+  const Bins ours = read_decay(run_ok(binary() + " ld " + shell_quote(store) + " --decay " +
+                                      join(edges) + " --max-unit-variants 41"));
+  // plink prints r2 to six significant digits
+  expect_same_bins(plink, ours, 1e-6, 1e-6, at_least);
+}
+
+TEST(LdDecay, BinsEqualBinnedPlink19PairsOnRandomData) {
+  VCZ_REQUIRE_CONVERT();
+  VCZ_REQUIRE_PROGRAM("plink1.9");
+  TempDir dir;
+  const std::string vcf = make_data(dir, "u", "--seed 11 --variants 800 --multiallelic 0.1", 100);
+  const std::string bi = (dir / "bi.vcf").string();
+  run_ok(python() + " " + tool("biallelic_vcf.py") + " " + shell_quote(vcf) + " " +
+         shell_quote(bi) + " --unphase");
+  expect_decay_matches_plink(dir, bi, (dir / "u.vcz").string(), {0, 10, 100, 500, 1000, 2000},
+                             20000);
+}
+
+TEST(LdDecay, BinsEqualBinnedPlink19PairsOnAg1000g) {
+  VCZ_REQUIRE_SHARED_DATA();
+  VCZ_REQUIRE_CONVERT();
+  VCZ_REQUIRE_PROGRAM("bcftools");
+  VCZ_REQUIRE_PROGRAM("plink1.9");
+  TempDir dir;
+  const std::string sub = (dir / "sub.vcf").string(), bi = (dir / "bi.vcf").string();
+  const std::string store = (dir / "bi.vcz").string();
+  run_ok("bcftools view -t X:8000000-8010000 -Ov -o " + shell_quote(sub) + " " +
+         shell_quote((shared_data() / "ag1000g/gamb.X.8-12Mb.n100.derived.vcf.gz").string()));
+  run_ok(python() + " " + tool("biallelic_vcf.py") + " " + shell_quote(sub) + " " +
+         shell_quote(bi) + " --unphase");
+  run_ok(binary() + " convert " + shell_quote(bi) + " " + shell_quote(store) +
+         " --variants-chunk-size 500 -t 2");
+  expect_decay_matches_plink(dir, bi, store, {0, 20, 50, 100, 200, 400, 600, 1000}, 50000);
+}
+
+/// ld --ld-scores against ref_ld_summary.py ldscore: every row, pairs exact, l2 to 1e-12.
+void expect_scores_match(const std::string& store, const std::string& vcf,
+                         const std::string& ours_args, const std::string& ref_args) {
+  SCOPED_TRACE(ours_args);
+  const std::string ours = run_ok(binary() + " ld " + shell_quote(store) + " --ld-scores " +
+                                  ours_args + " --max-unit-variants 29 -t 2");
+  const std::string ref = run_ok(python() + " " + tool("ref_ld_summary.py") + " ldscore " +
+                                 shell_quote(vcf) + " " + ref_args);
+  std::istringstream a(ours), b(ref);
+  std::string la, lb;
+  int rows = 0, bad = 0, na = 0;
+  while (std::getline(b, lb)) {
+    do {
+      ASSERT_TRUE(std::getline(a, la)) << "ours ends before " << lb;
+    } while (!la.empty() && la[0] == '#');
+    const auto fa = split_tabs(la), fb = split_tabs(lb);
+    ASSERT_EQ(fa.size(), 5u) << la;
+    ASSERT_EQ(fb.size(), 5u) << lb;
+    if (rows++ == 0) {
+      EXPECT_EQ(la, lb);
+      continue;
+    }
+    bool same = fa[0] == fb[0] && fa[1] == fb[1] && fa[2] == fb[2] && fa[3] == fb[3];
+    if (fb[4] == "NA") {
+      same = same && fa[4] == "NA";
+      ++na;
+    } else {
+      const double x = std::strtod(fa[4].c_str(), nullptr), y = std::strtod(fb[4].c_str(), nullptr);
+      same = same && std::fabs(x - y) <= 1e-12 * std::max(1.0, std::fabs(y));
+    }
+    if (!same && ++bad <= 5) ADD_FAILURE() << "reference: " << lb << "\nours:      " << la;
+  }
+  while (std::getline(a, la)) EXPECT_TRUE(la.empty() || la[0] == '#') << "extra row " << la;
+  EXPECT_EQ(bad, 0);
+  EXPECT_GT(rows, 300);
+  (void)na;
+}
+
+TEST(LdScores, EqualTheBruteForceSum) {
+  VCZ_REQUIRE_CONVERT();
+  TempDir dir;
+  const std::string u = make_data(dir, "u", "--seed 12 --variants 600", 80);
+  const std::string p = make_data(dir, "p", "--phased --seed 13 --variants 500", 80);
+  const std::string us = (dir / "u.vcz").string(), ps = (dir / "p.vcz").string();
+  expect_scores_match(us, u, "--ld-wind-kb 1", "--wind-kb 1");
+  expect_scores_match(us, u, "--ld-wind-kb 0.25", "--wind-kb 0.25");
+  expect_scores_match(us, u, "--ld-wind-snps 15", "--wind-snps 15");
+  expect_scores_match(ps, p, "--hap --ld-wind-kb 0.6", "--hap --wind-kb 0.6");
+  expect_scores_match(ps, p, "--hap --ld-wind-snps 4", "--hap --wind-snps 4");
+  // cM windows on a plink .map with uneven rates, flat stretches, and positions outside it
+  const std::string map = (dir / "g.map").string();
+  {
+    std::ofstream m(map);
+    const double steps[] = {0.02, 0, 0.3, 0.05, 0.11, 0, 0.01, 0.2};
+    for (const char* chrom : {"1", "2"}) {
+      double cm = 0.5;
+      for (int k = 0; k < 16; ++k) {
+        m << chrom << "\tm" << k << "\t" << cm << "\t" << 1500 + 500 * k << "\n";
+        cm += steps[k % 8];
+      }
+    }
+  }
+  expect_scores_match(us, u, "--ld-wind-cm 0.2 --map " + shell_quote(map),
+                      "--wind-cm 0.2 --map " + shell_quote(map));
+  expect_scores_match(ps, p, "--hap --ld-wind-cm 0.07 --map " + shell_quote(map),
+                      "--hap --wind-cm 0.07 --map " + shell_quote(map));
+}
+
+/// ld-stats against ref_ld_summary.py ldstats: the same rows; counts exact, sums to 1e-10.
+void expect_ld_stats_match(const std::string& store, const std::string& vcf,
+                           const std::string& bins) {
+  SCOPED_TRACE(bins);
+  const std::string ours = run_ok(binary() + " ld-stats " + shell_quote(store) + " --bp-bins " +
+                                  bins + " --max-unit-variants 23 -t 2");
+  const std::string ref = run_ok(python() + " " + tool("ref_ld_summary.py") + " ldstats " +
+                                 shell_quote(vcf) + " --bins " + bins);
+  std::istringstream a(ours), b(ref);
+  std::string la, lb;
+  int rows = 0;
+  std::int64_t pairs = 0;
+  while (std::getline(b, lb)) {
+    ASSERT_TRUE(std::getline(a, la)) << "ours ends before " << lb;
+    const auto fa = split_tabs(la), fb = split_tabs(lb);
+    ASSERT_EQ(fa.size(), 8u) << la;
+    ASSERT_EQ(fb.size(), 8u) << lb;
+    if (rows++ == 0) {
+      EXPECT_EQ(la, lb);  // the header: moments' names
+      continue;
+    }
+    for (const std::size_t c : {0u, 1u, 2u, 6u}) EXPECT_EQ(fa[c], fb[c]) << la << "\n" << lb;
+    const double n = std::strtod(fb[2].c_str(), nullptr);
+    pairs += static_cast<std::int64_t>(n);
+    for (const std::size_t c : {3u, 4u, 5u, 7u}) {
+      const double x = std::strtod(fa[c].c_str(), nullptr), y = std::strtod(fb[c].c_str(), nullptr);
+      EXPECT_LE(std::fabs(x - y), 1e-10 * std::fabs(y) + 1e-14 * n)
+          << "column " << c << "\nours:      " << la << "\nreference: " << lb;
+    }
+  }
+  EXPECT_FALSE(std::getline(a, la)) << "extra row " << la;
+  EXPECT_GT(pairs, 2000);
+}
+
+TEST(LdStats, EqualTheBruteForceReferenceFromTheDefinitions) {
+  VCZ_REQUIRE_CONVERT();
+  TempDir dir;
+  // 24 haplotypes; 1% of alleles missing (their sites are left out), multi-allelic sites
+  const std::string vcf =
+      make_data(dir, "p", "--phased --seed 31 --samples 12 --variants 400 --multiallelic 0.1", 60);
+  const std::string store = (dir / "p.vcz").string();
+  expect_ld_stats_match(store, vcf, "0,1,50,200,1000,2500");
+  expect_ld_stats_match(store, vcf, "20,300,301,1400");
+  // -P with --pop: the population's samples, as -s
+  const std::string pops = (dir / "pops.tsv").string();
+  std::string a;
+  {
+    std::ofstream f(pops);
+    for (int i = 0; i < 12; ++i) {
+      f << "s" << i << "\t" << (i % 2 ? "A" : "B") << "\n";
+      if (i % 2) a.append(a.empty() ? "s" : ",s").append(std::to_string(i));
+    }
+  }
+  const std::string cmd = binary() + " ld-stats " + shell_quote(store) + " --bp-bins 0,100,900";
+  EXPECT_EQ(run_ok(cmd + " -P " + shell_quote(pops) + " --pop A"), run_ok(cmd + " -s " + a));
+}
+
+TEST(LdSummaries, BadOptionsAreUsageErrors) {
+  VCZ_REQUIRE_CONVERT();
+  TempDir dir;
+  make_data(dir, "u", "--seed 1 --variants 50", 50);
+  const std::string ld = binary() + " ld " + shell_quote((dir / "u.vcz").string());
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {" --decay 10,5", "bin edges must increase"},
+      {" --decay 100", "at least two bin edges"},
+      {" --decay 0:100", "START:STOP:STEP"},
+      {" --decay 0:100:0", "--decay STEP"},
+      {" --decay 100:0:10", "STOP must be above START"},
+      {" --decay 0,x", "--decay"},
+      {" --decay 0,100 --dprime", "--dprime"},
+      {" --decay 0,100 --ld-window-r2 0.2", "--ld-window-r2"},
+      {" --decay 0,100 --ld-scores --ld-wind-kb 1", "one of --decay and --ld-scores"},
+      {" --ld-scores", "give one window"},
+      {" --ld-scores --ld-wind-kb 1 --ld-wind-snps 3", "give one window"},
+      {" --ld-scores --ld-wind-cm 1", "--ld-wind-cm needs --map"},
+      {" --ld-scores --ld-wind-kb 1 --map x.map", "--ld-wind-cm needs --map"},
+      {" --window-size 1000", "needs --decay"},
+  };
+  for (const auto& [args, message] : cases) {
+    const CommandResult r = run(ld + args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+  }
+  const std::string ld_stats = binary() + " ld-stats " + shell_quote((dir / "u.vcz").string());
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {"", "--bp-bins"},
+           {" --bp-bins 5,1", "bin edges must increase"},
+           {" --bp-bins 0,5 --pop A", "--pop needs -P"}}) {
+    const CommandResult r = run(ld_stats + args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+  }
+}

@@ -1,0 +1,337 @@
+#!/usr/bin/python3
+"""Brute-force reference of vczstats' LD summaries (docs/ld-decay.md), from the definitions,
+reading a VCF as text (no numpy, no zarr, so it is independent of vczstats' readers):
+
+  ref_ld_summary.py vcf OUT.vcf [--seed S] [--samples N] [--variants M] [--contigs C]
+                    [--missing F] [--multiallelic F] [--phased]
+      random VCF with LD: each contig's haplotypes are mosaics of a few founders (a switch
+      between founders every ~200 bp on average), with new mutations; IDs v0, v1, ...;
+      positions with gaps of 1-60 bp (and repeats); a fraction of alleles missing ('.').
+  ref_ld_summary.py decay VCF --bins E0,E1,... [--hap] [--ld-window N] [--window-size W]
+      ld --decay: per distance bin [Ek, Ek+1) pairs, sum_r2, mean_r2 (TSV as vczstats prints).
+  ref_ld_summary.py ldstats VCF --bins E0,E1,...
+      ld-stats: per bin pairs, DD_0_0, Dz_0_0_0, pi2_0_0_0_0, sites, H_0_0 (see below).
+  ref_ld_summary.py ldscore VCF (--wind-kb K | --wind-snps N | --wind-cm W --map FILE) [--hap]
+      ld --ld-scores: per variant chrom pos id pairs l2.
+
+r2 (default) is plink 1.9 --r2's: the squared correlation of the non-REF allele counts (0, 1,
+2) over the samples with both genotypes complete (diploid, no missing allele); --hap: over the
+haplotypes (allele slots) called at both, of the non-REF indicator (vcftools --hap-r2). A pair
+counts when its r2 is defined (both counts vary). LD score: 1 + sum over the other variants of
+the window (same contig, |pos difference| <= K * 1000 bp, at most N variants away, or
+|cM difference| <= W on a plink .map interpolated linearly and extrapolated with the rate of its
+first or last interval) of
+r2 - (1 - r2) / (n - 2), pairs with n <= 2 left out; NaN for a variant whose allele counts do
+not vary among its own calls.
+
+ld-stats, from the definitions (Ragsdale & Gravel 2019, 2020), not from moments' closed forms:
+with f1..f4 the frequencies of the haplotypes AB, Ab, aB, ab (A: REF at the first site, B: REF
+at the second), D = f1 f4 - f2 f3, p = f1 + f2, q = f1 + f3, and 1 written as f1 + f2 + f3 + f4,
+D^2, D (1 - 2p)(1 - 2q) and p (1 - p) q (1 - q) are homogeneous polynomials of degree 4 in the
+f's; each monomial f1^k1 f2^k2 f3^k3 f4^k4 has the unbiased estimator (c1)_k1 (c2)_k2 (c3)_k3
+(c4)_k4 / (n)_(k1+k2+k3+k4) from the counts c (falling factorials: sampling k haplotypes without
+replacement). Sums are exact fractions. Sites: called at every haplotype (phased diploid) and
+polymorphic; H = sum of 2 c_A c_a / (n (n - 1)).
+"""
+
+import argparse
+import bisect
+import math
+from fractions import Fraction
+import random
+import sys
+
+
+def make_vcf(args):
+    rng = random.Random(args.seed)
+    n_hap = 2 * args.samples
+    with open(args.out, "w") as out:
+        out.write("##fileformat=VCFv4.2\n")
+        for c in range(args.contigs):
+            out.write(f"##contig=<ID={c + 1},length=100000000>\n")
+        out.write('##FORMAT=<ID=GT,Number=1,Type=String,Description="Genotype">\n')
+        out.write("#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\t")
+        out.write("\t".join(f"s{i}" for i in range(args.samples)) + "\n")
+        index = 0
+        per_contig = args.variants // args.contigs
+        for c in range(args.contigs):
+            founders = 6
+            # founder of each haplotype, switched along the contig
+            of = [rng.randrange(founders) for _ in range(n_hap)]
+            alleles = [[rng.random() < 0.3 for _ in range(founders)] for _ in range(per_contig)]
+            pos = 1000
+            for v in range(per_contig):
+                gap = rng.choice([0, 1, 2, 5, 10, 20, 30, 40, 60])
+                pos += gap if v else 0
+                for h in range(n_hap):
+                    if rng.random() < gap / 200.0:
+                        of[h] = rng.randrange(founders)
+                multi = rng.random() < args.multiallelic
+                nalt = 2 if multi else 1
+                calls = []
+                for s in range(args.samples):
+                    gt = []
+                    for h in (2 * s, 2 * s + 1):
+                        a = 1 if alleles[v][of[h]] else 0
+                        if rng.random() < 0.02:  # a new mutation
+                            a = 1 - a
+                        if a and multi and rng.random() < 0.5:
+                            a = 2
+                        gt.append("." if rng.random() < args.missing else str(a))
+                    calls.append(("|" if args.phased else "/").join(gt))
+                alt = "C,G" if multi else "C"
+                out.write(f"{c + 1}\t{pos}\tv{index}\tA\t{alt}\t.\tPASS\t.\tGT\t")
+                out.write("\t".join(calls) + "\n")
+                index += 1
+
+
+def read_vcf(path):
+    """Rows (chrom, pos, id, calls): calls a list per sample of allele lists (None: missing)."""
+    rows = []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            fields = line.rstrip("\n").split("\t")
+            calls = []
+            for c in fields[9:]:
+                gt = c.split(":")[0].replace("|", "/").split("/")
+                calls.append([None if a == "." else int(a) for a in gt])
+            rows.append((fields[0], int(fields[1]), fields[2], calls))
+    return rows
+
+
+def values(row, hap):
+    """Per unit (sample, or allele slot with --hap): the non-REF value, or None."""
+    out = []
+    for gt in row[3]:
+        if hap:
+            out.extend(None if a is None else int(a > 0) for a in gt)
+        else:
+            ok = len(gt) == 2 and None not in gt
+            out.append(sum(int(a > 0) for a in gt) if ok else None)
+    return out
+
+
+def r2(x, y):
+    """(n, r2) over the units with both values; r2 None when undefined."""
+    n = sx = sy = sxx = syy = sxy = 0
+    for a, b in zip(x, y):
+        if a is None or b is None:
+            continue
+        n += 1
+        sx += a
+        sy += b
+        sxx += a * a
+        syy += b * b
+        sxy += a * b
+    vx = n * sxx - sx * sx
+    vy = n * syy - sy * sy
+    if vx == 0 or vy == 0:
+        return n, None
+    c = n * sxy - sx * sy
+    return n, (c * c) / (vx * vy)  # exact integers, then one division
+
+
+def decay(args):
+    rows = read_vcf(args.vcf)
+    edges = [int(e) for e in args.bins.split(",")]
+    vals = [values(r, args.hap) for r in rows]
+    groups = {}
+    for i in range(len(rows)):
+        for j in range(i + 1, len(rows)):
+            if rows[j][0] != rows[i][0] or j - i > args.ld_window - 1:
+                break
+            d = rows[j][1] - rows[i][1]
+            if d >= edges[-1]:
+                break
+            if d < edges[0]:
+                continue
+            _, v = r2(vals[i], vals[j])
+            if v is None:
+                continue
+            k = bisect.bisect_right(edges, d) - 1
+            w = args.window_size
+            key = (rows[i][0], (rows[i][1] - 1) // w) if w else ("", 0)
+            g = groups.setdefault(key, [[0, []] for _ in edges[:-1]])
+            g[k][0] += 1
+            g[k][1].append(v)
+    w = args.window_size
+    print(("chrom\twindow_start\twindow_end\t" if w else "")
+          + "bin_start\tbin_end\tpairs\tsum_r2\tmean_r2")
+    for key in sorted(groups):
+        for k, (count, terms) in enumerate(groups[key]):
+            s = math.fsum(terms)
+            mean = repr(s / count) if count else "NA"
+            lead = f"{key[0]}\t{key[1] * w + 1}\t{(key[1] + 1) * w}\t" if w else ""
+            print(f"{lead}{edges[k]}\t{edges[k + 1]}\t{count}\t{s!r}\t{mean}")
+
+
+def read_map(path):
+    """chrom -> [(bp, cM)] of a plink .map (chrom, id, cM, bp)."""
+    points = {}
+    with open(path) as f:
+        for line in f:
+            if not line.strip() or line.startswith("#"):
+                continue
+            chrom, _, cm, bp = line.split()
+            points.setdefault(chrom, []).append((int(bp), float(cm)))
+    return points
+
+
+def genetic_position(points, pos):
+    """Linear between the map's positions, the first or last interval's rate outside them."""
+    k = bisect.bisect_right([p for p, _ in points], pos)
+    k = min(max(k, 1), len(points) - 1)
+    (x0, g0), (x1, g1) = points[k - 1], points[k]
+    return g0 + (pos - x0) * (g1 - g0) / (x1 - x0)
+
+
+def poly_mul(x, y):
+    out = {}
+    for kx, cx in x.items():
+        for ky, cy in y.items():
+            k = tuple(a + b for a, b in zip(kx, ky))
+            out[k] = out.get(k, 0) + cx * cy
+    return out
+
+
+def poly_add(*terms):
+    out = {}
+    for sign, t in terms:
+        for k, c in t.items():
+            out[k] = out.get(k, 0) + sign * c
+    return out
+
+
+def falling(x, k):
+    r = 1
+    for i in range(k):
+        r *= x - i
+    return r
+
+
+def unbiased(poly, counts):
+    """The unbiased estimator of a homogeneous polynomial in the haplotype frequencies."""
+    n = sum(counts)
+    total = Fraction(0)
+    for k, c in poly.items():
+        num = c
+        for ci, ki in zip(counts, k):
+            num *= falling(ci, ki)
+        total += Fraction(num, falling(n, sum(k)))
+    return total
+
+
+def moments_polynomials():
+    f = [{tuple(int(i == j) for j in range(4)): 1} for i in range(4)]
+    d = poly_add((1, poly_mul(f[0], f[3])), (-1, poly_mul(f[1], f[2])))
+    p, q = poly_add((1, f[0]), (1, f[1])), poly_add((1, f[0]), (1, f[2]))
+    not_p, not_q = poly_add((1, f[2]), (1, f[3])), poly_add((1, f[1]), (1, f[3]))
+    z = poly_mul(poly_add((1, not_p), (-1, p)), poly_add((1, not_q), (-1, q)))
+    return {"DD_0_0": poly_mul(d, d), "Dz_0_0_0": poly_mul(d, z),
+            "pi2_0_0_0_0": poly_mul(poly_mul(p, not_p), poly_mul(q, not_q))}
+
+
+def ldstats(args):
+    rows = read_vcf(args.vcf)
+    edges = [int(e) for e in args.bins.split(",")]
+    haps = []
+    for r in rows:
+        h = values(r, True)
+        complete = all(len(gt) == 2 for gt in r[3]) and None not in h
+        haps.append(h if complete and 0 < sum(h) < len(h) else None)
+    polys = moments_polynomials()
+    names = list(polys)
+    bins = [[0] + [Fraction(0)] * len(names) for _ in edges[:-1]]
+    for i in range(len(rows)):
+        if haps[i] is None:
+            continue
+        for j in range(i + 1, len(rows)):
+            if rows[j][0] != rows[i][0] or rows[j][1] - rows[i][1] >= edges[-1]:
+                break
+            d = rows[j][1] - rows[i][1]
+            if haps[j] is None or d < edges[0]:
+                continue
+            counts = [0, 0, 0, 0]  # AB, Ab, aB, ab with A, B the REF alleles (value 0)
+            for x, y in zip(haps[i], haps[j]):
+                counts[2 * x + y] += 1
+            b = bins[bisect.bisect_right(edges, d) - 1]
+            b[0] += 1
+            for k, name in enumerate(names):
+                b[k + 1] += unbiased(polys[name], counts)
+    sites = [h for h in haps if h is not None]
+    h = sum((Fraction(2 * sum(x) * (len(x) - sum(x)), len(x) * (len(x) - 1)) for x in sites),
+            Fraction(0))
+    print("bin_start\tbin_end\tpairs\t" + "\t".join(names) + "\tsites\tH_0_0")
+    for k, b in enumerate(bins):
+        cells = [edges[k], edges[k + 1], b[0]] + [repr(float(x)) for x in b[1:]]
+        cells += [len(sites), repr(float(h))]
+        print("\t".join(str(c) for c in cells))
+
+
+def ldscore(args):
+    rows = read_vcf(args.vcf)
+    vals = [values(r, args.hap) for r in rows]
+    cm = None
+    if args.wind_cm is not None:
+        points = read_map(args.map)
+        cm = [genetic_position(points[r[0]], r[1]) for r in rows]
+    print("chrom\tpos\tid\tpairs\tl2")
+    for i, row in enumerate(rows):
+        own = [v for v in vals[i] if v is not None]
+        varies = len(set(own)) > 1
+        terms, pairs = [1.0], 0
+        for j in range(len(rows)):
+            if j == i or rows[j][0] != row[0]:
+                continue
+            if args.wind_snps is not None and abs(j - i) > args.wind_snps:
+                continue
+            if args.wind_kb is not None and abs(rows[j][1] - row[1]) > args.wind_kb * 1000:
+                continue
+            if cm is not None and abs(cm[j] - cm[i]) > args.wind_cm:
+                continue
+            n, v = r2(vals[i], vals[j])
+            if v is None or n <= 2:
+                continue
+            terms.append(v - (1 - v) / (n - 2))
+            pairs += 1
+        l2 = repr(math.fsum(terms)) if varies else "NA"
+        print(f"{row[0]}\t{row[1]}\t{row[2]}\t{pairs}\t{l2}")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    v = sub.add_parser("vcf")
+    v.add_argument("out")
+    v.add_argument("--seed", type=int, default=1)
+    v.add_argument("--samples", type=int, default=40)
+    v.add_argument("--variants", type=int, default=600)
+    v.add_argument("--contigs", type=int, default=2)
+    v.add_argument("--missing", type=float, default=0.03)
+    v.add_argument("--multiallelic", type=float, default=0.05)
+    v.add_argument("--phased", action="store_true")
+    d = sub.add_parser("decay")
+    d.add_argument("vcf")
+    d.add_argument("--bins", required=True)
+    d.add_argument("--hap", action="store_true")
+    d.add_argument("--ld-window", type=int, default=sys.maxsize)
+    d.add_argument("--window-size", type=int, default=0)
+    m = sub.add_parser("ldstats")
+    m.add_argument("vcf")
+    m.add_argument("--bins", required=True)
+    s = sub.add_parser("ldscore")
+    s.add_argument("vcf")
+    s.add_argument("--hap", action="store_true")
+    g = s.add_mutually_exclusive_group(required=True)
+    g.add_argument("--wind-kb", type=float)
+    g.add_argument("--wind-snps", type=int)
+    g.add_argument("--wind-cm", type=float)
+    s.add_argument("--map")
+    args = p.parse_args(argv)
+    {"vcf": make_vcf, "decay": decay, "ldscore": ldscore, "ldstats": ldstats}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()
