@@ -73,6 +73,41 @@ void bind_ld(py::module_& m, const py::keep_alive<0, 1>& keep) {
       py::arg("window_bp") = 1000000, py::arg("min_r2") = 0.2,
       py::arg("focal") = std::vector<std::string>{}, keep);
   m.def(
+      "make_ld_decay",
+      [](const Query& q, const std::string& measure, const std::vector<std::int64_t>& edges,
+         std::int64_t window_variants, std::int64_t window_size) {
+        LdDecayOptions o;
+        o.measure = pair_measure(measure);
+        o.edges = edges;
+        if (window_variants > 0) o.window_variants = window_variants;
+        o.window_size = window_size;
+        return make_ld_decay(q, o);
+      },
+      py::arg("query"), py::arg("measure"), py::arg("edges"), py::arg("window_variants"),
+      py::arg("window_size"), keep);
+  m.def(
+      "make_ld_scores",
+      [](const Query& q, const std::string& measure, std::int64_t window_variants,
+         std::int64_t window_bp, double window_cm, const std::string& map) {
+        LdScoreOptions o;
+        o.measure = pair_measure(measure);
+        o.window_variants = window_variants;
+        o.window_bp = window_bp;
+        o.window_cm = window_cm;
+        o.map = map;
+        return make_ld_scores(q, o);
+      },
+      py::arg("query"), py::arg("measure"), py::arg("window_variants"), py::arg("window_bp"),
+      py::arg("window_cm"), py::arg("map"), keep);
+  m.def(
+      "make_ld_stats",
+      [](const Query& q, const std::vector<std::int64_t>& edges) {
+        LdStatsOptions o;
+        o.edges = edges;
+        return make_ld_stats(q, o);
+      },
+      py::arg("query"), py::arg("edges"), keep);
+  m.def(
       "make_prune",
       [](const Query& q, std::int64_t window, bool window_kb, std::int64_t step, double r2) {
         PruneOptions o;

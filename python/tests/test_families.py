@@ -59,6 +59,31 @@ def test_ld_hap_and_focal(cli, phased):
     assert set(ids) <= set(f["snp_a"]) | set(f["snp_b"])
 
 
+def test_ld_decay_scores_and_stats(cli, store, phased):
+    edges = [0, 500, 1000, 2000, 5000]
+    d = vczstats.ld_decay(store, edges, progress=False)
+    assert_same(d, cli_frame(cli, "ld", store.path, "--decay", ",".join(map(str, edges))))
+    assert d["pairs"].sum() > 0
+    assert vczstats.ld_decay(store, "0:5000:500", progress=False)["pairs"].sum() == \
+        cli_frame(cli, "ld", store.path, "--decay", "0:5000:500")["pairs"].astype(int).sum()
+    sc = vczstats.ld_scores(store, window_variants=5, progress=False)
+    assert_same(sc, cli_frame(cli, "ld", store.path, "--ld-scores", "--ld-wind-snps", 5)
+                .drop(columns=["id"]))
+    st = vczstats.ld_stats(phased, edges, progress=False)
+    want = cli_frame(cli, "ld-stats", phased.path, "--bp-bins", ",".join(map(str, edges)))
+    assert st["stats"] == [["DD_0_0", "Dz_0_0_0", "pi2_0_0_0_0"], ["H_0_0"]]
+    assert [b[0] for b in st["bins"]] == [int(x) for x in want["bin_start"]]
+    for i, row in enumerate(want.itertuples()):
+        np.testing.assert_allclose(
+            st["sums"][i], [float(row.DD_0_0), float(row.Dz_0_0_0), float(row.pi2_0_0_0_0)],
+            rtol=1e-12)
+    np.testing.assert_allclose(st["sums"][-1], [float(want["H_0_0"].iloc[0])], rtol=1e-12)
+    with pytest.raises(ValueError, match="bins"):
+        vczstats.ld_decay(store, [10, 5])
+    with pytest.raises(ValueError, match="exactly one"):
+        vczstats.ld_scores(store)
+
+
 def test_prune(cli, store, tmp_path):
     r = vczstats.prune(store, window=20, step=3, r2=0.1, progress=False)
     assert_same(r, cli_frame(cli, "prune", store.path, "--indep-pairwise", 20, 3, 0.1))
@@ -200,7 +225,7 @@ NOT_STATISTICS = {"info", "convert", "simulate", "recompress"}
 #: CLI command -> Python function, where the names differ.
 PYTHON_NAME = {"freq": "allele_frequencies", "geno-counts": "genotype_counts",
                "hardy": "hardy_weinberg", "missing": "variant_missingness",
-               "sample-stats": "sample_stats", "stats": "window_stats"}
+               "sample-stats": "sample_stats", "stats": "window_stats", "ld-stats": "ld_stats"}
 
 
 def cli_commands(cli):

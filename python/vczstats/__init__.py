@@ -27,7 +27,7 @@ from ._stats import (afdist, allele_frequencies, divergence, diversity, fstats, 
                      variant_missingness, window_stats)
 from ._store import Chunk, ChunkIterator, Store, open
 from ._families import (PcaResult, SampleMatrix, distance, ehh, grm, haplotypes, ihs, king, ld,
-                        nsl, pca, prune, xpehh, xpnsl)
+                        ld_decay, ld_scores, ld_stats, nsl, pca, prune, xpehh, xpnsl)
 from ._core import DeviceArray
 
 
@@ -53,7 +53,7 @@ __all__ = [
     "windows_from_intervals", "afdist", "allele_frequencies", "genotype_counts",
     "hardy_weinberg", "variant_missingness", "sample_stats", "diversity", "divergence",
     "window_stats", "scan_statistics", "read_table", "sfs", "sfs_array", "fstats", "gpu_count", "plot",
-    "ld", "prune", "grm", "king", "distance", "pca", "haplotypes", "ehh", "ihs", "nsl", "xpehh",
+    "ld", "ld_decay", "ld_scores", "ld_stats", "prune", "grm", "king", "distance", "pca", "haplotypes", "ehh", "ihs", "nsl", "xpehh",
     "xpnsl", "SampleMatrix", "PcaResult", "UsageError", "IoError", "FormatError", "CudaError",
     "InternalError", "Error", "__version__",
 ]

@@ -333,6 +333,171 @@ def ld(store: Any, *, measure: str = "r2", window_variants: int = 10,
     return Result("ld", {"note": table["note"], "columns": out}, run)
 
 
+def _bin_edges(bins: Any, name: str) -> List[int]:
+    """Bin edges in bp: a sequence of increasing integers, or "START:STOP:STEP" as the CLI."""
+    if isinstance(bins, str):
+        parts = bins.split(":")
+        if len(parts) != 3:
+            raise ValueError(f"{name}: give a sequence of edges or 'START:STOP:STEP', not {bins!r}")
+        start, stop, step = (int(float(x)) for x in parts)
+        if step <= 0 or stop <= start:
+            raise ValueError(f"{name}: 'START:STOP:STEP' needs STEP > 0 and STOP > START")
+        return list(range(start, stop + 1, step)) if (stop - start) % step == 0 else \
+            list(range(start, stop, step)) + [stop]
+    edges = [int(e) for e in bins]
+    if len(edges) < 2 or any(b <= a for a, b in zip(edges, edges[1:])) or edges[0] < 0:
+        raise ValueError(f"{name}: at least two strictly increasing edges from 0 or more")
+    return edges
+
+
+@_shared_parameters("selection", "execution")
+def ld_decay(store: Any, bins: Union[str, Sequence[int]], *, measure: str = "r2",
+             window_variants: Optional[int] = None, window_size: int = 0,
+             regions: Optional[Regions] = None, regions_overlap: str = "record",
+             samples: Optional[SampleList] = None, force_samples: bool = False,
+             device: str = "auto", threads: Optional[int] = None, prefetch: Optional[int] = None,
+             progress: Any = None) -> Result:
+    """Binned r² against distance without writing pairs (``vczstats ld --decay``).
+
+    Every pair of selected variants on one contig closer than the last edge adds one pair and
+    its r² to the bin of its distance (``edges[k] <= pos_b - pos_a < edges[k + 1]``).
+
+    Parameters
+    ----------
+    store : Store or path
+        The VCF Zarr store.
+    bins : str or sequence of int
+        Bin edges in bp, or ``"START:STOP:STEP"``.
+    measure : {"r2", "hap"}
+        r² of allele counts (as ``ld``) or of phased haplotypes.
+    window_variants : int, optional
+        Only pairs at most this many minus one selected variants apart.
+    window_size : int
+        One curve per window of this many bp (0: one curve).
+    {shared}
+
+    Returns
+    -------
+    Result
+        Columns bin_start, bin_end, pairs, sum_r2, mean_r2 (chrom, window_start and window_end
+        first with ``window_size``); pairs and sums add across regions and runs.
+
+    Examples
+    --------
+    >>> import vczstats
+    >>> vczstats.ld_decay("1kg_chr20.vcz", "0:100000:10000").to_pandas()  # doctest: +SKIP
+    """
+    if measure not in ("r2", "hap"):
+        raise ValueError(f"measure must be 'r2' or 'hap', not {measure!r}")
+    edges = _bin_edges(bins, "bins")
+    statistic, table, run, query = _run_family(
+        "ld_decay", store,
+        lambda q: _core.make_ld_decay(q, measure, edges, int(window_variants or 0),
+                                      int(window_size)),
+        _selection(regions, regions_overlap, samples, force_samples),
+        _execution(device, threads, prefetch, progress))
+    return Result("ld_decay", table, run)
+
+
+@_shared_parameters("selection", "execution")
+def ld_scores(store: Any, *, window_kb: Optional[float] = None,
+              window_variants: Optional[int] = None, window_cm: Optional[float] = None,
+              genetic_map: Optional[PathLike] = None, measure: str = "r2",
+              regions: Optional[Regions] = None, regions_overlap: str = "record",
+              samples: Optional[SampleList] = None, force_samples: bool = False,
+              device: str = "auto", threads: Optional[int] = None,
+              prefetch: Optional[int] = None, progress: Any = None) -> Result:
+    """LD scores as ldsc ``--l2`` (``vczstats ld --ld-scores``).
+
+    Per selected variant, 1 plus the sum over the variants of its window (both sides) of
+    r²_adj = r² - (1 - r²) / (n - 2), n the samples called at both.
+
+    Parameters
+    ----------
+    store : Store or path
+        The VCF Zarr store.
+    window_kb, window_variants, window_cm : float or int, optional
+        Exactly one window: kb, variants, or cM (with ``genetic_map``).
+    genetic_map : path, optional
+        A plink ``.map`` file for ``window_cm``.
+    measure : {"r2", "hap"}
+        r² of allele counts or of phased haplotypes.
+    {shared}
+
+    Returns
+    -------
+    Result
+        Columns variant, chrom, pos, pairs, l2.
+
+    Examples
+    --------
+    >>> import vczstats
+    >>> vczstats.ld_scores("1kg_chr20.vcz", window_kb=100).to_pandas()  # doctest: +SKIP
+    """
+    if measure not in ("r2", "hap"):
+        raise ValueError(f"measure must be 'r2' or 'hap', not {measure!r}")
+    given = [w for w in (window_kb, window_variants, window_cm) if w is not None]
+    if len(given) != 1:
+        raise ValueError("give exactly one of window_kb, window_variants and window_cm")
+    if window_cm is not None and genetic_map is None:
+        raise ValueError("window_cm needs genetic_map")
+    statistic, table, run, query = _run_family(
+        "ld_scores", store,
+        lambda q: _core.make_ld_scores(
+            q, measure, -1 if window_variants is None else int(window_variants),
+            -1 if window_kb is None else int(round(float(window_kb) * 1000)),
+            -1.0 if window_cm is None else float(window_cm),
+            "" if genetic_map is None else os.fspath(genetic_map)),
+        _selection(regions, regions_overlap, samples, force_samples),
+        _execution(device, threads, prefetch, progress))
+    return Result("ld_scores", table, run)
+
+
+@_shared_parameters("selection", "execution")
+def ld_stats(store: Any, bp_bins: Union[str, Sequence[int]], *,
+             regions: Optional[Regions] = None, regions_overlap: str = "record",
+             samples: Optional[SampleList] = None, force_samples: bool = False,
+             device: str = "auto", threads: Optional[int] = None, prefetch: Optional[int] = None,
+             progress: Any = None) -> Dict[str, Any]:
+    """moments.LD's two-locus statistics of one population in bins of bp distance
+    (``vczstats ld-stats``).
+
+    Parameters
+    ----------
+    store : Store or path
+        The VCF Zarr store (haplotypes read in the order stored).
+    bp_bins : str or sequence of int
+        Bin edges in bp, or ``"START:STOP:STEP"``.
+    {shared}
+
+    Returns
+    -------
+    dict
+        moments.LD's layout: ``bins`` (pairs of edges), ``sums`` (per bin an array of
+        DD_0_0, Dz_0_0_0, pi2_0_0_0_0, then the H_0_0 array last), ``stats`` (the statistic
+        names: ``[["DD_0_0", "Dz_0_0_0", "pi2_0_0_0_0"], ["H_0_0"]]``), ``pops`` and ``pairs``
+        (the number of pairs of each bin).
+
+    Examples
+    --------
+    >>> import vczstats
+    >>> vczstats.ld_stats("1kg_chr20.vcz", "0:50000:10000")["sums"][0]  # doctest: +SKIP
+    """
+    edges = _bin_edges(bp_bins, "bp_bins")
+    statistic, table, run, query = _run_family(
+        "ld_stats", store, lambda q: _core.make_ld_stats(q, edges),
+        _selection(regions, regions_overlap, samples, force_samples),
+        _execution(device, threads, prefetch, progress))
+    cols = {c["name"]: np.asarray(c["values"]) for c in table["columns"]}
+    names = ["DD_0_0", "Dz_0_0_0", "pi2_0_0_0_0"]
+    sums = [np.array([cols[n][i] for n in names], dtype=float) for i in range(len(cols["pairs"]))]
+    h = float(cols["H_0_0"][0]) if len(cols["H_0_0"]) else 0.0
+    sums.append(np.array([h]))
+    return {"bins": [(int(a), int(b)) for a, b in zip(cols["bin_start"], cols["bin_end"])],
+            "sums": sums, "stats": [names, ["H_0_0"]], "pops": ["pop0"],
+            "pairs": np.asarray(cols["pairs"], dtype=np.int64)}
+
+
 @_shared_parameters("selection", "execution")
 def prune(store: Any, *, window: int = 50, step: int = 5, r2: float = 0.5,
           window_kb: bool = False, kept_only: bool = False,
@@ -918,8 +1083,8 @@ for _fn in (ihs, nsl, xpehh, xpnsl):
         "}}", "}")
 del _fn
 
-FAMILIES = ("ld", "prune", "grm", "king", "distance", "pca", "haplotypes", "ehh", "ihs", "nsl",
-            "xpehh", "xpnsl")
+FAMILIES = ("ld", "ld_decay", "ld_scores", "ld_stats", "prune", "grm", "king", "distance", "pca",
+            "haplotypes", "ehh", "ihs", "nsl", "xpehh", "xpnsl")
 
 
 
