@@ -366,7 +366,7 @@ def ld_decay(store: Any, bins: Union[str, Sequence[int]], *, measure: str = "r2"
     ----------
     store : Store or path
         The VCF Zarr store.
-    bins : str or sequence of int
+    bins : str or list of int
         Bin edges in bp, or ``"START:STOP:STEP"``.
     measure : {"r2", "hap"}
         r² of allele counts (as ``ld``) or of phased haplotypes.
@@ -466,7 +466,7 @@ def ld_stats(store: Any, bp_bins: Union[str, Sequence[int]], *,
     ----------
     store : Store or path
         The VCF Zarr store (haplotypes read in the order stored).
-    bp_bins : str or sequence of int
+    bp_bins : str or list of int
         Bin edges in bp, or ``"START:STOP:STEP"``.
     {shared}
 
