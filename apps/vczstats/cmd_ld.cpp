@@ -130,7 +130,7 @@ void add_ld(CLI::App& app) {
     for (auto& s : vcz::split_list(o->snps)) o->ld.focal.push_back(s);
     if (!o->snp_list.empty())
       for (std::string_view s : vcz::read_samples_file(o->snp_list)) o->ld.focal.emplace_back(s);
-    const Query q = build_query(query_options(o->common));
+    const Query q = build_query(query_options(o->common), o->common.threads);
     const auto s = make_ld(q, o->ld);
     IdLookup ids(q.store);
     Output out(o->common.output);
@@ -200,7 +200,7 @@ void add_prune(CLI::App& app) {
   cmd->add_option("--out", o->out_prefix, "Write PREFIX.prune.in and PREFIX.prune.out");
   cmd->callback([o] {
     const PruneOptions po = parse_indep_pairwise(o->indep);
-    const Query q = build_query(query_options(o->common));
+    const Query q = build_query(query_options(o->common), o->common.threads);
     const auto s = make_prune(q, po);
     IdLookup ids(q.store);
     const bool table = !o->common.output.empty() || o->out_prefix.empty();

@@ -112,6 +112,9 @@ AutoDeviceWork auto_work(const Query& q, std::span<Statistic* const> statistics,
 
 RunStats compute(const Query& q, std::span<Statistic* const> statistics, const RunOptions& run,
                  const ComputeHooks& hooks) {
+  if (q.count_filters_pending())
+    throw UsageError("the query's count filters (" + q.filters.describe() +
+                     ") were not applied: call apply_count_filters before compute");
   PassNeeds needs = hooks.needs;
   for (Statistic* s : statistics) needs = needs | s->needs();
   if (!q.store.has_genotypes() && (needs.counts || needs.afdist || needs.tallies ||
