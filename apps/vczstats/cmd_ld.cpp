@@ -18,11 +18,12 @@
 namespace vczstats::cli {
 namespace {
 
-/// variant_id by global index, read a block at a time (the rows of a table are near each other).
+/// variant_id (CHROM:POS:REF:ALT where absent) by global index, read a block at a time (the rows of
+/// a table are near each other).
 class IdLookup {
  public:
   explicit IdLookup(const vcz::VczStore& store)
-      : reader_(store, false, true), n_(store.num_variants()) {}
+      : reader_(store, false, true, /*key_missing_ids=*/true), n_(store.num_variants()) {}
   const std::string& operator()(std::int64_t v) {
     const std::int64_t b = v / kBlock;
     auto it = blocks_.begin();

@@ -240,3 +240,54 @@ TEST(CliFilters, BadFilterValuesAreOneLineErrorsNamingTheOption) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
 }
+
+TEST(CliVariantIds, StoresWithoutIdsUseChromPosRefAltForPruneExtractLdSnpAndLoadings) {
+  VCZ_REQUIRE_CONVERT();
+  VCZ_REQUIRE_PROGRAM("bcftools");
+  VCZ_REQUIRE_PROGRAM("plink1.9");
+  VCZ_REQUIRE_PYTHON_ZARR();
+  TempDir dir;
+  const std::string raw = (dir / "raw.vcf").string(), noid = (dir / "noid.vcf").string(),
+                    keyed = (dir / "keyed.vcf").string();
+  run_ok(python() + " " + tool("random_vcf.py") +
+         " --seed 5 --samples 40 --variants 400 --contigs 2 --missing 0.02 -o " + shell_quote(raw));
+  // No IDs at all; and the same with bcftools' CHROM:POS:REF:ALT IDs.
+  run_ok("bcftools annotate -x ID " + shell_quote(raw) + " -Ov -o " + shell_quote(noid));
+  run_ok("bcftools annotate --set-id +'%CHROM:%POS:%REF:%ALT' " + shell_quote(noid) + " -Ov -o " +
+         shell_quote(keyed));
+  const std::string noid_store = (dir / "noid.vcz").string(),
+                    keyed_store = (dir / "keyed.vcz").string();
+  for (const auto& [vcf, store] : {std::pair{noid, noid_store}, std::pair{keyed, keyed_store}})
+    run_ok(binary() + " convert " + shell_quote(vcf) + " " + shell_quote(store) +
+           " --variants-chunk-size 53 -t 2");
+  // prune writes the IDs plink 1.9 writes for the keyed VCF.
+  run_ok("plink1.9 --vcf " + shell_quote(keyed) +
+         " --allow-extra-chr --double-id --vcf-half-call missing --threads 1 --out " +
+         shell_quote((dir / "pl").string()) + " --indep-pairwise 50 5 0.3 > /dev/null");
+  run_ok(binary() + " prune " + shell_quote(noid_store) + " --indep-pairwise 50 5 0.3 --out " +
+         shell_quote((dir / "ours").string()));
+  const auto in = lines(run_ok("cat " + shell_quote((dir / "ours.prune.in").string())));
+  EXPECT_EQ(in, lines(run_ok("cat " + shell_quote((dir / "pl.prune.in").string()))));
+  EXPECT_GT(in.size(), 10u);
+  EXPECT_EQ(in.count("."), 0u);
+  // --extract with that list selects the same variants on either store.
+  const std::string list = shell_quote((dir / "ours.prune.in").string());
+  const std::string a = run_ok(binary() + " grm " + shell_quote(noid_store) + " --extract " + list);
+  const std::string b =
+      run_ok(binary() + " grm " + shell_quote(keyed_store) + " --extract " + list);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, run_ok(binary() + " grm " + shell_quote(noid_store)));
+  // --ld-snp and the loadings' id column.
+  const std::string first = *in.begin();
+  const auto ld =
+      run(binary() + " ld " + shell_quote(noid_store) + " --ld-snp " + first + " --ld-window-r2 0");
+  EXPECT_EQ(ld.exit_code, 0) << ld.err;
+  EXPECT_NE(ld.out.find(first), std::string::npos) << ld.out;
+  run_ok(binary() + " pca " + shell_quote(noid_store) + " -k 2 --loadings " +
+         shell_quote((dir / "load.tsv").string()) + " -o /dev/null");
+  const auto ids =
+      lines(run_ok("awk -F'\\t' 'NR>1{print $3}' " + shell_quote((dir / "load.tsv").string())));
+  const auto keys = lines(run_ok("bcftools query -f '%ID\\n' " + shell_quote(keyed)));
+  EXPECT_GT(ids.size(), 10u);
+  for (const auto& id : ids) EXPECT_TRUE(keys.contains(id)) << id;
+}
