@@ -20,10 +20,10 @@ void add_sample_stats_command(CLI::App& app) {
       "frequencies among the population's complete diploid calls) and the inbreeding "
       "coefficient f = (o_hom - e_hom) / (het_obs_ct - e_hom). Reads the genotypes twice (the "
       "frequencies first); runs on the CPU or the GPU.");
-  add_common_options(*cmd, *o, FilterSet::None);
+  add_common_options(*cmd, *o);
   add_population_option(*cmd, *o);
   cmd->callback([o] {
-    const Query q = build_query(query_options(*o));
+    const Query q = build_query(query_options(*o), o->threads);
     run_table_command(*o, q, [&q] { return make_sample_stats(q); });
   });
 }

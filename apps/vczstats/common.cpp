@@ -28,7 +28,6 @@
 namespace vczstats::cli {
 
 void add_filter_options(CLI::App& cmd, CommonOptions& o, FilterSet filters) {
-  if (filters == FilterSet::None) return;
   VariantFilterOptions& f = o.filters;
   const char* group = "Site filters (every statistic sees only the sites that pass)";
   cmd.add_flag("--snps-only", f.snps_only,

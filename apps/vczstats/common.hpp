@@ -45,9 +45,9 @@ struct CommonOptions {
   std::string apply_filters;     // --apply-filters LIST (into filters)
 };
 
-/// Which site filters a command takes: all, all but --maf (the command has a --maf of its own
-/// meaning: the matrix family, the EHH scans), or none (commands that read no sites).
-enum class FilterSet { All, NoMaf, None };
+/// Which site filters a command takes: all, or all but --maf (the command has a --maf of its own
+/// meaning: the matrix family, the EHH scans).
+enum class FilterSet { All, NoMaf };
 
 /// Add the options of remote stores (--s3-endpoint, --s3-region, --anonymous, --cache-dir,
 /// --max-requests, --max-retries, --stall-timeout) to a command that reads a store.

@@ -199,7 +199,7 @@ TEST(CliFilters, StatisticsWithFiltersEqualStatisticsOfTheBcftoolsFilteredStore)
            " --variants-chunk-size 37 --samples-chunk-size 6 -t 2");
     ASSERT_EQ(ours(f.store, c.ours), ours(filtered, "")) << "the filtered store's sites";
     for (const std::string& stat : std::vector<std::string>{
-             "freq", "hardy", "sfs", "afdist", "diversity --window-size 500",
+             "freq", "hardy", "sample-stats", "sfs", "afdist", "diversity --window-size 500",
              "divergence --window-variants 7 -P " + shell_quote((dir / "pops.txt").string()),
              "ld --ld-window-kb 1", "prune --indep-pairwise 20 5 0.3", "grm", "king",
              "haplotypes --window-size 1000"}) {
