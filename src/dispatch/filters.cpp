@@ -66,6 +66,10 @@ void apply_count_filters(Query& q, const RunOptions& run) {
   (void)compute(all, list, r);
   filter_plan(q, [&pass](std::size_t u, std::int64_t row) { return pass.keep(u, row); });
   q.count_filters_applied = true;
+  if (!all.plan.units.empty() && q.plan.units.empty())
+    q.warnings.push_back("the site filters " + q.filters.describe() + " keep none of the " +
+                         std::to_string(all.plan.selected_variants()) + " variants left of " +
+                         q.store.path());
 }
 
 }  // namespace vczstats

@@ -153,7 +153,12 @@ Query make_query(const QueryOptions& o) {
   q.filters = o.filters;
   q.filters.validate();
   q.unfiltered_sites = q.plan.selected_variants();
-  if (q.filters.metadata()) detail::apply_metadata_filters(q);
+  if (q.filters.metadata()) {
+    detail::apply_metadata_filters(q);
+    if (q.unfiltered_sites > 0 && q.plan.units.empty())
+      q.warnings.push_back("the site filters " + q.filters.describe() + " keep none of the " +
+                           std::to_string(q.unfiltered_sites) + " selected variants of " + o.store);
+  }
   return q;
 }
 
