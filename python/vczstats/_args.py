@@ -125,7 +125,8 @@ class QueryArgs:
                  regions_overlap: str = "record", samples: Optional[SampleList] = None,
                  sample_sets: Optional[SampleSets] = None, force_samples: bool = False,
                  pop_column: str = "", windows: Any = None, ancestral: str = "ref",
-                 accessible: Optional[PathLike] = None, max_unit_variants: int = 0):
+                 accessible: Optional[PathLike] = None, max_unit_variants: int = 0,
+                 filters: Optional[Mapping[str, Any]] = None):
         self.store = store
         self.kwargs: Dict[str, Any] = {"store": store.path}
         self._tmp: Optional[tempfile.TemporaryDirectory] = None
@@ -155,6 +156,9 @@ class QueryArgs:
         if accessible is not None:
             self.kwargs["accessible"] = os.fspath(accessible)
         self.kwargs["max_unit_variants"] = int(max_unit_variants)
+        # Site filters, keyed as the CLI's options (docs/filters.md): {"maf": 0.01, ...}.
+        if filters:
+            self.kwargs["filters"] = dict(filters)
 
     def _intervals_file(self, intervals: Sequence[Tuple[Optional[str], int, int]],
                         regions: Optional[Regions]) -> str:
