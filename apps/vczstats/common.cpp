@@ -70,6 +70,14 @@ void add_filter_options(CLI::App& cmd, CommonOptions& o, FilterSet filters) {
       ->group(group);
   cmd.add_flag("--hwe-midp", f.hwe_midp, "--hwe with the mid-p test (plink2 --hwe P midp)")
       ->group(group);
+  cmd.add_option("--min-gq", f.min_gq,
+                 "Count genotypes whose GQ is below this as missing (plink2 --vcf-min-gq; "
+                 "bcftools +setGT -n . -i 'FMT/GQ<N'); CPU runs")
+      ->group(group);
+  cmd.add_option("--min-dp", f.min_dp,
+                 "Count genotypes whose DP is below this as missing (plink2 --vcf-min-dp); CPU "
+                 "runs")
+      ->group(group);
 }
 
 void add_common_options(CLI::App& cmd, CommonOptions& o, FilterSet filters) {

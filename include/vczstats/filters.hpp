@@ -32,6 +32,14 @@ struct VariantFilterOptions {
   std::optional<double> geno;           ///< --geno: missing-genotype rate at most this
   std::optional<double> hwe;            ///< --hwe: HWE exact test p-value at least this
   bool hwe_midp = false;                ///< --hwe-midp: the mid-p version of the test
+  /// --min-gq / --min-dp: genotypes with a GQ (DP) below this count as missing in every
+  /// statistic (plink2 --vcf-min-gq/--vcf-min-dp, bcftools +setGT -n . -i 'FMT/GQ<N'); a missing
+  /// GQ (DP) masks nothing. CPU runs only, for now.
+  int min_gq = 0;
+  int min_dp = 0;
+
+  /// @brief Whether genotypes are masked (--min-gq, --min-dp).
+  bool genotype_masks() const { return min_gq > 0 || min_dp > 0; }
 
   /// @brief Whether any filter of the variant metadata is set.
   bool metadata() const {
@@ -43,7 +51,7 @@ struct VariantFilterOptions {
     return maf.has_value() || max_maf.has_value() || mac.has_value() || max_mac.has_value() ||
            geno.has_value() || hwe.has_value();
   }
-  bool any() const { return metadata() || counts(); }
+  bool any() const { return metadata() || counts() || genotype_masks(); }
   /// @brief The filters as command-line options ("--snps-only --maf 0.01"), for notes.
   std::string describe() const;
   /// @brief @throws UsageError naming the option when a value is out of range.

@@ -182,7 +182,7 @@ void bind_store(py::module_& m) {
 
 /// The site filters of a dict keyed by the CLI's option names with underscores (snps_only,
 /// min_alleles, max_alleles, apply_filters, min_qual, maf, max_maf, mac, max_mac, geno, hwe,
-/// hwe_midp). @throws UsageError for another key.
+/// hwe_midp, min_gq, min_dp). @throws UsageError for another key.
 VariantFilterOptions filter_options(const py::dict& d) {
   VariantFilterOptions f;
   for (const auto& [key, value] : d) {
@@ -214,10 +214,14 @@ VariantFilterOptions filter_options(const py::dict& d) {
       f.geno = py::cast<double>(value);
     else if (k == "hwe")
       f.hwe = py::cast<double>(value);
+    else if (k == "min_gq")
+      f.min_gq = py::cast<int>(value);
+    else if (k == "min_dp")
+      f.min_dp = py::cast<int>(value);
     else
       throw UsageError("filters: unknown filter '" + k +
                        "' (snps_only, min_alleles, max_alleles, apply_filters, min_qual, maf, "
-                       "max_maf, mac, max_mac, geno, hwe, hwe_midp)");
+                       "max_maf, mac, max_mac, geno, hwe, hwe_midp, min_gq, min_dp)");
   }
   return f;
 }

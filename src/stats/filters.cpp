@@ -41,6 +41,8 @@ std::string VariantFilterOptions::describe() const {
   if (max_mac) add(fmt::format("--max-mac {}", *max_mac));
   if (geno) add(fmt::format("--geno {}", *geno));
   if (hwe) add(fmt::format("--hwe {}{}", *hwe, hwe_midp ? " --hwe-midp" : ""));
+  if (min_gq > 0) add(fmt::format("--min-gq {}", min_gq));
+  if (min_dp > 0) add(fmt::format("--min-dp {}", min_dp));
   return s;
 }
 
@@ -61,6 +63,7 @@ void VariantFilterOptions::validate() const {
   if (max_alleles > 0 && min_alleles > max_alleles)
     throw UsageError(
         fmt::format("--min-alleles {} exceeds --max-alleles {}", min_alleles, max_alleles));
+  if (min_gq < 0 || min_dp < 0) throw UsageError("--min-gq/--min-dp: expected a value >= 0");
   if (hwe_midp && !hwe) throw UsageError("--hwe-midp needs --hwe P");
   if (min_qual && std::isnan(*min_qual)) throw UsageError("--min-qual: expected a number");
   for (const auto& f : apply_filters)

@@ -163,6 +163,16 @@ void expect_tables_close(const std::string& a, const std::string& b, const std::
   EXPECT_GT(cells, 0) << what;
 }
 
+/// `vczstats STAT STORE OPTIONS FILTERS` on the CPU: @p stat is the command and its options
+/// (STORE goes after the command: options such as --indep-pairwise take several values).
+std::string run_stat(const std::string& stat, const std::string& store,
+                     const std::string& filters) {
+  const auto space = stat.find(' ');
+  const std::string rest = space == std::string::npos ? "" : stat.substr(space);
+  return run_ok(binary() + " " + stat.substr(0, space) + " " + shell_quote(store) + rest + " " +
+                filters + " --device cpu -t 2");
+}
+
 }  // namespace
 
 TEST(CliFilters, StatisticsWithFiltersEqualStatisticsOfTheBcftoolsFilteredStore) {
@@ -207,14 +217,8 @@ TEST(CliFilters, StatisticsWithFiltersEqualStatisticsOfTheBcftoolsFilteredStore)
         run_ok("bcftools query -l " + shell_quote(f.vcf) +
                " | awk '{print $1\"\\t\"(NR%2?\"A\":\"B\")}' > " +
                shell_quote((dir / "pops.txt").string()));
-      // STORE first: options such as --indep-pairwise take several values.
-      const std::string cmd = stat.substr(0, stat.find(' '));
-      const std::string rest =
-          stat.find(' ') == std::string::npos ? "" : stat.substr(stat.find(' '));
-      const std::string a = run_ok(binary() + " " + cmd + " " + shell_quote(f.store) + rest + " " +
-                                   c.ours + " --device cpu -t 2");
-      const std::string b =
-          run_ok(binary() + " " + cmd + " " + shell_quote(filtered) + rest + " --device cpu -t 2");
+      const std::string a = run_stat(stat, f.store, c.ours);
+      const std::string b = run_stat(stat, filtered, "");
       expect_tables_close(a, b, stat);
     }
   }
@@ -290,4 +294,48 @@ TEST(CliVariantIds, StoresWithoutIdsUseChromPosRefAltForPruneExtractLdSnpAndLoad
   const auto keys = lines(run_ok("bcftools query -f '%ID\\n' " + shell_quote(keyed)));
   EXPECT_GT(ids.size(), 10u);
   for (const auto& id : ids) EXPECT_TRUE(keys.contains(id)) << id;
+}
+
+TEST(CliFilters, GenotypeMasksEqualBcftoolsSetGtThenTheStatistic) {
+  FILTER_TEST_REQUIREMENTS();
+  TempDir dir;
+  const std::string raw = (dir / "raw.vcf").string(), vcf = (dir / "gq.vcf").string();
+  run_ok(python() + " " + tool("random_vcf.py") + " " + kRandom + " -o " + shell_quote(raw));
+  run_ok(python() + " " + tool("qc_vcf.py") + " " + shell_quote(raw) +
+         " --full-missing --gq-dp -o " + shell_quote(vcf));
+  auto convert = [&](const std::string& in, const std::string& name) {
+    const std::string out = (dir / name).string();
+    run_ok(binary() + " convert " + shell_quote(in) + " " + shell_quote(out) +
+           " --variants-chunk-size 37 --samples-chunk-size 6 -t 2");
+    return out;
+  };
+  const std::string store = convert(vcf, "gq.vcz");
+  struct Case {
+    std::string ours, setgt;
+  };
+  for (const auto& c : std::vector<Case>{
+           {"--min-gq 20", "-i 'FMT/GQ<20'"},
+           {"--min-dp 8", "-i 'FMT/DP<8'"},
+           {"--min-gq 20 --min-dp 8", "-i 'FMT/GQ<20 | FMT/DP<8'"},
+       }) {
+    SCOPED_TRACE(c.ours);
+    const std::string masked_vcf = (dir / "masked.vcf").string();
+    run_ok("bcftools +setGT " + shell_quote(vcf) + " -- -t q -n . " + c.setgt + " > " +
+           shell_quote(masked_vcf) + " 2>/dev/null");
+    const std::string masked = convert(masked_vcf, "masked" + std::to_string(c.ours.size()));
+    for (const std::string& stat : std::vector<std::string>{
+             "freq", "missing", "sample-stats", "sfs", "diversity --window-size 500", "grm",
+             "ld --ld-window-kb 1", "freq --maf 0.1 --geno 0.1"}) {
+      const std::string a = run_stat(stat, store, c.ours);
+      const std::string b = run_stat(stat, masked, "");
+      expect_tables_close(a, b, stat);
+      if (stat == "missing") {  // the masks did something
+        EXPECT_NE(a, run_ok(binary() + " missing " + shell_quote(store)));
+      }
+    }
+  }
+  // A store without call_GQ: an error naming the array.
+  const auto r = run(binary() + " freq " + shell_quote(convert(raw, "nogq.vcz")) + " --min-gq 20");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("call_GQ"), std::string::npos) << r.err;
 }
