@@ -30,8 +30,8 @@ void add_windows(CLI::App& cmd, WindowOptions& w, const std::string& what) {
       ->group("Windows");
 }
 
-void add_base(CLI::App& cmd, HaploCliOptions& o) {
-  add_common_options(cmd, o.common);
+void add_base(CLI::App& cmd, HaploCliOptions& o, FilterSet filters) {
+  add_common_options(cmd, o.common, filters);
   add_population_option(cmd, o.common);
   cmd.add_option("--ancestral", o.ancestral,
                  "Ancestral allele: ref, aa (the store's variant_AA) or an ancestral FASTA; the "
@@ -109,13 +109,14 @@ Query haplo_query(const HaploCliOptions& o) {
   QueryOptions q = query_options(o.common);
   q.windows = o.windows;
   q.ancestral = o.ancestral;
-  return build_query(q);
+  return build_query(q, o.common.threads);
 }
 
 void add_scan(CLI::App& app, const char* name, SelectionScan scan, const std::string& help) {
   auto o = std::make_shared<HaploCliOptions>();
   auto* cmd = app.add_subcommand(name, help);
-  add_base(*cmd, *o);
+  const bool xp = scan == SelectionScan::Xpehh || scan == SelectionScan::Xpnsl;
+  add_base(*cmd, *o, xp ? FilterSet::All : FilterSet::NoMaf);  // a --maf of its own (selscan)
   add_selection(*cmd, *o, scan);
   cmd->callback([o, scan] {
     const Query q = haplo_query(*o);
@@ -156,7 +157,7 @@ void add_ehh(CLI::App& app) {
       "of the ancestral carriers and of all haplotypes at every site within the window, with "
       "the distance in bp, in sites and on the genetic map. Definitions: tests/tools/POPGEN.md "
       "§11.");
-  add_base(*cmd, *o);
+  add_base(*cmd, *o, FilterSet::NoMaf);  // a --maf of its own (selscan)
   cmd->add_option("--focal", *focal, "Focal sites CHR:POS, comma-separated")->required();
   cmd->add_option("--ehh-window", e->window, "bp on each side of the focal site")
       ->capture_default_str();

@@ -24,11 +24,12 @@
 namespace vczstats::cli {
 namespace {
 
-/// variant_id by global index, read a block at a time (the rows of a table are near each other).
+/// variant_id (CHROM:POS:REF:ALT where absent) by global index, read a block at a time (the rows of
+/// a table are near each other).
 class IdLookup {
  public:
   explicit IdLookup(const vcz::VczStore& store)
-      : reader_(store, false, true), n_(store.num_variants()) {}
+      : reader_(store, false, true, /*key_missing_ids=*/true), n_(store.num_variants()) {}
   const std::string& operator()(std::int64_t v) {
     const std::int64_t b = v / kBlock;
     auto it = blocks_.begin();
@@ -182,7 +183,7 @@ void run_ld_summary(const CLI::App& cmd, const Options& o, bool decay) {
       so.window_cm = o.ld_wind_cm;
     }
     so.map = o.map;
-    const Query q = build_query(query_options(o.common));
+    const Query q = build_query(query_options(o.common), o.common.threads);
     StatisticRun run(o.common, q, [&q, so] { return make_ld_scores(q, so); });
     IdLookup ids(q.store);
     const std::string note = run.statistic().take_rows().note;
@@ -228,7 +229,7 @@ void run_ld_summary(const CLI::App& cmd, const Options& o, bool decay) {
   Table all;
   for (std::size_t p = 0; p < pops.size(); ++p) {
     if (!pops[p].empty()) qo.pops = members[p];
-    const Query q = build_query(qo);
+    const Query q = build_query(qo, o.common.threads);
     StatisticRun run(o.common, q, [&q, d] { return make_ld_decay(q, d); });
     if (!run.compute({})) continue;  // another MPI rank writes
     run.report();
@@ -335,7 +336,7 @@ void add_ld(CLI::App& app) {
     for (auto& s : vcz::split_list(o->snps)) o->ld.focal.push_back(s);
     if (!o->snp_list.empty())
       for (std::string_view s : vcz::read_samples_file(o->snp_list)) o->ld.focal.emplace_back(s);
-    const Query q = build_query(query_options(o->common));
+    const Query q = build_query(query_options(o->common), o->common.threads);
     const LdOptions options = o->ld;
     StatisticRun run(o->common, q, [&q, options] { return make_ld(q, options); });
     IdLookup ids(q.store);
@@ -419,7 +420,7 @@ void add_ld_stats(CLI::App& app) {
     } else if (!o->pop.empty()) {
       throw UsageError("ld-stats: --pop needs -P");
     }
-    const Query q = build_query(qo);
+    const Query q = build_query(qo, o->common.threads);
     StatisticRun run(o->common, q, [&q, so] { return make_ld_stats(q, so); });
     if (!run.compute({})) return;  // another MPI rank writes
     write_table(o->common, run.statistic().finish());
@@ -449,7 +450,7 @@ void add_prune(CLI::App& app) {
   cmd->add_option("--out", o->out_prefix, "Write PREFIX.prune.in and PREFIX.prune.out");
   cmd->callback([o] {
     const PruneOptions po = parse_indep_pairwise(o->indep);
-    const Query q = build_query(query_options(o->common));
+    const Query q = build_query(query_options(o->common), o->common.threads);
     StatisticRun run(o->common, q, [&q, po] { return make_prune(q, po); });
     IdLookup ids(q.store);
     const bool table = !o->common.output.empty() || o->out_prefix.empty();

@@ -37,7 +37,7 @@ struct MatrixCliOptions {
 };
 
 void add_matrix_options(CLI::App& cmd, MatrixCliOptions& o, bool matrix_output = true) {
-  add_common_options(cmd, o.common);
+  add_common_options(cmd, o.common, FilterSet::NoMaf);
   cmd.add_option("--maf", o.maf,
                  "Keep variants whose minor allele frequency (REF against the other alleles, "
                  "over the selected samples' genotypes) is at least this (plink --maf)")
@@ -68,7 +68,7 @@ void add_matrix_options(CLI::App& cmd, MatrixCliOptions& o, bool matrix_output =
 }
 
 Query matrix_query(const MatrixCliOptions& o) {
-  Query q = build_query(query_options(o.common));
+  Query q = build_query(query_options(o.common), o.common.threads);
   if (!o.extract.empty()) extract_variants(q, o.extract);
   return q;
 }

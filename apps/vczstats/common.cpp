@@ -27,7 +27,60 @@
 
 namespace vczstats::cli {
 
-void add_common_options(CLI::App& cmd, CommonOptions& o) {
+void add_filter_options(CLI::App& cmd, CommonOptions& o, FilterSet filters) {
+  VariantFilterOptions& f = o.filters;
+  const char* group = "Site filters (every statistic sees only the sites that pass)";
+  cmd.add_flag("--snps-only", f.snps_only,
+               "Keep sites whose alleles are all one base long (plink2 --snps-only)")
+      ->group(group);
+  cmd.add_option("--min-alleles", f.min_alleles,
+                 "Keep sites with at least this many alleles, REF included (bcftools -m)")
+      ->group(group);
+  cmd.add_option("--max-alleles", f.max_alleles,
+                 "Keep sites with at most this many alleles, REF included (bcftools -M)")
+      ->group(group);
+  cmd.add_option("--apply-filters", o.apply_filters,
+                 "Keep sites whose FILTER holds one of these comma-separated names; '.' = no "
+                 "filter set (bcftools -f, e.g. PASS or .,PASS)")
+      ->group(group);
+  cmd.add_option("--min-qual", f.min_qual,
+                 "Keep sites whose QUAL is at least this (a missing QUAL fails)")
+      ->group(group);
+  if (filters == FilterSet::All)
+    cmd.add_option("--maf", f.maf,
+                   "Keep sites whose minor allele frequency, 1 - the major allele's frequency "
+                   "among the selected samples' called alleles, is at least this (plink2 --maf)")
+        ->group(group);
+  cmd.add_option("--max-maf", f.max_maf,
+                 "Keep sites whose minor allele frequency (as --maf) is at most this")
+      ->group(group);
+  cmd.add_option("--mac", f.mac,
+                 "Keep sites whose non-major allele count (called alleles other than the most "
+                 "common one) is at least this (plink2 --mac)")
+      ->group(group);
+  cmd.add_option("--max-mac", f.max_mac, "Keep sites whose non-major allele count is at most this")
+      ->group(group);
+  cmd.add_option("--geno", f.geno,
+                 "Keep sites whose missing-genotype rate among the selected samples is at most "
+                 "this (plink2 --geno)")
+      ->group(group);
+  cmd.add_option("--hwe", f.hwe,
+                 "Keep sites whose Hardy-Weinberg exact test p-value (as `hardy`: REF against "
+                 "the other alleles) is at least this (plink2 --hwe)")
+      ->group(group);
+  cmd.add_flag("--hwe-midp", f.hwe_midp, "--hwe with the mid-p test (plink2 --hwe P midp)")
+      ->group(group);
+  cmd.add_option("--min-gq", f.min_gq,
+                 "Count genotypes whose GQ is below this as missing (plink2 --vcf-min-gq; "
+                 "bcftools +setGT -n . -i 'FMT/GQ<N'); CPU runs")
+      ->group(group);
+  cmd.add_option("--min-dp", f.min_dp,
+                 "Count genotypes whose DP is below this as missing (plink2 --vcf-min-dp); CPU "
+                 "runs")
+      ->group(group);
+}
+
+void add_common_options(CLI::App& cmd, CommonOptions& o, FilterSet filters) {
   cmd.add_option("STORE", o.store,
                  "VCF Zarr store: a directory, a .zip, or a URL (http(s)://, s3://, gs://)")
       ->required();
@@ -101,6 +154,7 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
                  "file; tables hold only the header and rows")
       ->group("Output");
   add_remote_options(cmd, o.remote);
+  add_filter_options(cmd, o, filters);
 }
 
 CLI::Option* add_progress_flag(CLI::App& cmd, int& progress) {
@@ -279,11 +333,22 @@ QueryOptions query_options(const CommonOptions& o) {
   q.pop_column = o.pop_column;
   q.max_unit_variants = o.max_unit_variants;
   q.store_options = remote_options(o.remote, o.verbose);
+  q.filters = o.filters;
+  if (!o.apply_filters.empty()) {
+    q.filters.apply_filters = vcz::split_list(o.apply_filters);
+    if (q.filters.apply_filters.empty()) throw UsageError("--apply-filters: no filter named");
+  }
   return q;
 }
 
-Query build_query(const QueryOptions& o) {
+Query build_query(const QueryOptions& o, unsigned threads) {
   Query q = make_query(o);
+  if (q.count_filters_pending()) {
+    RunOptions run;
+    run.threads = threads;
+    run.device = parse_device("cpu");
+    apply_count_filters(q, run);
+  }
   g_query_store = q.store.store_ptr();
   if (primary_process())  // once, not once per MPI rank
     for (const auto& w : q.warnings) fmt::print(stderr, "vczstats: warning: {}\n", w);

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "vczstats/compute.hpp"
+#include "vczstats/filters.hpp"
 #include "vczstats/query.hpp"
 #include "vczstats/run.hpp"
 #include "vczstats/simulate.hpp"
@@ -37,10 +38,16 @@ struct CommonOptions {
   bool verbose = false;
   std::string log;  // --log FILE: notes and the -v report
   std::int64_t max_unit_variants = 0;
-  std::string pops;           // -P/--pops (commands that add_population_option)
-  std::string pop_column;     // --pop-column
-  zarr::StoreOptions remote;  // URLs: --s3-endpoint, --anonymous, --cache-dir, ...
+  std::string pops;              // -P/--pops (commands that add_population_option)
+  std::string pop_column;        // --pop-column
+  zarr::StoreOptions remote;     // URLs: --s3-endpoint, --anonymous, --cache-dir, ...
+  VariantFilterOptions filters;  // --snps-only, --maf, --geno, --hwe, ... (filters.hpp)
+  std::string apply_filters;     // --apply-filters LIST (into filters)
 };
+
+/// Which site filters a command takes: all, or all but --maf (the command has a --maf of its own
+/// meaning: the matrix family, the EHH scans).
+enum class FilterSet { All, NoMaf };
 
 /// Add the options of remote stores (--s3-endpoint, --s3-region, --anonymous, --cache-dir,
 /// --max-requests, --max-retries, --stall-timeout) to a command that reads a store.
@@ -53,8 +60,11 @@ zarr::StoreOptions remote_options(const zarr::StoreOptions& o, bool verbose);
 /// for a local store.
 void report_io(const zarr::IoStats& io, std::FILE* f = stderr);
 
-/// Add STORE and the common options to a subcommand.
-void add_common_options(CLI::App& cmd, CommonOptions& o);
+/// Add STORE and the common options to a subcommand, with the site filters of @p filters.
+void add_common_options(CLI::App& cmd, CommonOptions& o, FilterSet filters = FilterSet::All);
+
+/// Add the site filters (group "Site filters") to a command.
+void add_filter_options(CLI::App& cmd, CommonOptions& o, FilterSet filters);
 
 /// Add --progress/--no-progress, setting @p progress to 1 or 0 when given (leaving -1, "when
 /// stderr is a terminal", otherwise).
@@ -75,8 +85,9 @@ void add_bp_window_options(CLI::App& cmd, WindowOptions& w, const std::string& w
 /// The library's query options from the common options (windows etc. are added by commands).
 QueryOptions query_options(const CommonOptions& o);
 
-/// Build the query (printing its warnings, e.g. regions on contigs the store lacks).
-Query build_query(const QueryOptions& o);
+/// Build the query (printing its warnings, e.g. regions on contigs the store lacks) and apply its
+/// count filters (one counting pass on the CPU with @p threads, 0: all cores).
+Query build_query(const QueryOptions& o, unsigned threads = 0);
 
 RunOptions run_options(const CommonOptions& o);
 

@@ -5,6 +5,7 @@
 /// ancestral alleles). Built once and shared by every statistic of a run.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "vczstats/ancestral.hpp"
+#include "vczstats/filters.hpp"
 #include "vczstats/populations.hpp"
 #include "vczstats/vcz.hpp"
 #include "vczstats/windows.hpp"
@@ -47,6 +49,9 @@ struct QueryOptions {
   WindowOptions windows;
   std::string ancestral = "ref";  ///< ref, aa or an ancestral FASTA
   std::string accessible;         ///< accessibility mask (BED or CHROM BEG END)
+  /// Site filters (filters.hpp): those of the variant metadata are applied by make_query, those
+  /// of the genotype counts by apply_count_filters (compute.hpp).
+  VariantFilterOptions filters;
 };
 
 /// @brief The accessible bases of each contig (merged, sorted intervals), or everything.
@@ -95,6 +100,12 @@ struct Query {
   vcz::SetupTimes setup;              ///< what building it took
   /// Filled on first use (data_spans()); shared by copies of the query.
   std::shared_ptr<detail::DataSpans> data_span_cache = std::make_shared<detail::DataSpans>();
+  VariantFilterOptions filters;        ///< the site filters (removed rows are masked in plan)
+  bool count_filters_applied = false;  ///< apply_count_filters has masked the plan
+  std::int64_t unfiltered_sites = 0;   ///< selected variants before the site filters
+
+  /// @brief Whether the count filters still have to be applied (apply_count_filters).
+  bool count_filters_pending() const { return filters.counts() && !count_filters_applied; }
 
   /// @brief The first and last windowed site of each group (reads the positions of the plan
   /// once). @throws IoError, FormatError.
@@ -147,6 +158,16 @@ class SiteFilter {
   bool data_span_ = false;  // groups span their sites (WindowSpan::Data, bp or group windows)
   mutable const std::vector<std::pair<std::int64_t, std::int64_t>>* spans_ = nullptr;
 };
+
+namespace detail {
+/// @brief Mask the rows of @p q's plan that fail the filters of the variant metadata (called by
+/// make_query). @throws FormatError naming an array the filters need that the store lacks.
+void apply_metadata_filters(Query& q);
+}  // namespace detail
+
+/// @brief Keep only the selected rows of @p q's plan for which @p keep(unit, row) is true (units
+/// left without a row are dropped), and make the plan the one the data spans are of.
+void filter_plan(Query& q, const std::function<bool(std::size_t unit, std::int64_t row)>& keep);
 
 /// @brief A place in the plan: row @p row of unit @p unit (row 0 of unit units.size() is the
 /// end).

@@ -35,8 +35,11 @@ struct VariantBlock {
 class VariantReader {
  public:
   /// @brief @p with_alleles / @p with_ids: also read variant_allele / variant_id (when the store
-  /// has them). @throws FormatError when variant_contig is missing.
-  VariantReader(const VczStore& store, bool with_alleles, bool with_ids);
+  /// has them); with @p key_missing_ids, an absent ID (".", or no variant_id) reads as
+  /// variant_key's CHROM:POS:REF:ALT (the alleles are read too).
+  /// @throws FormatError when variant_contig is missing.
+  VariantReader(const VczStore& store, bool with_alleles, bool with_ids,
+                bool key_missing_ids = false);
   VariantBlock read(std::int64_t begin, std::int64_t end) const;
   /// @brief Allele columns of variant_allele (2 when the store has none).
   int max_alleles() const { return max_alleles_; }
@@ -46,8 +49,15 @@ class VariantReader {
   zarr::Array contig_, position_;
   std::optional<zarr::Array> alleles_, ids_;
   bool with_ids_ = false;
+  bool key_missing_ids_ = false;
   int max_alleles_ = 2;
 };
+
+/// @brief The ID of row @p r of @p b, or where it has none ("." or empty) CHROM:POS:REF:ALT with
+/// the ALT alleles comma-separated ("." when there is none), as `bcftools annotate --set-id
+/// +'%CHROM:%POS:%REF:%ALT'` names them (plink2 --set-missing-var-ids for biallelic sites).
+/// @p b holds the alleles when the ID is absent.
+std::string variant_key(const VczStore& store, const VariantBlock& b, std::int64_t r);
 
 /// @brief The number of allele columns of a store's variant_allele (2 when absent).
 int store_max_alleles(const VczStore& store);

@@ -180,6 +180,52 @@ void bind_store(py::module_& m) {
 
 // ---- queries -----------------------------------------------------------------------------------
 
+/// The site filters of a dict keyed by the CLI's option names with underscores (snps_only,
+/// min_alleles, max_alleles, apply_filters, min_qual, maf, max_maf, mac, max_mac, geno, hwe,
+/// hwe_midp, min_gq, min_dp). @throws UsageError for another key.
+VariantFilterOptions filter_options(const py::dict& d) {
+  VariantFilterOptions f;
+  for (const auto& [key, value] : d) {
+    const auto k = py::cast<std::string>(key);
+    if (value.is_none()) continue;
+    if (k == "snps_only")
+      f.snps_only = py::cast<bool>(value);
+    else if (k == "hwe_midp")
+      f.hwe_midp = py::cast<bool>(value);
+    else if (k == "min_alleles")
+      f.min_alleles = py::cast<int>(value);
+    else if (k == "max_alleles")
+      f.max_alleles = py::cast<int>(value);
+    else if (k == "apply_filters")
+      f.apply_filters = py::isinstance<py::str>(value)
+                            ? vcz::split_list(py::cast<std::string>(value))
+                            : py::cast<std::vector<std::string>>(value);
+    else if (k == "min_qual")
+      f.min_qual = py::cast<double>(value);
+    else if (k == "maf")
+      f.maf = py::cast<double>(value);
+    else if (k == "max_maf")
+      f.max_maf = py::cast<double>(value);
+    else if (k == "mac")
+      f.mac = py::cast<std::int64_t>(value);
+    else if (k == "max_mac")
+      f.max_mac = py::cast<std::int64_t>(value);
+    else if (k == "geno")
+      f.geno = py::cast<double>(value);
+    else if (k == "hwe")
+      f.hwe = py::cast<double>(value);
+    else if (k == "min_gq")
+      f.min_gq = py::cast<int>(value);
+    else if (k == "min_dp")
+      f.min_dp = py::cast<int>(value);
+    else
+      throw UsageError("filters: unknown filter '" + k +
+                       "' (snps_only, min_alleles, max_alleles, apply_filters, min_qual, maf, "
+                       "max_maf, mac, max_mac, geno, hwe, hwe_midp, min_gq, min_dp)");
+  }
+  return f;
+}
+
 Query query_of(const std::string& store, const std::string& regions,
                const std::string& regions_file, const std::string& overlap,
                const std::vector<std::string>& samples, const std::string& samples_file,
@@ -188,8 +234,9 @@ Query query_of(const std::string& store, const std::string& regions,
                std::int64_t window_size, std::int64_t window_step, std::int64_t window_variants,
                const std::string& windows_file, const std::string& ancestral,
                const std::string& accessible, std::int64_t max_unit_variants,
-               const std::string& window_span) {
+               const std::string& window_span, const py::dict& filters) {
   QueryOptions o;
+  o.filters = filter_options(filters);
   o.store = store;
   o.regions = regions;
   o.regions_file = regions_file;
@@ -210,7 +257,13 @@ Query query_of(const std::string& store, const std::string& regions,
   o.accessible = accessible;
   o.max_unit_variants = max_unit_variants;
   py::gil_scoped_release release;
-  return make_query(o);
+  Query q = make_query(o);
+  if (q.count_filters_pending()) {  // one counting pass on the CPU (filters.hpp)
+    RunOptions run;
+    run.device = parse_device("cpu");
+    apply_count_filters(q, run);
+  }
+  return q;
 }
 
 void bind_query(py::module_& m) {
@@ -239,8 +292,9 @@ void bind_query(py::module_& m) {
         py::arg("pops_file") = "", py::arg("pop_column") = "", py::arg("window_size") = 0,
         py::arg("window_step") = 0, py::arg("window_variants") = 0, py::arg("windows_file") = "",
         py::arg("ancestral") = "ref", py::arg("accessible") = "", py::arg("max_unit_variants") = 0,
-        py::arg("window_span") = "data",
-        "Open the store and build the query (vczstats::make_query).");
+        py::arg("window_span") = "data", py::arg("filters") = py::dict(),
+        "Open the store and build the query (vczstats::make_query), with the site filters of "
+        "the dict filters (docs/filters.md; count filters cost one counting pass).");
   m.def(
       "read_populations",
       [](const std::string& path, const std::string& column) {

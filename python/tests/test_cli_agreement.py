@@ -181,3 +181,21 @@ def test_results_do_not_depend_on_threads_or_chunking(store, small_pops):
             np.testing.assert_allclose(x, y, rtol=1e-12, atol=0, equal_nan=True)
         else:
             np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("filters,args", [
+    ({"maf": 0.05, "geno": 0.1}, ["--maf", 0.05, "--geno", 0.1]),
+    ({"max_alleles": 2, "hwe": 1e-3, "hwe_midp": True},
+     ["--max-alleles", 2, "--hwe", 1e-3, "--hwe-midp"]),
+    ({"snps_only": True, "mac": 2}, ["--snps-only", "--mac", 2])])
+def test_site_filters(cli, store, small_pops, filters, args):
+    pops, sets = small_pops
+    r = vczstats.allele_frequencies(store, sample_sets=sets, filters=filters, progress=False)
+    assert_same(r, cli_frame(cli, "freq", store.path, "-P", pops, *args), {"chrom": "contig"})
+    d = vczstats.diversity(store, sample_sets=sets, windows=500, filters=filters, progress=False)
+    assert_same(d, cli_frame(cli, "diversity", store.path, "-P", pops, "--window-size", 500,
+                             *args))
+    unfiltered = vczstats.allele_frequencies(store, sample_sets=sets, progress=False)
+    assert 0 < len(r) < len(unfiltered)
+    with pytest.raises(Exception, match="unknown filter"):
+        vczstats.allele_frequencies(store, filters={"mf": 0.1}, progress=False)

@@ -128,7 +128,8 @@ class QueryArgs:
                  regions_overlap: str = "record", samples: Optional[SampleList] = None,
                  sample_sets: Optional[SampleSets] = None, force_samples: bool = False,
                  pop_column: str = "", windows: Any = None, ancestral: str = "ref",
-                 accessible: Optional[PathLike] = None, max_unit_variants: int = 0):
+                 accessible: Optional[PathLike] = None, max_unit_variants: int = 0,
+                 filters: Optional[Mapping[str, Any]] = None):
         self.store = store
         self.kwargs: Dict[str, Any] = {"store": store.path}
         self._tmp: Optional[tempfile.TemporaryDirectory] = None
@@ -161,6 +162,9 @@ class QueryArgs:
         if accessible is not None:
             self.kwargs["accessible"] = os.fspath(accessible)
         self.kwargs["max_unit_variants"] = int(max_unit_variants)
+        # Site filters, keyed as the CLI's options (docs/filters.md): {"maf": 0.01, ...}.
+        if filters:
+            self.kwargs["filters"] = dict(filters)
 
     def _intervals_file(self, intervals: Sequence[Tuple[Optional[str], int, int]],
                         regions: Optional[Regions]) -> str:
@@ -320,7 +324,7 @@ _COMMON = (
     ("force_samples", False, "bool"), ("pop_column", "", "str"), ("ancestral", "ref", "str"),
     ("max_unit_variants", 0, "int"), ("device", "auto", "str"),
     ("threads", None, "Optional[int]"), ("prefetch", None, "Optional[int]"),
-    ("progress", None, "Any"),
+    ("progress", None, "Any"), ("filters", None, "Optional[Mapping[str, Any]]"),
 )
 _WINDOWED = (("windows", None, "Any"), ("accessible", None, "Optional[PathLike]"))
 

@@ -52,7 +52,9 @@ struct GenotypeBlockStream::Impl {
   std::unique_ptr<stream::OrderedPrefetcher<GenotypeBlock>> prefetcher;
 
   Impl(const Query& query, const BlockStreamOptions& o)
-      : q(query), reader(checked(query), query.samples), fields(query.store, false, false) {
+      : q(query),
+        reader(checked(query), query.samples, {query.filters.min_gq, query.filters.min_dp}),
+        fields(query.store, false, false) {
     for (std::size_t i = 0; i < q.plan.units.size(); ++i) {
       const std::int64_t n = q.plan.units[i].selected();
       if (n > 0) units.push_back(static_cast<std::int64_t>(i));

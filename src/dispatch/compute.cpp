@@ -112,6 +112,9 @@ AutoDeviceWork auto_work(const Query& q, std::span<Statistic* const> statistics,
 
 RunStats compute(const Query& q, std::span<Statistic* const> statistics, const RunOptions& run,
                  const ComputeHooks& hooks) {
+  if (q.count_filters_pending())
+    throw UsageError("the query's count filters (" + q.filters.describe() +
+                     ") were not applied: call apply_count_filters before compute");
   PassNeeds needs = hooks.needs;
   for (Statistic* s : statistics) needs = needs | s->needs();
   if (!q.store.has_genotypes() && (needs.counts || needs.afdist || needs.tallies ||
@@ -152,6 +155,8 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   const auto start = std::chrono::steady_clock::now();
   backend::SitePassSpec spec;
   spec.store = &q.store;
+  spec.min_gq = q.filters.min_gq;
+  spec.min_dp = q.filters.min_dp;
   spec.plan = &q.plan;
   spec.samples = &q.samples;
   spec.run = &run;
@@ -194,7 +199,13 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   // --gpu-decode on with an array the device cannot decode fails before any GPU is looked for.
   if (run.gpu_decode == GpuDecode::On && run.device.kind != DeviceKind::Cpu)
     (void)choose_gpu_decode(q.store, GpuDecode::On);
-  bool gpu = use_gpu(run.device, rs);  // validates --device gpu even for empty plans
+  bool gpu = use_gpu(run.device, rs);       // validates --device gpu even for empty plans
+  if (gpu && q.filters.genotype_masks()) {  // the device decoders do not read call_GQ/call_DP
+    if (run.device.kind == DeviceKind::Gpu)
+      throw UsageError("--min-gq/--min-dp run on the CPU only for now: use --device cpu");
+    gpu = false;
+    rs.note = "--min-gq/--min-dp: using the CPU (the GPU does not mask genotypes yet)";
+  }
   // auto leaves the GPU when its setup would cost more than the CPU needs for the whole run
   // (small stores); --gpu-decode on asks for the GPU's decoders, so it keeps the GPU.
   if (gpu && run.device.kind == DeviceKind::Auto && run.gpu_decode != GpuDecode::On) {

@@ -255,7 +255,8 @@ const vcz::VariantBlock& StoreRows::variants(std::int64_t u) {
 const StoreUnit& StoreRows::read(std::int64_t u) {
   if (cached_ == u) return unit_;
   if (!genotypes_) {
-    genotypes_ = std::make_unique<stream::GenotypeReader>(q_.store, q_.samples);
+    genotypes_ = std::make_unique<stream::GenotypeReader>(
+        q_.store, q_.samples, stream::GenotypeMask{q_.filters.min_gq, q_.filters.min_dp});
     phased_ = std::make_unique<stream::PhasedReader>(q_.store, q_.samples, *genotypes_);
   }
   const vcz::WorkUnit& unit = plan_.units[static_cast<std::size_t>(u)];

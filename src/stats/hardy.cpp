@@ -9,7 +9,7 @@
 
 namespace vczstats::stats {
 
-double hwe_exact_p(std::int64_t het, std::int64_t hom1, std::int64_t hom2) {
+double hwe_exact_p(std::int64_t het, std::int64_t hom1, std::int64_t hom2, bool midp) {
   const std::int64_t n = het + hom1 + hom2;
   if (n <= 0) return 1.0;
   const std::int64_t rare_hom = std::min(hom1, hom2), common_hom = std::max(hom1, hom2);
@@ -49,6 +49,7 @@ double hwe_exact_p(std::int64_t het, std::int64_t hom1, std::int64_t hom2) {
   double sum = 0;
   for (double q : p)
     if (q <= observed) sum += q;
+  if (midp) sum -= 0.5 * p[static_cast<std::size_t>(het)];
   return std::min(1.0, sum / total);
 }
 

@@ -101,10 +101,8 @@ class LdStatistic final : public stats::pairs::PairStatistic<LdRow> {
   /// Global indices of the store's variants whose ID is in @p ids. @throws UsageError when none.
   static std::vector<std::int64_t> find_variants(const Query& q,
                                                  const std::vector<std::string>& ids) {
-    if (!q.store.array("variant_id"))
-      throw UsageError(q.store.path() + ": --ld-snp needs variant_id, which the store lacks");
     const std::unordered_set<std::string> wanted(ids.begin(), ids.end());
-    const vcz::VariantReader reader(q.store, false, true);
+    const vcz::VariantReader reader(q.store, false, true, /*key_missing_ids=*/true);
     std::vector<std::int64_t> out;
     const std::int64_t n = q.store.num_variants();
     constexpr std::int64_t kBlock = 1 << 16;

@@ -353,9 +353,7 @@ void extract_variants(Query& q, const std::string& path) {
       if (words >> id && id != ".") wanted.insert(id);
     }
   }
-  if (!q.store.array("variant_id"))
-    throw FormatError(q.store.path() + ": --extract needs variant_id, which the store lacks");
-  const vcz::VariantReader reader(q.store, false, true);
+  const vcz::VariantReader reader(q.store, false, true, /*key_missing_ids=*/true);
   std::vector<vcz::WorkUnit> kept;
   std::int64_t selected = 0;
   for (auto& unit : q.plan.units) {

@@ -172,7 +172,7 @@ class Pca final : public PcaStatistic {
         const vcz::VariantBlock& b = *u.variants;
         retained_.chrom.push_back(q_.store.contig_ids()[static_cast<std::size_t>(b.contig[r])]);
         retained_.pos.push_back(b.position[static_cast<std::size_t>(r)]);
-        retained_.id.push_back(b.id.empty() ? "." : b.id[static_cast<std::size_t>(r)]);
+        retained_.id.push_back(vcz::variant_key(q_.store, b, r));
         retained_.ref.push_back(b.allele(r, 0));
         retained_.alt.push_back(alt_alleles(b, r));
       }

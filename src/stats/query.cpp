@@ -100,7 +100,10 @@ Query make_query(const QueryOptions& o) {
           {},
           {},
           {},
-          std::make_shared<detail::DataSpans>()};
+          std::make_shared<detail::DataSpans>(),
+          {},
+          false,
+          0};
   if (!o.regions.empty() && !o.regions_file.empty())
     throw UsageError("give either -r/--regions or -R/--regions-file, not both");
   if (!o.regions.empty()) q.regions = vcz::parse_regions(o.regions);
@@ -147,6 +150,15 @@ Query make_query(const QueryOptions& o) {
   q.accessible = std::make_shared<const AccessibleMask>(q.store, o.accessible);
   q.accessible_path = o.accessible;
   q.ancestral = o.ancestral.empty() ? "ref" : o.ancestral;
+  q.filters = o.filters;
+  q.filters.validate();
+  q.unfiltered_sites = q.plan.selected_variants();
+  if (q.filters.metadata()) {
+    detail::apply_metadata_filters(q);
+    if (q.unfiltered_sites > 0 && q.plan.units.empty())
+      q.warnings.push_back("the site filters " + q.filters.describe() + " keep none of the " +
+                           std::to_string(q.unfiltered_sites) + " selected variants of " + o.store);
+  }
   return q;
 }
 
@@ -304,6 +316,29 @@ const std::vector<std::pair<std::int64_t, std::int64_t>>& Query::data_spans() co
     cache.by_key = std::move(spans);
   });
   return cache.by_key;
+}
+
+// ---- site filters -------------------------------------------------------------------------
+
+void filter_plan(Query& q, const std::function<bool(std::size_t unit, std::int64_t row)>& keep) {
+  std::vector<vcz::WorkUnit> kept;
+  for (std::size_t u = 0; u < q.plan.units.size(); ++u) {
+    vcz::WorkUnit& unit = q.plan.units[u];
+    if (unit.mask.empty()) unit.mask.assign(static_cast<std::size_t>(unit.size()), 1);
+    bool any = false;
+    for (std::int64_t r = 0; r < unit.size(); ++r) {
+      auto& m = unit.mask[static_cast<std::size_t>(r)];
+      if (m && !keep(u, r)) m = 0;
+      any = any || m;
+    }
+    if (std::find(unit.mask.begin(), unit.mask.end(), std::uint8_t{0}) == unit.mask.end())
+      unit.mask.clear();
+    if (any) kept.push_back(std::move(unit));
+  }
+  q.plan.units = std::move(kept);
+  // The spans of windows over the data are those of the filtered sites (as in a filtered store).
+  q.data_span_cache = std::make_shared<detail::DataSpans>();
+  q.data_span_cache->plan = q.plan;
 }
 
 // ---- partitions ---------------------------------------------------------------------------

@@ -15,8 +15,23 @@ std::int64_t now_ns() {
 }
 }  // namespace
 
-GenotypeReader::GenotypeReader(const vcz::VczStore& store, const vcz::SampleSelection& samples)
-    : gt_(store.genotypes()) {
+GenotypeReader::GenotypeReader(const vcz::VczStore& store, const vcz::SampleSelection& samples,
+                               GenotypeMask mask)
+    : gt_(store.genotypes()), mask_(mask) {
+  auto field = [&](const char* name, const char* option) {
+    auto a = store.array(name);
+    if (!a)
+      throw FormatError(store.path() + ": " + option + " needs " + name +
+                        ", which the store lacks");
+    if (a->shape().size() != 2 || a->shape()[0] != gt_.shape()[0] ||
+        a->shape()[1] != gt_.shape()[1] || a->chunks()[0] != gt_.chunks()[0] ||
+        a->chunks()[1] != gt_.chunks()[1])
+      throw FormatError(store.path() + ": " + name +
+                        " is not a variants x samples array chunked as call_genotype");
+    return a;
+  };
+  if (mask.min_gq > 0) gq_ = field("call_GQ", "--min-gq");
+  if (mask.min_dp > 0) dp_ = field("call_DP", "--min-dp");
   ploidy_ = gt_.shape()[2];
   elem_bytes_ = gt_.dtype().size;
   if (gt_.chunks()[2] != ploidy_)
@@ -141,12 +156,61 @@ GenotypeChunkView GenotypeReader::read(const vcz::WorkUnit& unit, std::size_t bl
     }
     view.data = gathered.data();
   }
+  if (gq_) mask_calls(*gq_, mask_.min_gq, unit.chunk, sb, row0, view);
+  if (dp_) mask_calls(*dp_, mask_.min_dp, unit.chunk, sb, row0, view);
   if (counters) {
     counters->read_decode_ns += t1 - t0;
     counters->gather_ns += now_ns() - t1;
     counters->decoded_bytes += gt_.chunk_bytes();
   }
   return view;
+}
+
+void GenotypeReader::mask_calls(const zarr::Array& a, int min, std::int64_t chunk,
+                                const SampleBlock& sb, std::int64_t row0,
+                                GenotypeChunkView& view) const {
+  const std::int64_t cs = a.chunks()[1];
+  std::vector<std::byte> raw(static_cast<std::size_t>(a.chunk_bytes()));
+  const std::int64_t index[2] = {chunk, sb.chunk};
+  a.read_chunk(index, raw);
+  std::vector<std::int32_t> values(raw.size() / static_cast<std::size_t>(a.dtype().size));
+  zarr::convert_elements(a.dtype(), raw.data(), values.size(), values.data());
+  auto* data = const_cast<std::byte*>(static_cast<const std::byte*>(view.data));
+  const std::int64_t call = view.ploidy * view.elem_bytes;
+  for (std::int64_t r = 0; r < view.variants; ++r)
+    for (std::int64_t k = 0; k < view.samples; ++k) {
+      const std::int64_t column = sb.contiguous_all ? k : sb.local[static_cast<std::size_t>(k)];
+      const std::int32_t v = values[static_cast<std::size_t>((row0 + r) * cs + column)];
+      if (v < 0 || v >= min) continue;  // missing (-1) or fill (-2) masks nothing
+      std::byte* c = data + (r * view.samples + k) * call;
+      for (std::int64_t s = 0; s < view.ploidy; ++s) {
+        std::byte* e = c + s * view.elem_bytes;
+        std::int64_t slot = 0;
+        switch (view.elem_bytes) {
+          case 1:
+            slot = static_cast<std::int8_t>(*e);
+            break;
+          case 2: {
+            std::int16_t x;
+            std::memcpy(&x, e, 2);
+            slot = x;
+            break;
+          }
+          case 4: {
+            std::int32_t x;
+            std::memcpy(&x, e, 4);
+            slot = x;
+            break;
+          }
+          default:
+            std::memcpy(&slot, e, 8);
+            break;
+        }
+        if (slot == -2) continue;  // a fill slot stays fill (mixed ploidy)
+        const std::int64_t missing = -1;
+        std::memcpy(e, &missing, static_cast<std::size_t>(view.elem_bytes));  // -1 in any width
+      }
+    }
 }
 
 }  // namespace vczstats::stream

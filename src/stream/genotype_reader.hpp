@@ -4,6 +4,7 @@
 // GenotypeChunkViews. Reusable buffers make the steady state allocation-free.
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -25,9 +26,20 @@ struct ReadCounters {
   std::int64_t decoded_bytes = 0;
 };
 
+/// Genotypes set to missing by FORMAT fields (--min-gq, --min-dp; 0: off).
+struct GenotypeMask {
+  int min_gq = 0;
+  int min_dp = 0;
+  bool active() const { return min_gq > 0 || min_dp > 0; }
+};
+
 class GenotypeReader {
  public:
-  GenotypeReader(const vcz::VczStore& store, const vcz::SampleSelection& samples);
+  /// @brief With @p mask, calls whose call_GQ (call_DP) is below the minimum read as missing
+  /// (-1 in every slot but fill). @throws FormatError naming an array the mask needs that the
+  /// store lacks or chunks unlike call_genotype.
+  GenotypeReader(const vcz::VczStore& store, const vcz::SampleSelection& samples,
+                 GenotypeMask mask = {});
 
   /// Sample blocks (sample chunks holding at least one selected sample).
   std::size_t num_blocks() const { return blocks_.size(); }
@@ -78,7 +90,12 @@ class GenotypeReader {
     std::int64_t first = 0;           ///< selection index of the block's first sample
     bool contiguous_all = false;      ///< the block is every column of the stored chunk, in order
   };
+  // Set the calls of rows [row0, row0 + rows) whose field @p a is below @p min to missing.
+  void mask_calls(const zarr::Array& a, int min, std::int64_t chunk, const SampleBlock& sb,
+                  std::int64_t row0, GenotypeChunkView& view) const;
   const zarr::Array& gt_;
+  GenotypeMask mask_;
+  std::optional<zarr::Array> gq_, dp_;
   std::vector<SampleBlock> blocks_;
   std::int64_t num_selected_ = 0;
   std::int64_t ploidy_ = 0;

@@ -23,8 +23,11 @@ int store_max_alleles(const VczStore& store) {
   return static_cast<int>(std::max<std::int64_t>(a->shape()[1], 1));
 }
 
-VariantReader::VariantReader(const VczStore& store, bool with_alleles, bool with_ids)
+VariantReader::VariantReader(const VczStore& store, bool with_alleles, bool with_ids,
+                             bool key_missing_ids)
     : store_(store) {
+  if (key_missing_ids) with_alleles = with_ids = true;
+  key_missing_ids_ = key_missing_ids;
   auto contig = store.variant_array("variant_contig", 1, ElementKind::Integer);
   if (!contig) throw FormatError(store.path() + ": variant_contig is missing");
   contig_ = *contig;
@@ -64,7 +67,29 @@ VariantBlock VariantReader::read(std::int64_t begin, std::int64_t end) const {
   } else if (with_ids_) {
     b.id.assign(static_cast<std::size_t>(end - begin), ".");
   }
+  if (key_missing_ids_)
+    for (std::int64_t r = 0; r < b.size(); ++r)
+      if (b.id[static_cast<std::size_t>(r)] == ".")
+        b.id[static_cast<std::size_t>(r)] = variant_key(store_, b, r);
   return b;
+}
+
+std::string variant_key(const VczStore& store, const VariantBlock& b, std::int64_t r) {
+  const auto i = static_cast<std::size_t>(r);
+  if (!b.id.empty() && !b.id[i].empty() && b.id[i] != ".") return b.id[i];
+  std::string key = store.contig_ids()[static_cast<std::size_t>(b.contig[i])];
+  key += ':';
+  key += std::to_string(b.position[i]);
+  key += ':';
+  key += b.allele(r, 0);
+  key += ':';
+  const int n = b.num_alleles(r);
+  if (n < 2) key += '.';
+  for (int k = 1; k < n; ++k) {
+    if (k > 1) key += ',';
+    key += b.allele(r, k);
+  }
+  return key;
 }
 
 }  // namespace vczstats::vcz

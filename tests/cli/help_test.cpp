@@ -103,6 +103,16 @@ TEST(CliHelp, EveryCommandEndsWithExamplesAndHidesTestingOptions) {
                                      "--context", "(testing)", "Benchmarks only", "{false}"})
       EXPECT_EQ(r.out.find(hidden), std::string::npos) << cmd << " shows " << hidden;
   }
+  // Every statistic lists the site filters (the commands of stores read no sites).
+  for (const auto& cmd : names) {
+    if (cmd == "info" || cmd == "convert" || cmd == "simulate" || cmd == "recompress") continue;
+    const auto r = run(binary() + " " + cmd + " --help");
+    for (const std::string option :
+         {"--snps-only", "--min-alleles", "--max-alleles", "--apply-filters", "--min-qual",
+          "--max-maf", "--mac", "--max-mac", "--geno", "--hwe", "--maf"})
+      EXPECT_NE(r.out.find(option + " "), std::string::npos) << cmd << " lacks " << option;
+    EXPECT_NE(r.out.find("Site filters"), std::string::npos) << cmd;
+  }
   const auto h = run(binary() + " afdist --help");
   EXPECT_NE(h.out.find("--progress,--no-progress "), std::string::npos) << h.out;
   const auto s = run(binary() + " simulate --help");

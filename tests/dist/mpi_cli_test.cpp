@@ -342,6 +342,34 @@ TEST(MpiCli, HaplotypeScansAreByteIdenticalForOneToFourRanks) {
   }
 }
 
+TEST(MpiCli, FilteredSiteAndWindowStatisticsAreByteIdentical) {
+  VCZ_REQUIRE_MPI();
+  vcztest::TempDir dir;
+  const std::string path = missing_multi(dir);
+  if (path.empty()) GTEST_SKIP() << "skipped: no test store (needs python3-zarr and bcftools)";
+  // Site filters of the metadata and of the counts, on units cut small (uneven rank shares).
+  const std::string s = shell_quote(path) +
+                        " --max-unit-variants 11 --max-alleles 3 --maf 0.05 --geno 0.2 "
+                        "--hwe 1e-3 -P " +
+                        shell_quote(write_pops(dir, "f", path)) + " ";
+  for (const std::string& c :
+       {"freq " + s, "hardy " + s, "sfs " + s, "diversity " + s + "--window-size 700",
+        "divergence " + s + "--window-variants 9",
+        "stats " + s + "--window-size 500 --stats pi,tajima_d,dxy,fst_hudson"}) {
+    const std::string want = vcztest::run_ok(plain() + c + " -t 2");
+    const std::string unfiltered = vcztest::run_ok(
+        plain() +
+        std::regex_replace(c, std::regex("--max-alleles 3 --maf 0.05 --geno 0.2 --hwe 1e-3 "), "") +
+        " -t 2");
+    EXPECT_NE(want, unfiltered) << "the filters changed nothing: " << c;
+    for (int k : {2, 3}) {
+      const auto got = vcztest::run(mpirun(k) + c);
+      ASSERT_EQ(got.exit_code, 0) << "mpirun -n " << k << " " << c << "\n" << got.err;
+      EXPECT_EQ(want, got.out) << "mpirun -n " << k << " " << c;
+    }
+  }
+}
+
 TEST(MpiCli, Ag1000gScanAndFstatsAreByteIdentical) {
   VCZ_REQUIRE_MPI();
   VCZ_REQUIRE_SHARED_DATA();

@@ -117,7 +117,7 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
   const auto start = Clock::now();
   const vcz::ChunkPlan& plan = *spec.plan;
   const RunOptions& run = *spec.run;
-  stream::GenotypeReader reader(*spec.store, *spec.samples);
+  stream::GenotypeReader reader(*spec.store, *spec.samples, {spec.min_gq, spec.min_dp});
   reader.prefetch(plan.units);  // remote stores: many requests in flight ahead of the readers
   const unsigned threads = run.threads ? run.threads : hardware_threads();
   const auto nunits = static_cast<std::int64_t>(plan.units.size());

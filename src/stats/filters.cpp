@@ -1,0 +1,185 @@
+// Site filters (vczstats/filters.hpp): their description and checks, the decision of the count
+// filters for one site, and the filters of the variant metadata, which mask the rows of a
+// query's plan when it is built.
+
+#include "vczstats/filters.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "vczstats/error.hpp"
+#include "vczstats/hardy.hpp"
+#include "vczstats/query.hpp"
+#include "vczstats/variants.hpp"
+
+namespace vczstats {
+
+namespace {
+// plink2 compares frequencies and p-values with this relative tolerance (kSmallEpsilon), so a
+// threshold equal to a ratio of counts keeps the site whatever the rounding.
+constexpr double kEpsilon = 1.0 / static_cast<double>(std::int64_t{1} << 44);
+}  // namespace
+
+std::string VariantFilterOptions::describe() const {
+  std::string s;
+  auto add = [&s](const std::string& item) { s += (s.empty() ? "" : " ") + item; };
+  if (snps_only) add("--snps-only");
+  if (min_alleles > 0) add(fmt::format("--min-alleles {}", min_alleles));
+  if (max_alleles > 0) add(fmt::format("--max-alleles {}", max_alleles));
+  if (!apply_filters.empty()) {
+    std::string list;
+    for (const auto& f : apply_filters) list += (list.empty() ? "" : ",") + f;
+    add("--apply-filters " + list);
+  }
+  if (min_qual) add(fmt::format("--min-qual {}", *min_qual));
+  if (maf) add(fmt::format("--maf {}", *maf));
+  if (max_maf) add(fmt::format("--max-maf {}", *max_maf));
+  if (mac) add(fmt::format("--mac {}", *mac));
+  if (max_mac) add(fmt::format("--max-mac {}", *max_mac));
+  if (geno) add(fmt::format("--geno {}", *geno));
+  if (hwe) add(fmt::format("--hwe {}{}", *hwe, hwe_midp ? " --hwe-midp" : ""));
+  if (min_gq > 0) add(fmt::format("--min-gq {}", min_gq));
+  if (min_dp > 0) add(fmt::format("--min-dp {}", min_dp));
+  return s;
+}
+
+void VariantFilterOptions::validate() const {
+  auto unit = [](const std::optional<double>& v, const char* name) {
+    if (v && !(*v >= 0 && *v <= 1))
+      throw UsageError(fmt::format("{} {}: expected a value between 0 and 1", name, *v));
+  };
+  unit(maf, "--maf");
+  unit(max_maf, "--max-maf");
+  unit(geno, "--geno");
+  unit(hwe, "--hwe");
+  if (mac && *mac < 0) throw UsageError(fmt::format("--mac {}: expected a count >= 0", *mac));
+  if (max_mac && *max_mac < 0)
+    throw UsageError(fmt::format("--max-mac {}: expected a count >= 0", *max_mac));
+  if (min_alleles < 0 || max_alleles < 0)
+    throw UsageError("--min-alleles/--max-alleles: expected a number of alleles >= 1");
+  if (max_alleles > 0 && min_alleles > max_alleles)
+    throw UsageError(
+        fmt::format("--min-alleles {} exceeds --max-alleles {}", min_alleles, max_alleles));
+  if (min_gq < 0 || min_dp < 0) throw UsageError("--min-gq/--min-dp: expected a value >= 0");
+  if (hwe_midp && !hwe) throw UsageError("--hwe-midp needs --hwe P");
+  if (min_qual && std::isnan(*min_qual)) throw UsageError("--min-qual: expected a number");
+  for (const auto& f : apply_filters)
+    if (f.empty()) throw UsageError("--apply-filters: an empty filter name");
+}
+
+namespace stats {
+
+bool passes_count_filters(const VariantFilterOptions& f, const std::int32_t* allele_counts,
+                          int alleles, std::int64_t genotypes, std::int64_t missing,
+                          std::int64_t hom_ref, std::int64_t het_ref, std::int64_t hom_other) {
+  if (f.maf || f.max_maf || f.mac || f.max_mac) {
+    std::int64_t total = 0, major = 0;
+    for (int k = 0; k < alleles; ++k) {
+      total += allele_counts[k];
+      major = std::max<std::int64_t>(major, allele_counts[k]);
+    }
+    // plink2: the minor allele frequency of a multi-allelic site is 1 - that of the major
+    // allele; a site without a called allele has none (0).
+    const std::int64_t nonmajor = total - major;
+    const double minor = total > 0 ? static_cast<double>(nonmajor) / static_cast<double>(total) : 0;
+    if (f.maf && *f.maf > 0 && !(minor >= *f.maf * (1 - kEpsilon))) return false;
+    if (f.max_maf && !(minor <= *f.max_maf * (1 + kEpsilon))) return false;
+    if (f.mac && nonmajor < *f.mac) return false;
+    if (f.max_mac && nonmajor > *f.max_mac) return false;
+  }
+  if (f.geno && genotypes > 0 &&
+      static_cast<double>(missing) > *f.geno * (1 + kEpsilon) * static_cast<double>(genotypes))
+    return false;
+  if (f.hwe && hwe_exact_p(het_ref, hom_ref, hom_other, f.hwe_midp) < *f.hwe * (1 - kEpsilon))
+    return false;
+  return true;
+}
+
+}  // namespace stats
+
+void detail::apply_metadata_filters(Query& q) {
+  const VariantFilterOptions& f = q.filters;
+  const std::string& path = q.store.path();
+  const bool by_alleles = f.snps_only || f.min_alleles > 0 || f.max_alleles > 0;
+  if (by_alleles && !q.store.array("variant_allele"))
+    throw FormatError(path +
+                      ": --snps-only, --min-alleles and --max-alleles need variant_allele, which "
+                      "the store lacks");
+  std::optional<zarr::Array> filters, quality;
+  std::vector<std::int64_t> wanted;  // columns of variant_filter
+  bool want_unfiltered = false;      // "." : no filter set
+  std::int64_t filter_columns = 0;
+  if (!f.apply_filters.empty()) {
+    filters = q.store.variant_array("variant_filter", 2, vcz::ElementKind::Integer);
+    const auto ids = q.store.array("filter_id");
+    if (!filters || !ids)
+      throw FormatError(path +
+                        ": --apply-filters needs variant_filter and filter_id, which the store "
+                        "lacks");
+    filter_columns = filters->shape()[1];
+    const std::vector<std::int64_t> s{0}, e{ids->shape()[0]};
+    const auto names = ids->read_region_strings(s, e);
+    for (const auto& name : f.apply_filters) {
+      if (name == ".") {
+        want_unfiltered = true;
+        continue;
+      }
+      const auto it = std::find(names.begin(), names.end(), name);
+      if (it == names.end()) {
+        std::string known;
+        for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+        throw UsageError("--apply-filters: filter '" + name + "' is not in " + path +
+                         "'s filter_id (" + known + ")");
+      }
+      if (it - names.begin() < filter_columns) wanted.push_back(it - names.begin());
+    }
+  }
+  if (f.min_qual) {
+    quality = q.store.variant_array("variant_quality", 1, vcz::ElementKind::Number);
+    if (!quality)
+      throw FormatError(path + ": --min-qual needs variant_quality, which the store lacks");
+  }
+  const vcz::VariantReader reader(q.store, by_alleles, /*with_ids=*/false);
+  std::size_t current = static_cast<std::size_t>(-1);
+  vcz::VariantBlock block;
+  std::vector<std::uint8_t> filter_flags;
+  std::vector<double> qual;
+  filter_plan(q, [&](std::size_t u, std::int64_t r) {
+    if (u != current) {  // read the unit's fields once
+      current = u;
+      const vcz::WorkUnit& unit = q.plan.units[u];
+      if (by_alleles) block = reader.read(unit.begin, unit.end);
+      if (filters) {
+        const std::vector<std::int64_t> s{unit.begin, 0}, e{unit.end, filter_columns};
+        filter_flags = filters->read_region_as<std::uint8_t>(s, e);
+      }
+      if (quality) {
+        const std::vector<std::int64_t> s{unit.begin}, e{unit.end};
+        qual = quality->read_region_as<double>(s, e);
+      }
+    }
+    if (by_alleles) {
+      const int n = block.num_alleles(r);
+      if (f.min_alleles > 0 && n < f.min_alleles) return false;
+      if (f.max_alleles > 0 && n > f.max_alleles) return false;
+      if (f.snps_only)
+        for (int k = 0; k < n; ++k)
+          if (block.allele(r, k).size() != 1) return false;
+    }
+    if (filters) {
+      const std::uint8_t* row = filter_flags.data() + r * filter_columns;
+      bool any_set = false, hit = false;
+      for (std::int64_t c = 0; c < filter_columns; ++c) any_set = any_set || row[c];
+      for (const std::int64_t c : wanted) hit = hit || row[c];
+      if (!(hit || (want_unfiltered && !any_set))) return false;
+    }
+    // A missing QUAL (NaN) fails, as in bcftools -i 'QUAL>=x' and plink2 --var-min-qual.
+    if (quality && !(qual[static_cast<std::size_t>(r)] >= *f.min_qual)) return false;
+    return true;
+  });
+}
+
+}  // namespace vczstats
