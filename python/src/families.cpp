@@ -122,11 +122,12 @@ void bind_ld(py::module_& m, const py::keep_alive<0, 1>& keep) {
   m.def(
       "variant_ids",
       [](const vcz::VczStore& store, const std::vector<std::int64_t>& indices) {
-        // IDs of variants by global index, read a block of the store at a time.
+        // IDs of variants by global index (CHROM:POS:REF:ALT where the store has none, as the
+        // CLI writes them), read a block of the store at a time.
         std::vector<std::string> out(indices.size());
         {
           py::gil_scoped_release release;
-          const vcz::VariantReader reader(store, false, true);
+          const vcz::VariantReader reader(store, false, true, /*key_missing_ids=*/true);
           constexpr std::int64_t kBlock = 1 << 14;
           std::int64_t block = -1;
           std::vector<std::string> ids;
