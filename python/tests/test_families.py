@@ -84,6 +84,16 @@ def test_ld_decay_scores_and_stats(cli, store, phased):
         vczstats.ld_scores(store)
 
 
+def test_site_filters_reach_the_ld_and_matrix_families(cli, store):
+    f = {"max_alleles": 2, "mac": 3, "geno": 0.2}
+    flags = ["--max-alleles", 2, "--mac", 3, "--geno", 0.2]
+    r = vczstats.ld(store, min_r2=0.0, filters=f, progress=False)
+    assert_same(r, cli_frame(cli, "ld", store.path, "--ld-window-r2", 0, *flags))
+    assert len(r) < len(vczstats.ld(store, min_r2=0.0, progress=False))
+    d = vczstats.ld_decay(store, [0, 1000, 3000], filters=f, progress=False)
+    assert_same(d, cli_frame(cli, "ld", store.path, "--decay", "0,1000,3000", *flags))
+
+
 def test_prune(cli, store, tmp_path):
     r = vczstats.prune(store, window=20, step=3, r2=0.1, progress=False)
     assert_same(r, cli_frame(cli, "prune", store.path, "--indep-pairwise", 20, 3, 0.1))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -55,10 +55,10 @@ def _run_family(kind: str, store: Any, make: Callable[[Any], Any], selection: Di
 
 
 def _selection(regions, regions_overlap, samples, force_samples, sample_sets=None,
-               windows=None, ancestral="ref") -> Dict[str, Any]:
+               windows=None, ancestral="ref", filters=None) -> Dict[str, Any]:
     return dict(regions=regions, regions_overlap=regions_overlap, samples=samples,
                 force_samples=force_samples, sample_sets=sample_sets, windows=windows,
-                ancestral=ancestral)
+                ancestral=ancestral, filters=filters)
 
 
 def _execution(device, threads, prefetch, progress) -> Dict[str, Any]:
@@ -103,8 +103,9 @@ def _pairs_text(pairs: PopPairs) -> str:
 
 #: Parameter entries several docstrings share (numpydoc), put where a docstring says {shared}.
 _SHARED_PARAMETERS = {
-    "selection": ("regions, regions_overlap, samples, force_samples",
-        "The selection, as in :func:`diversity`."),
+    "selection": ("regions, regions_overlap, samples, force_samples, filters",
+        "The selection and the site filters (``{\"maf\": 0.01, \"geno\": 0.05, ...}``, keyed "
+        "as the CLI's options), as in :func:`diversity`."),
     "execution": ("device, threads, prefetch, progress", "Execution, as in :func:`diversity`."),
     "ancestral": ("ancestral : str",
         "``\"ref\"``, ``\"aa\"`` (the store's variant_AA) or an ancestral FASTA."),
@@ -265,6 +266,7 @@ def ld(store: Any, *, measure: str = "r2", window_variants: int = 10,
        window_bp: int = 1_000_000, min_r2: float = 0.2, focal: Optional[Sequence[str]] = None,
        regions: Optional[Regions] = None, regions_overlap: str = "record",
        samples: Optional[SampleList] = None, force_samples: bool = False,
+        filters: Optional[Mapping[str, Any]] = None,
        device: str = "auto", threads: Optional[int] = None, prefetch: Optional[int] = None,
        progress: Any = None) -> Result:
     """Linkage disequilibrium between nearby variants (``vczstats ld``; plink 1.9 ``--r2``,
@@ -316,7 +318,7 @@ def ld(store: Any, *, measure: str = "r2", window_variants: int = 10,
         "ld", store,
         lambda q: _core.make_ld(q, measure, int(window_variants), int(window_bp), float(min_r2),
                                 focal_ids),
-        _selection(regions, regions_overlap, samples, force_samples),
+        _selection(regions, regions_overlap, samples, force_samples, filters=filters),
         _execution(device, threads, prefetch, progress))
     cols = {c["name"]: c for c in table["columns"]}
     ids = {}
@@ -355,6 +357,7 @@ def ld_decay(store: Any, bins: Union[str, Sequence[int]], *, measure: str = "r2"
              window_variants: Optional[int] = None, window_size: int = 0,
              regions: Optional[Regions] = None, regions_overlap: str = "record",
              samples: Optional[SampleList] = None, force_samples: bool = False,
+        filters: Optional[Mapping[str, Any]] = None,
              device: str = "auto", threads: Optional[int] = None, prefetch: Optional[int] = None,
              progress: Any = None) -> Result:
     """Binned r² against distance without writing pairs (``vczstats ld --decay``).
@@ -394,7 +397,7 @@ def ld_decay(store: Any, bins: Union[str, Sequence[int]], *, measure: str = "r2"
         "ld_decay", store,
         lambda q: _core.make_ld_decay(q, measure, edges, int(window_variants or 0),
                                       int(window_size)),
-        _selection(regions, regions_overlap, samples, force_samples),
+        _selection(regions, regions_overlap, samples, force_samples, filters=filters),
         _execution(device, threads, prefetch, progress))
     return Result("ld_decay", table, run)
 
@@ -405,6 +408,7 @@ def ld_scores(store: Any, *, window_kb: Optional[float] = None,
               genetic_map: Optional[PathLike] = None, measure: str = "r2",
               regions: Optional[Regions] = None, regions_overlap: str = "record",
               samples: Optional[SampleList] = None, force_samples: bool = False,
+        filters: Optional[Mapping[str, Any]] = None,
               device: str = "auto", threads: Optional[int] = None,
               prefetch: Optional[int] = None, progress: Any = None) -> Result:
     """LD scores as ldsc ``--l2`` (``vczstats ld --ld-scores``).
@@ -448,7 +452,7 @@ def ld_scores(store: Any, *, window_kb: Optional[float] = None,
             -1 if window_kb is None else int(round(float(window_kb) * 1000)),
             -1.0 if window_cm is None else float(window_cm),
             "" if genetic_map is None else os.fspath(genetic_map)),
-        _selection(regions, regions_overlap, samples, force_samples),
+        _selection(regions, regions_overlap, samples, force_samples, filters=filters),
         _execution(device, threads, prefetch, progress))
     return Result("ld_scores", table, run)
 
@@ -457,6 +461,7 @@ def ld_scores(store: Any, *, window_kb: Optional[float] = None,
 def ld_stats(store: Any, bp_bins: Union[str, Sequence[int]], *,
              regions: Optional[Regions] = None, regions_overlap: str = "record",
              samples: Optional[SampleList] = None, force_samples: bool = False,
+        filters: Optional[Mapping[str, Any]] = None,
              device: str = "auto", threads: Optional[int] = None, prefetch: Optional[int] = None,
              progress: Any = None) -> Dict[str, Any]:
     """moments.LD's two-locus statistics of one population in bins of bp distance
@@ -486,7 +491,7 @@ def ld_stats(store: Any, bp_bins: Union[str, Sequence[int]], *,
     edges = _bin_edges(bp_bins, "bp_bins")
     statistic, table, run, query = _run_family(
         "ld_stats", store, lambda q: _core.make_ld_stats(q, edges),
-        _selection(regions, regions_overlap, samples, force_samples),
+        _selection(regions, regions_overlap, samples, force_samples, filters=filters),
         _execution(device, threads, prefetch, progress))
     cols = {c["name"]: np.asarray(c["values"]) for c in table["columns"]}
     names = ["DD_0_0", "Dz_0_0_0", "pi2_0_0_0_0"]
@@ -503,6 +508,7 @@ def prune(store: Any, *, window: int = 50, step: int = 5, r2: float = 0.5,
           window_kb: bool = False, kept_only: bool = False,
           regions: Optional[Regions] = None, regions_overlap: str = "record",
           samples: Optional[SampleList] = None, force_samples: bool = False,
+        filters: Optional[Mapping[str, Any]] = None,
           device: str = "auto", threads: Optional[int] = None, prefetch: Optional[int] = None,
           progress: Any = None) -> Union[Result, np.ndarray]:
     """LD pruning (``vczstats prune``; plink 1.9 ``--indep-pairwise W S r2``).
@@ -545,7 +551,7 @@ def prune(store: Any, *, window: int = 50, step: int = 5, r2: float = 0.5,
     statistic, table, run, query = _run_family(
         "prune", store,
         lambda q: _core.make_prune(q, int(window), bool(window_kb), int(step), float(r2)),
-        _selection(regions, regions_overlap, samples, force_samples),
+        _selection(regions, regions_overlap, samples, force_samples, filters=filters),
         _execution(device, threads, prefetch, progress))
     # Rows are final only once the window has passed them (often in a later unit): the IDs are
     # looked up by variant index, as the CLI does.
@@ -609,6 +615,7 @@ def grm(store: Any, *, maf: float = 0.0, cov: bool = False,
         extract: Union[None, PathLike, Sequence[str]] = None,
         regions: Optional[Regions] = None, regions_overlap: str = "record",
         samples: Optional[SampleList] = None, force_samples: bool = False,
+        filters: Optional[Mapping[str, Any]] = None,
         device: str = "auto", threads: Optional[int] = None, prefetch: Optional[int] = None,
         progress: Any = None) -> SampleMatrix:
     """Genomic relationship matrix (``vczstats grm``; plink2 ``--make-rel``).
@@ -640,7 +647,7 @@ def grm(store: Any, *, maf: float = 0.0, cov: bool = False,
     m = _check_maf(maf)
     return _matrix("grm", "stat_genomic_relationship", store,
                    lambda q: _core.make_grm(q, m, bool(cov)), extract,
-                   _selection(regions, regions_overlap, samples, force_samples),
+                   _selection(regions, regions_overlap, samples, force_samples, filters=filters),
                    _execution(device, threads, prefetch, progress))
 
 
@@ -649,6 +656,7 @@ def king(store: Any, *, table: bool = False, min_kinship: Optional[float] = None
          maf: float = 0.0, extract: Union[None, PathLike, Sequence[str]] = None,
          regions: Optional[Regions] = None, regions_overlap: str = "record",
          samples: Optional[SampleList] = None, force_samples: bool = False,
+        filters: Optional[Mapping[str, Any]] = None,
          device: str = "auto", threads: Optional[int] = None, prefetch: Optional[int] = None,
          progress: Any = None) -> Union[SampleMatrix, Result]:
     """KING-robust kinship between samples (``vczstats king``; plink2 ``--make-king``).
@@ -683,7 +691,7 @@ def king(store: Any, *, table: bool = False, min_kinship: Optional[float] = None
     ...                       min_kinship=0.0884)                    # doctest: +SKIP
     """
     m = _check_maf(maf)
-    selection = _selection(regions, regions_overlap, samples, force_samples)
+    selection = _selection(regions, regions_overlap, samples, force_samples, filters=filters)
     execution = _execution(device, threads, prefetch, progress)
     if not table:
         if min_kinship is not None:
@@ -702,6 +710,7 @@ def distance(store: Any, *, metric: str = "allele-ct", flat_missing: bool = Fals
              maf: float = 0.0, extract: Union[None, PathLike, Sequence[str]] = None,
              regions: Optional[Regions] = None, regions_overlap: str = "record",
              samples: Optional[SampleList] = None, force_samples: bool = False,
+        filters: Optional[Mapping[str, Any]] = None,
              device: str = "auto", threads: Optional[int] = None,
              prefetch: Optional[int] = None, progress: Any = None) -> SampleMatrix:
     """Distances between samples (``vczstats distance``; plink 1.9 ``--distance``).
@@ -737,7 +746,7 @@ def distance(store: Any, *, metric: str = "allele-ct", flat_missing: bool = Fals
     variable = "stat_identity_by_state" if metric == "ibs" else "stat_distance"
     return _matrix("distance", variable, store,
                    lambda q: _core.make_distance(q, m, metric, bool(flat_missing)), extract,
-                   _selection(regions, regions_overlap, samples, force_samples),
+                   _selection(regions, regions_overlap, samples, force_samples, filters=filters),
                    _execution(device, threads, prefetch, progress))
 
 
@@ -746,6 +755,7 @@ def pca(store: Any, *, components: int = 10, method: str = "auto", loadings: boo
         seed: int = 1, maf: float = 0.0, extract: Union[None, PathLike, Sequence[str]] = None,
         regions: Optional[Regions] = None, regions_overlap: str = "record",
         samples: Optional[SampleList] = None, force_samples: bool = False,
+        filters: Optional[Mapping[str, Any]] = None,
         device: str = "auto", threads: Optional[int] = None, prefetch: Optional[int] = None,
         progress: Any = None) -> PcaResult:
     """Principal components of the samples (``vczstats pca``; plink2 ``--pca``).
@@ -790,7 +800,7 @@ def pca(store: Any, *, components: int = 10, method: str = "auto", loadings: boo
         statistic, table, run, _ = _run_family(
             "pca", store,
             lambda q: _core.make_pca(q, m, int(components), method, bool(loadings), int(seed)),
-            _selection(regions, regions_overlap, samples, force_samples),
+            _selection(regions, regions_overlap, samples, force_samples, filters=filters),
             _execution(device, threads, prefetch, progress), extract=path)
     return PcaResult(statistic, table, run, bool(loadings))
 
@@ -802,6 +812,7 @@ def pca(store: Any, *, components: int = 10, method: str = "auto", loadings: boo
 def haplotypes(store: Any, *, sample_sets: Optional[SampleSets] = None, windows: Any = None,
                regions: Optional[Regions] = None, regions_overlap: str = "record",
                samples: Optional[SampleList] = None, force_samples: bool = False,
+        filters: Optional[Mapping[str, Any]] = None,
                device: str = "auto", threads: Optional[int] = None,
                prefetch: Optional[int] = None, progress: Any = None) -> Result:
     """Haplotype statistics per window and population (``vczstats haplotypes``): distinct
@@ -832,7 +843,8 @@ def haplotypes(store: Any, *, sample_sets: Optional[SampleSets] = None, windows:
     """
     _, table, run, query = _run_family(
         "haplotypes", store, _core.make_haplotype_windows,
-        _selection(regions, regions_overlap, samples, force_samples, sample_sets, windows),
+        _selection(regions, regions_overlap, samples, force_samples, sample_sets, windows,
+                   filters=filters),
         _execution(device, threads, prefetch, progress))
     return Result("haplotypes", table, run, {"populations": list(query.populations)})
 
@@ -859,7 +871,8 @@ def ehh(store: Any, focal: Focal, *, window: int = 100_000, maf: float = 0.05,
         map: Optional[PathLike] = None, ancestral: str = "ref",
         sample_sets: Optional[SampleSets] = None, regions: Optional[Regions] = None,
         regions_overlap: str = "record", samples: Optional[SampleList] = None,
-        force_samples: bool = False, device: str = "auto", threads: Optional[int] = None,
+        force_samples: bool = False,
+        filters: Optional[Mapping[str, Any]] = None, device: str = "auto", threads: Optional[int] = None,
         prefetch: Optional[int] = None, progress: Any = None) -> Result:
     """EHH decay around focal sites (``vczstats ehh``; selscan ``--ehh``).
 
@@ -908,7 +921,7 @@ def ehh(store: Any, focal: Focal, *, window: int = 100_000, maf: float = 0.05,
         lambda q: _core.make_ehh(q, sites, int(window), float(maf),
                                  "" if map is None else os.fspath(map)),
         _selection(regions, regions_overlap, samples, force_samples, sample_sets,
-                   ancestral=ancestral),
+                   ancestral=ancestral, filters=filters),
         _execution(device, threads, prefetch, progress))
     return Result("ehh", table, run, {"populations": list(query.populations)})
 
@@ -948,7 +961,8 @@ def ihs(store: Any, *, sample_sets: Optional[SampleSets] = None, ancestral: str 
         map: Optional[PathLike] = None, bins: int = 100, min_bin_sites: int = 20,
         crit: float = 2.0, windows: Any = None, regions: Optional[Regions] = None,
         regions_overlap: str = "record", samples: Optional[SampleList] = None,
-        force_samples: bool = False, device: str = "auto", threads: Optional[int] = None,
+        force_samples: bool = False,
+        filters: Optional[Mapping[str, Any]] = None, device: str = "auto", threads: Optional[int] = None,
         prefetch: Optional[int] = None, progress: Any = None) -> Result:
     """iHS per site and population (``vczstats ihs``; Voight et al. 2006, selscan's
     definitions): log10 of the integrated EHH of the derived over the ancestral allele,
@@ -970,7 +984,7 @@ def ihs(store: Any, *, sample_sets: Optional[SampleSets] = None, ancestral: str 
                                     max_extend=max_extend, trunc_ok=trunc_ok, map=map, bins=bins,
                                     min_bin_sites=min_bin_sites, crit=crit),
                  _selection(regions, regions_overlap, samples, force_samples, sample_sets,
-                            windows, ancestral),
+                            windows, ancestral, filters=filters),
                  _execution(device, threads, prefetch, progress))
 
 
@@ -983,6 +997,7 @@ def nsl(store: Any, *, sample_sets: Optional[SampleSets] = None, ancestral: str 
         min_bin_sites: int = 20, crit: float = 2.0, windows: Any = None,
         regions: Optional[Regions] = None, regions_overlap: str = "record",
         samples: Optional[SampleList] = None, force_samples: bool = False,
+        filters: Optional[Mapping[str, Any]] = None,
         device: str = "auto", threads: Optional[int] = None, prefetch: Optional[int] = None,
         progress: Any = None) -> Result:
     """nSL per site and population (``vczstats nsl``; Ferrer-Admetlla et al. 2014, selscan's
@@ -1003,7 +1018,7 @@ def nsl(store: Any, *, sample_sets: Optional[SampleSets] = None, ancestral: str 
                                     max_extend_nsl=max_extend_nsl, trunc_ok=trunc_ok, bins=bins,
                                     min_bin_sites=min_bin_sites, crit=crit),
                  _selection(regions, regions_overlap, samples, force_samples, sample_sets,
-                            windows, ancestral),
+                            windows, ancestral, filters=filters),
                  _execution(device, threads, prefetch, progress))
 
 
@@ -1016,7 +1031,8 @@ def xpehh(store: Any, *, sample_sets: SampleSets, pairs: PopPairs = None,
           map: Optional[PathLike] = None, min_bin_sites: int = 20, crit: float = 2.0,
           windows: Any = None, regions: Optional[Regions] = None,
           regions_overlap: str = "record", samples: Optional[SampleList] = None,
-          force_samples: bool = False, device: str = "auto", threads: Optional[int] = None,
+          force_samples: bool = False,
+        filters: Optional[Mapping[str, Any]] = None, device: str = "auto", threads: Optional[int] = None,
           prefetch: Optional[int] = None, progress: Any = None) -> Result:
     """XP-EHH per site and pair of populations (``vczstats xpehh``; Sabeti et al. 2007,
     selscan's definitions): log10 of population A's integrated EHH over B's, standardised
@@ -1039,7 +1055,7 @@ def xpehh(store: Any, *, sample_sets: SampleSets, pairs: PopPairs = None,
                                       min_bin_sites=min_bin_sites, crit=crit,
                                       pairs=_pairs_text(pairs)),
                  _selection(regions, regions_overlap, samples, force_samples, sample_sets,
-                            windows, ancestral),
+                            windows, ancestral, filters=filters),
                  _execution(device, threads, prefetch, progress), _check_pairs(pairs, "pairs"))
 
 
@@ -1052,6 +1068,7 @@ def xpnsl(store: Any, *, sample_sets: SampleSets, pairs: PopPairs = None,
           min_bin_sites: int = 20, crit: float = 2.0, windows: Any = None,
           regions: Optional[Regions] = None, regions_overlap: str = "record",
           samples: Optional[SampleList] = None, force_samples: bool = False,
+        filters: Optional[Mapping[str, Any]] = None,
           device: str = "auto", threads: Optional[int] = None, prefetch: Optional[int] = None,
           progress: Any = None) -> Result:
     """XP-nSL per site and pair of populations (``vczstats xpnsl``; Szpiech et al. 2021,
@@ -1074,7 +1091,7 @@ def xpnsl(store: Any, *, sample_sets: SampleSets, pairs: PopPairs = None,
                                       min_bin_sites=min_bin_sites, crit=crit,
                                       pairs=_pairs_text(pairs)),
                  _selection(regions, regions_overlap, samples, force_samples, sample_sets,
-                            windows, ancestral),
+                            windows, ancestral, filters=filters),
                  _execution(device, threads, prefetch, progress), _check_pairs(pairs, "pairs"))
 
 
