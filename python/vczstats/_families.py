@@ -344,8 +344,7 @@ def _bin_edges(bins: Any, name: str) -> List[int]:
         start, stop, step = (int(float(x)) for x in parts)
         if step <= 0 or stop <= start:
             raise ValueError(f"{name}: 'START:STOP:STEP' needs STEP > 0 and STOP > START")
-        return list(range(start, stop + 1, step)) if (stop - start) % step == 0 else \
-            list(range(start, stop, step)) + [stop]
+        return list(range(start, stop, step)) + [stop]  # as the CLI: STOP is the last edge
     edges = [int(e) for e in bins]
     if len(edges) < 2 or any(b <= a for a, b in zip(edges, edges[1:])) or edges[0] < 0:
         raise ValueError(f"{name}: at least two strictly increasing edges from 0 or more")
