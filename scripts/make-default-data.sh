@@ -12,14 +12,11 @@
 #   1kg_chr20.vcz              VCZ directory store made by tests/tools/vcf2vcz.py
 #   1kg_chr20.pops.tsv         the 503 samples' 1000 Genomes populations (sample pop super_pop:
 #                              CEU, FIN, GBR, IBS, TSI; EUR), for -P (and --pop-column
-#                              super_pop), cut from the 1000 Genomes phase 3 sample panel
-#                              integrated_call_samples_v3.20130502.ALL.panel (IGSR,
-#                              ftp.1000genomes.ebi.ac.uk/vol1/ftp/release/20130502/). The panel is
-#                              not in Debian and is not copied into this repository: the script
-#                              reads it from $VCZSTATS_1KG_PANEL or
-#                              ../shared/data/1kg/ beside the checkout; without it the file
-#                              groups the samples by their name series (series_HG, series_NA),
-#                              which are not populations, and says so.
+#                              super_pop): the rows of scripts/data/1kg_chr20.panel.tsv (the
+#                              store's samples cut from the 1000 Genomes phase 3 sample panel
+#                              integrated_call_samples_v3.20130502.ALL.panel, IGSR,
+#                              ftp.1000genomes.ebi.ac.uk/vol1/ftp/release/20130502/; sample
+#                              labels only), or of the full panel at $VCZSTATS_1KG_PANEL
 #   1kg_chr20.phased.pops.tsv  the same for the 300 samples with phased calls (reference.vcf.gz),
 #                              for the haplotype statistics
 # Idempotent: does nothing when they exist. Prints the store's path on stdout
@@ -36,30 +33,25 @@ store=$out/1kg_chr20.vcz
 
 pops=$out/1kg_chr20.pops.tsv
 phased_pops=$out/1kg_chr20.phased.pops.tsv
-panel=${VCZSTATS_1KG_PANEL:-$repo/../shared/data/1kg/integrated_call_samples_v3.20130502.ALL.panel}
+panel=${VCZSTATS_1KG_PANEL:-$repo/scripts/data/1kg_chr20.panel.tsv}
 
-# The populations of the store's samples: from the 1000 Genomes panel where it is found.
+# The populations of the store's samples, from the 1000 Genomes panel.
 write_pops() {
   local tmp_pops
-  tmp_pops=$(mktemp "$out/.pops.XXXXXX")
-  if [ -f "$panel" ]; then
-    bcftools query -l "$vcf" |
-      awk -F'\t' 'NR == FNR { want[$1] = 1; next }
-                  FNR == 1 { print "sample\tpop\tsuper_pop"; next }
-                  ($1 in want) { print $1 "\t" $2 "\t" $3; found++ }
-                  END { if (found != length(want)) exit 1 }' - "$panel" >"$tmp_pops" || {
-      rm -f "$tmp_pops"
-      echo "make-default-data: $panel lacks some of the store's samples" >&2
-      exit 1
-    }
-    echo "make-default-data: populations from $panel -> $pops" >&2
-  else
-    bcftools query -l "$vcf" |
-      awk 'BEGIN { print "sample\tpopulation" }
-           { print $1 "\t" (substr($1, 1, 2) == "HG" ? "series_HG" : "series_NA") }' >"$tmp_pops"
-    echo "make-default-data: warning: no 1000 Genomes panel at $panel (set VCZSTATS_1KG_PANEL):" \
-      "$pops groups the samples by name series (series_HG, series_NA), which are not populations" >&2
+  if [ ! -f "$panel" ]; then
+    echo "make-default-data: no 1000 Genomes panel at $panel (VCZSTATS_1KG_PANEL)" >&2
+    exit 1
   fi
+  tmp_pops=$(mktemp "$out/.pops.XXXXXX")
+  bcftools query -l "$vcf" |
+    awk -F'\t' 'NR == FNR { want[$1] = 1; next }
+                FNR == 1 { print "sample\tpop\tsuper_pop"; next }
+                ($1 in want) { print $1 "\t" $2 "\t" $3; found++ }
+                END { if (found != length(want)) exit 1 }' - "$panel" >"$tmp_pops" || {
+    rm -f "$tmp_pops"
+    echo "make-default-data: $panel lacks some of the store's samples" >&2
+    exit 1
+  }
   mv "$tmp_pops" "$pops"
   # The samples with phased calls (shapeit4's reference panel, 300 of the 503), for the haplotype
   # statistics (the examples of `vczstats ihs --help` etc.): their rows of the file above.
@@ -68,8 +60,7 @@ write_pops() {
 }
 
 if [ -s "$vcf.tbi" ] && [ -f "$store/call_genotype/.zarray" ]; then
-  [ -s "$pops" ] && [ -s "$phased_pops" ] &&
-    { [ ! -f "$panel" ] || head -1 "$pops" | grep -q super_pop; } || write_pops
+  [ -s "$pops" ] && [ -s "$phased_pops" ] && head -1 "$pops" | grep -q super_pop || write_pops
   echo "make-default-data: $store already built ($(du -sh "$store" | cut -f1))" >&2
   echo "$store"
   exit 0

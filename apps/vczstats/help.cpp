@@ -67,16 +67,16 @@ const CommandHelp kCommands[] = {
      "vczstats diversity " VCZ_STORE " --window-variants 1000"},
     {"divergence", kDiversity, "dxy, da, Hudson and Weir & Cockerham Fst, Gst per window",
      "vczstats divergence " VCZ_STORE VCZ_POPS " --window-size 500000\n"
-     "vczstats divergence " VCZ_STORE VCZ_POPS " --pairs HG,NA -o fst.tsv"},
+     "vczstats divergence " VCZ_STORE VCZ_POPS " --pairs FIN,GBR -o fst.tsv"},
     {"stats", kDiversity, "Several window statistics in one pass (long format)",
      "vczstats stats " VCZ_STORE VCZ_POPS
      " --window-size 500000 --stats pi,tajima_d,dxy,fst_hudson"},
     {"sfs", kDiversity, "Site frequency spectrum per population (or joint)",
      "vczstats sfs " VCZ_STORE VCZ_POPS " --folded\n"
      "vczstats sfs " VCZ_STORE VCZ_POPS " --project-preview\n"
-     "vczstats sfs " VCZ_STORE VCZ_POPS " --project 6 --joint HG,NA --format fs -o hg_na.fs"},
+     "vczstats sfs " VCZ_STORE VCZ_POPS " --project 20 --joint FIN,GBR --format fs -o fin_gbr.fs"},
     {"fstats", kDiversity, "Patterson's f2, f3 and D with block-jackknife errors",
-     "vczstats fstats " VCZ_STORE VCZ_POPS " --f2 HG,NA --blocks 500"},
+     "vczstats fstats " VCZ_STORE VCZ_POPS " --f2 FIN,GBR --blocks 500"},
     {"haplotypes", kHaplotypes, "Haplotype diversity and Garud's H per window",
      "vczstats haplotypes " VCZ_STORE VCZ_PHASED " --window-variants 400"},
     {"ehh", kHaplotypes, "EHH decay around focal sites (selscan --ehh)",
@@ -87,16 +87,16 @@ const CommandHelp kCommands[] = {
     {"nsl", kHaplotypes, "Standardised nSL per site (selscan --nsl)",
      "vczstats nsl " VCZ_STORE VCZ_PHASED " -o nsl.tsv"},
     {"xpehh", kHaplotypes, "Standardised XP-EHH per site and population pair",
-     "vczstats xpehh " VCZ_STORE VCZ_PHASED " --pairs HG00,HG01 -o xpehh.tsv"},
+     "vczstats xpehh " VCZ_STORE VCZ_PHASED " --pairs FIN,GBR -o xpehh.tsv"},
     {"xpnsl", kHaplotypes, "Standardised XP-nSL per site and population pair",
-     "vczstats xpnsl " VCZ_STORE VCZ_PHASED " --pairs HG00,HG01 -o xpnsl.tsv"},
+     "vczstats xpnsl " VCZ_STORE VCZ_PHASED " --pairs FIN,GBR -o xpnsl.tsv"},
     {"ld", kMatrices, "r2 (and D') of nearby variants (plink --r2), LD decay, LD scores",
      "vczstats ld " VCZ_STORE " --r2 --ld-window 10 --ld-window-kb 100 --ld-window-r2 0.2 "
      "-o pairs.ld\n"
      "vczstats ld " VCZ_STORE VCZ_POPS " --decay 0:100kb:1kb --window-size 5Mb -o decay.tsv\n"
      "vczstats ld " VCZ_STORE " --ld-scores --ld-wind-kb 1000 -o chr20.l2.tsv"},
     {"ld-stats", kMatrices, "moments.LD's D^2, Dz, pi2 and H in bp-distance bins",
-     "vczstats ld-stats " VCZ_STORE VCZ_PHASED " --pop HG00 --bp-bins 0,1kb,10kb,100kb -o ld.tsv"},
+     "vczstats ld-stats " VCZ_STORE VCZ_PHASED " --pop FIN --bp-bins 0,1kb,10kb,100kb -o ld.tsv"},
     {"prune", kMatrices, "LD pruning (plink --indep-pairwise)",
      "vczstats prune " VCZ_STORE " --indep-pairwise 50 5 0.2 --out cohort"},
     {"grm", kMatrices, "Genomic relationship matrix (plink2 --make-rel)",

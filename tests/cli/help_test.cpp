@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -139,17 +140,22 @@ TEST(CliHelp, ExamplesRunOnAStandInForTheDefaultData) {
   run_ok(python() + " " + tool("vcf2vcz.py") + " " + shell_quote(vcf) + " " +
          shell_quote(data + "/1kg_chr20.vcz"));
 #endif
-  // The two populations files of make-default-data.sh (there the 1000 Genomes populations when
-  // the panel is at hand), here by sample series (HG, NA), and the phased samples (here all of
-  // them) as HG00 and HG01: the examples need the files, not their groupings.
+  // The two populations files of make-default-data.sh, from the same 1000 Genomes labels
+  // (scripts/data/1kg_chr20.panel.tsv): every sample here is phased, so both hold them all.
   const std::string samples = run_ok("bcftools query -l " + shell_quote(vcf));
+  std::map<std::string, std::string> pop_of;
+  {
+    std::ifstream panel(std::string(VCZ_SOURCE_DIR) + "/scripts/data/1kg_chr20.panel.tsv");
+    std::string id, pop, super_pop;
+    while (panel >> id >> pop >> super_pop) pop_of[id] = pop;
+  }
   std::ofstream pops(data + "/1kg_chr20.pops.tsv"), phased(data + "/1kg_chr20.phased.pops.tsv");
-  pops << "sample\tpopulation\n";
-  phased << "sample\tpopulation\n";
+  pops << "sample\tpop\tsuper_pop\n";
+  phased << "sample\tpop\tsuper_pop\n";
   for (const auto& id : lines_of(samples)) {
-    pops << id << '\t' << id.substr(0, 2) << '\n';
-    if (id.starts_with("HG"))
-      phased << id << '\t' << (id.starts_with("HG00") ? "HG00" : "HG01") << '\n';
+    ASSERT_TRUE(pop_of.contains(id)) << id << " is not in scripts/data/1kg_chr20.panel.tsv";
+    pops << id << '\t' << pop_of[id] << "\tEUR\n";
+    phased << id << '\t' << pop_of[id] << "\tEUR\n";
   }
   pops.close();
   phased.close();

@@ -9,9 +9,7 @@ Runnable blocks:
   compared field by field (whitespace, then commas): text exactly, numbers within a relative
   1e-6 or half a unit of the last digit the page shows (so a page may round).
 - ```pycon blocks: `>>> ` examples, run as one doctest per page (ELLIPSIS, NORMALIZE_WHITESPACE).
-A MyST comment line `% doctest: skip REASON` just before a block leaves it out (said in the log);
-`% doctest: needs-panel` runs it only when .data/1kg_chr20.pops.tsv has the 1000 Genomes
-populations (scripts/make-default-data.sh with the IGSR panel), else skips it with a message.
+A MyST comment line `% doctest: skip REASON` just before a block leaves it out (said in the log).
 
 Each page runs in its own temporary directory holding a link `.data` to the repository's
 .data/, with the binary's folder first on PATH and the Python package on PYTHONPATH, so pages
@@ -159,15 +157,6 @@ def output_matches(shown, actual):
     return True, ""
 
 
-def has_panel(data):
-    pops = os.path.join(data, "1kg_chr20.pops.tsv")
-    try:
-        with open(pops, encoding="utf-8") as f:
-            return "super_pop" in f.readline()
-    except OSError:
-        return False
-
-
 def python_ok(env):
     p = subprocess.run([sys.executable, "-c", "import vczstats"], env=env,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -183,11 +172,6 @@ def run_page(page, blocks, env, data, show):
         for b in blocks:
             if b.directive and b.directive.startswith("skip"):
                 skipped.append(f"{b.where()}: {b.directive}")
-                continue
-            if b.directive == "needs-panel" and not has_panel(data):
-                skipped.append(f"{b.where()}: needs the 1000 Genomes populations in "
-                               f"{data}/1kg_chr20.pops.tsv (IGSR panel; see "
-                               "scripts/make-default-data.sh)")
                 continue
             if b.lang == "pycon":
                 pycon.append(b)
