@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iostream>
 
 #include "backend/gpu_test_support.hpp"
 #include "test_util.hpp"
@@ -70,4 +71,66 @@ TEST(CudaStatsCli, AutoLeavesTheGpuForTheCpuOnASmallStore) {
     EXPECT_EQ(r.err.find("auto: the CPU"), std::string::npos) << opt << ": " << r.err;
     EXPECT_NE(r.err.find("vczstats: device gpu"), std::string::npos) << opt << ": " << r.err;
   }
+}
+
+// The site filters, projected spectra and LD summaries of this round, on both devices: the
+// filters select sites on the host from the same counts, the projection and the LD bins reduce
+// on the host, so the GPU must give the CPU's bytes. A command the CPU refuses for a store (LD
+// of a non-diploid store, ld-stats of unphased calls) must fail on the GPU with the same error.
+TEST(CudaStatsCli, FiltersProjectionsAndLdSummariesAreTheSameOnGpuAndCpu) {
+  VCZ_REQUIRE_GPU();
+  vcztest::TempDir dir;
+  int compared = 0, refused = 0;
+  const int stores = gputest::for_each_test_store(dir, [&](const std::string& store) {
+    const std::string pops = gputest::write_pops(dir, store);
+    const std::string q = vcztest::shell_quote(store) + " ";
+    const std::string s = q + "-P " + vcztest::shell_quote(pops) + " ";
+    const std::string f = "--maf 0.02 --geno 0.2 --hwe 1e-8 --snps-only ";
+    const std::vector<std::string> commands = {
+        "freq " + s + f,
+        "stats " + s + f + "--window-size 2000 --stats pi,theta_w,tajima_d,dxy,fst_hudson",
+        "sfs " + s + "--max-alleles 2 --mac 1 --folded",
+        "sfs " + s + "--project 6 --folded",
+        "sfs " + s + "--project p0=4,p1=6 --joint p0,p1 --format fs",
+        "sfs " + s + "--project 4 --window-size 3000",
+        "sfs " + s + "--project 8 --project-preview",
+        "ld " + q + f + "--r2 --ld-window-r2 0 --ld-window-kb 2",
+        "ld " + q + "--decay 0:4000:500",
+        "ld " + s + "--decay 0:4000:500",
+        "ld " + q + "--decay 0:4000:500 --hap",
+        "ld " + q + "--ld-scores --ld-wind-kb 3",
+        "ld-stats " + q + "--bp-bins 0,500,1kb,4kb",
+        "prune " + q + f + "--indep-pairwise 50 5 0.2 --out " +
+            vcztest::shell_quote((dir / "pr").string()) + " && cat " +
+            vcztest::shell_quote((dir / "pr.prune.in").string()),
+        "grm " + q + f,
+        "king " + q + "--geno 0.2 --table",
+        "afdist " + q + f,
+    };
+    for (const auto& c : commands) {
+      // (prune's `&& cat`: the device options go before the &&)
+      const std::string gpu_cmd = c.find(" && ") == std::string::npos
+                                      ? c + " --device gpu -t 3"
+                                      : std::string(c).insert(c.find(" && "), " --device gpu -t 3");
+      const std::string cpu_cmd = c.find(" && ") == std::string::npos
+                                      ? c + " --device cpu -t 2"
+                                      : std::string(c).insert(c.find(" && "), " --device cpu -t 2");
+      const auto a = vcztest::run(vcztest::binary() + " " + cpu_cmd);
+      const auto b = vcztest::run(vcztest::binary() + " " + gpu_cmd);
+      if (a.exit_code != 0) {
+        EXPECT_NE(b.exit_code, 0) << c << "\nCPU: " << a.err;
+        ++refused;
+        continue;
+      }
+      EXPECT_EQ(b.exit_code, 0) << c << "\n" << b.err;
+      EXPECT_EQ(a.out, b.out) << c;
+      EXPECT_GT(a.out.size(), 0u) << c;
+      ++compared;
+    }
+  });
+  if (stores == 0)
+    GTEST_SKIP() << "skipped: no test store (needs python3-zarr and bcftools, or "
+                    "VCZSTATS_TEST_STORES from scripts/fetch-gpu-deps.sh)";
+  std::cout << "compared " << compared << " outputs, " << refused << " refused on both\n";
+  EXPECT_GE(compared, 60);
 }
