@@ -2,12 +2,14 @@
 # Benchmark the site filters: a windowed `vczstats stats` run with
 # --maf 0.01 --geno 0.05 --hwe 1e-6 against the same run without filters, on a simulated store.
 #
-# Usage: bench/filters.sh [-s SAMPLES] [-m VARIANTS] [-n RUNS] [-t THREADS] [-d DEVICE]
+# Usage: bench/filters.sh [-s SAMPLES] [-m VARIANTS] [-n RUNS] [-t THREADS] [-d DEVICE] [-S STORE]
 #   -s SAMPLES   samples of the simulated store (default 2000)
 #   -m VARIANTS  variants (default 100000)
 #   -n RUNS      timed runs of each command, interleaved; the median is reported (default 3)
 #   -t THREADS   passed to vczstats as -t (default: vczstats' own default)
 #   -d DEVICE    passed as --device (default auto)
+#   -S STORE     an existing store with populations in STORE.pops.tsv (e.g. the one
+#                bench/sfs_project.sh simulates) instead of simulating one
 #   VCZSTATS=path  the vczstats binary (default build/vczstats)
 #   BENCH_DIR=dir  where the store is simulated once and kept (default .data/bench)
 #
@@ -22,13 +24,15 @@ variants=100000
 runs=3
 threads=""
 device=auto
-while getopts "s:m:n:t:d:h" opt; do
+store=""
+while getopts "s:m:n:t:d:S:h" opt; do
   case $opt in
     s) samples=$OPTARG ;;
     m) variants=$OPTARG ;;
     n) runs=$OPTARG ;;
     t) threads=$OPTARG ;;
     d) device=$OPTARG ;;
+    S) store=$OPTARG ;;
     h) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) exit 2 ;;
   esac
@@ -36,9 +40,14 @@ done
 vczstats=${VCZSTATS:-$repo/build/vczstats}
 [ -x "$vczstats" ] || { echo "filters.sh: no vczstats binary at $vczstats" >&2; exit 1; }
 
-dir=${BENCH_DIR:-$repo/.data/bench}
-mkdir -p "$dir"
-store=$dir/filters.s$samples.m$variants.vcz
+missing="1% missing"
+if [ -n "$store" ]; then
+  missing="its own missing calls"
+else
+  dir=${BENCH_DIR:-$repo/.data/bench}
+  mkdir -p "$dir"
+  store=$dir/filters.s$samples.m$variants.vcz
+fi
 pops=$store.pops.tsv
 if [ ! -d "$store" ]; then
   "$vczstats" simulate "$store" --samples "$samples" --variants "$variants" --pops 2 \
@@ -63,9 +72,10 @@ done
 read -r pw pc <<<"$(awk '{print $1}' "$plain_log" | median) $(awk '{print $2 + $3}' "$plain_log" | median)"
 read -r fw fc <<<"$(awk '{print $1}' "$filtered_log" | median) $(awk '{print $2 + $3}' "$filtered_log" | median)"
 kept=$("$vczstats" freq "$store" "${filters[@]}" --device "$device" --no-progress | tail -n +2 | wc -l)
-echo "store: $store ($samples samples, $variants variants, 1% missing), device $device," \
+echo "store: $store ($missing), device $device," \
   "$(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), median of $runs; filters keep $kept sites"
 printf '%-52s %8s %8s %7s %7s\n' command wall_s cpu_s wall_x cpu_x
 printf '%-52s %8.3f %8.3f\n' "stats (windowed, 5 statistics)" "$pw" "$pc"
 printf '%-52s %8.3f %8.3f %6.2fx %6.2fx\n' "stats ... ${filters[*]}" "$fw" "$fc" \
-  "$(echo "$fw / $pw" | bc -l)" "$(echo "$fc / $pc" | bc -l)"
+  "$(awk -v a="$fw" -v b="$pw" 'BEGIN{print a / b}')" \
+  "$(awk -v a="$fc" -v b="$pc" 'BEGIN{print a / b}')"

@@ -74,5 +74,6 @@ for args in "--project $size" "--project $size --joint pop0,pop1" \
   # shellcheck disable=SC2086
   read -r wall cpu <<<"$(time_cmd $args)"
   printf '%-45s %8.3f %8.3f %6.2fx %6.2fx\n' "sfs $args" "$wall" "$cpu" \
-    "$(echo "$wall / $base_wall" | bc -l)" "$(echo "$cpu / $base_cpu" | bc -l)"
+    "$(awk -v a="$wall" -v b="$base_wall" 'BEGIN{print a / b}')" \
+    "$(awk -v a="$cpu" -v b="$base_cpu" 'BEGIN{print a / b}')"
 done
