@@ -319,6 +319,7 @@ class Projection {
     const std::size_t last = k - 1;
     const auto entries = sorted_entries(tally.maps[0]);
     std::vector<double> acc, wl;
+    std::vector<std::pair<std::int64_t, double>> outer, next;
     for (std::size_t first = 0, end = 0; first < entries.size(); first = end) {
       const Key& key = entries[first].key;
       auto same_prefix = [&](const Key& o) {
@@ -345,20 +346,22 @@ class Projection {
           w[i].assign(1, 1.0);
         }
       }
-      for (std::size_t i0 = 0; i0 < w[0].size(); ++i0) {
-        const double x0 = w[0][i0];
-        const std::int64_t b0 = (lo[0] + static_cast<std::int64_t>(i0)) * stride[0];
-        for (std::size_t i1 = 0; i1 < w[1].size(); ++i1) {
-          const double x1 = x0 * w[1][i1];
-          const std::int64_t b1 = b0 + (lo[1] + static_cast<std::int64_t>(i1)) * stride[1];
-          for (std::size_t i2 = 0; i2 < w[2].size(); ++i2) {
-            const double x2 = x1 * w[2][i2];
-            const std::int64_t b2 = b1 + (lo[2] + static_cast<std::int64_t>(i2)) * stride[2];
-            for (std::size_t i3 = 0; i3 < w[3].size(); ++i3)
-              a[static_cast<std::size_t>(b2 + lo[3] + static_cast<std::int64_t>(i3))] +=
-                  x2 * w[3][i3];
-          }
-        }
+      // The outer product of the first `last` populations' weights as (offset, product)
+      // pairs, then one contiguous axpy of the last population's weights for each (stride 1:
+      // the dimensions past k have size 1). Products in the same order as a nested loop.
+      outer.assign(1, {0, 1.0});
+      for (std::size_t i = 0; i < last; ++i) {
+        next.clear();
+        for (const auto& [b, x] : outer)
+          for (std::size_t j = 0; j < w[i].size(); ++j)
+            next.push_back({b + (lo[i] + static_cast<std::int64_t>(j)) * stride[i],
+                            i == 0 ? w[i][j] : x * w[i][j]});
+        outer.swap(next);
+      }
+      const std::vector<double>& wk = w[last];
+      for (const auto& [b, x] : outer) {
+        double* dst = a.data() + b;
+        for (std::size_t j = 0; j < wk.size(); ++j) dst[j] += x * wk[j];
       }
     }
     // Folded: the minor allele count in each population (as the unprojected joint spectrum).
