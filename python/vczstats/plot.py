@@ -428,7 +428,7 @@ def selection_scan(data: Any, ax: Any = None, *, threshold: Optional[float] = 2.
 
     ``data``: a :func:`vczstats.ihs`, :func:`~vczstats.nsl`, :func:`~vczstats.xpehh` or
     :func:`~vczstats.xpnsl` result, or the TSV of the CLI command. ``absolute``: draw
-    |score| (the default for iHS and nSL, whose sign only says which allele is on the longer
+    the absolute score (the default for iHS and nSL, whose sign only says which allele is on the longer
     haplotypes; XP-EHH keeps its sign: positive is selection in the first population).
     ``standardized=False`` draws the unstandardised score.
     """
