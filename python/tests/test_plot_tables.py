@@ -287,3 +287,22 @@ def test_every_python_result_plots(small_store, small_pops, phased, tmp_path):
         check_png(tmp_path / f"f{i}.png", int(round(w)), int(round(h)), min_colored=0.002,
                   min_colors=1)
     assert len(figures) == 20
+
+
+@pytest.mark.parametrize("kind,extra,phased_store", [
+    ("ihs", [], True), ("nsl", [], True), ("xpehh", ["--pairs", "A,B"], True),
+    ("xpnsl", [], True), ("h12", ["--window-size", 800], True),
+    ("ehh", ["--focal", None, "--max-distance", 300], True), ("king", [], False),
+    ("kinship", [], False),
+])
+def test_new_kinds_from_a_store(cli, small_store, small_pops, phased, tmp_path, kind, extra,
+                                phased_store):
+    """The kinds computed from a store by the library (the CLI's numbers) draw their series."""
+    store, pops = (phased[0], phased[1]) if phased_store else (small_store, small_pops[0])
+    extra = [focal_site(cli, store) if v is None else v for v in extra]
+    svg = tmp_path / f"{kind}.svg"
+    run_plot(kind, store, "-P", pops, "--no-progress", *extra, "-o", svg)
+    found = svg_series(svg)
+    want = {"ihs": "points", "nsl": "points", "xpehh": "points", "xpnsl": "points",
+            "h12": "line", "ehh": "line", "king": "points", "kinship": "image"}[kind]
+    assert found[want] > 0, dict(found)
