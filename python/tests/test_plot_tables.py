@@ -43,6 +43,8 @@ def svg_series(path, axes="axes_1"):
             found["line"] += 1
         elif gid.startswith("PathCollection"):
             found["points"] += 1
+        elif gid.startswith("LineCollection"):
+            found["errorbars"] += 1
         elif child.tag == f"{SVG}image" or (not gid and child.find(f".//{SVG}image")
                                               is not None):  # an image in its clip group
             found["image"] += 1
@@ -124,6 +126,18 @@ def tables(cli, small_store, small_pops, phased, tmp):
     path, t = write("missing", "missing", "-P", pops)
     out.append(("missing", path, ["windows", "--stats", "f_miss"],
                 {"line": t["population"].nunique()}))
+    path, t = write("geno_counts", "geno-counts", "-P", pops)
+    out.append(("geno_counts", path, ["windows", "--stats", "missing_ct"],
+                {"line": t["population"].nunique()}))
+    path, t = write("freq", "freq", "-P", pops)
+    out.append(("freq", path, ["windows", "--stats", "obs_ct"],
+                {"line": t["population"].nunique()}))
+    # per sample: a strip of points per population; f-statistics: one set of error bars
+    path, t = write("sample_stats", "sample-stats", "-P", pops)
+    out.append(("sample_stats", path, ["samples", "--stats", "f"],
+                {"points": t["population"].nunique()}))
+    path, t = write("fstats", "fstats", "-P", pops, "--f3", "P0,P1,P2", "--blocks", 50)
+    out.append(("fstats", path, ["fstats"], {"errorbars": 1}))
     # spectra: bars of one colour per population; the joint spectrum as an image
     path, t = write("sfs", "sfs", "-P", pops)
     out.append(("sfs", path, ["sfs"], {"bars": t["population"].nunique()}))
@@ -151,6 +165,9 @@ def tables(cli, small_store, small_pops, phased, tmp):
     square = tmp / "grm.square"
     run_cli(cli, "grm", small_store, "--shape", "square", "-o", square)
     out.append(("grm_matrix", square, ["kinship"], {"image": 1}))
+    square = tmp / "distance.square"
+    run_cli(cli, "distance", small_store, "--shape", "square", "-o", square)
+    out.append(("distance_matrix", square, ["matrix"], {"image": 1}))
     # haplotype family, on the phased store
     path, t = write("haplotypes", "haplotypes", "-P", ppops, "--window-size", 800,
                     store=ppath)
@@ -180,7 +197,7 @@ def test_every_cli_table_plots(cli, small_store, small_pops, phased, tmp_path):
         assert got == want, f"{name}: {dict(found)}"
         assert all(v > 0 for v in want.values()), f"{name}: nothing expected ({want})"
         checked.append(name)
-    assert len(checked) == 20, checked
+    assert len(checked) == 25, checked
 
 
 def test_image_formats(cli, small_store, small_pops, tmp_path):
@@ -261,6 +278,15 @@ def test_every_python_result_plots(small_store, small_pops, phased, tmp_path):
     assert ax.images[0].get_array().shape == (n, n) and len(ax.get_xticks()) == k
     ax = keep(plot.matrix(s.grm(progress=False)))
     assert ax.images[0].get_array().shape == (n, n)
+    ax = keep(plot.matrix(s.distance(progress=False)))
+    assert ax.images[0].get_array().shape == (n, n)
+    ax = keep(plot.sample_stats(s.sample_stats(sample_sets=sets, progress=False), "f"))
+    assert len(ax.collections) == k
+    assert sum(len(c.get_offsets()) for c in ax.collections) == n
+    f = s.fstats(sample_sets=sets, f3="P0,P1,P2", blocks=50, progress=False)
+    ax = keep(plot.fstats(f))
+    assert len(ax.get_yticks()) == len(f["estimate"]) == 1
+    assert len(ax.collections) == 1  # the error bars
     ax = keep(plot.garud_h(p.haplotypes(sample_sets=psets, windows=800, progress=False)))
     assert len(ax.lines) == kp
     freq = p.allele_frequencies(regions="chr1", progress=False)
@@ -286,7 +312,7 @@ def test_every_python_result_plots(small_store, small_pops, phased, tmp_path):
         w, h = fig.get_size_inches() * 50
         check_png(tmp_path / f"f{i}.png", int(round(w)), int(round(h)), min_colored=0.002,
                   min_colors=1)
-    assert len(figures) == 20
+    assert len(figures) == 23
 
 
 @pytest.mark.parametrize("kind,extra,phased_store", [

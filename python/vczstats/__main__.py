@@ -10,7 +10,9 @@ tracks; per-site tables such as ``hardy`` drawn at their sites), ``fst`` (Hudson
 ``h12`` (Garud's H12 in windows), ``ehh`` (EHH decay around ``--focal`` sites), ``king`` (the
 pairs of ``king --table``: kinship against IBS0), ``kinship`` (heatmap of the KING kinship
 matrix, or of any square matrix file ``grm``/``king``/``distance --shape square -o F`` wrote
-with its ``F.id``). A directory or ``.zip`` INPUT is a store (the statistic is computed);
+with its ``F.id``; ``matrix`` is the same), ``samples`` (a per-sample statistic of
+``sample-stats``, ``--stats f`` by default, by population), ``fstats`` (estimates with
+jackknife error bars). A directory or ``.zip`` INPUT is a store (the statistic is computed);
 anything else is a TSV (``vczstats diversity ... -o d.tsv``; for pca the table of ``vczstats
 pca -o`` (sample, pc1, pc2, ...) or plink2's ``.eigenvec``; for ld the table of ``vczstats ld
 -o`` (bp_a, bp_b, r2), plink's (BP_A, BP_B, R2) or one of distance and r2). Images: .png, .svg,
@@ -39,7 +41,7 @@ from typing import Any, Dict, List, Optional
 
 DIVERSITY_DEFAULT = ["pi_per_bp", "tajima_d"]
 KINDS = ("sfs", "windows", "fst", "afdist", "pca", "ld", "ihs", "nsl", "xpehh", "xpnsl", "h12",
-         "ehh", "king", "kinship")
+         "ehh", "king", "kinship", "matrix", "samples", "fstats")
 IMAGE_TYPES = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
 
 
@@ -228,7 +230,16 @@ def _plot(args) -> Any:
         sel = _selection(args)
         sel.pop("sample_sets", None)
         plot.king(vczstats.king(store, table=True, **sel) if store else _read_tsv(first), ax)
-    elif args.kind == "kinship":
+    elif args.kind == "samples":
+        data = (vczstats.sample_stats(store, **_selection(args)) if store
+                else _read_tsv(first))
+        plot.sample_stats(data, args.stats or "f", ax)
+    elif args.kind == "fstats":
+        if store:
+            raise ValueError("plot fstats: give the table of `vczstats fstats` (a store needs "
+                             "the statistics: --f2/--f3/--d)")
+        plot.fstats(_read_tsv(first), ax)
+    elif args.kind in ("kinship", "matrix"):
         pops = _pops_file(args.pops)
         if store:
             sel = _selection(args)
@@ -275,7 +286,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     pl.add_argument("-r", "--regions", help="regions chr:beg-end,...")
     pl.add_argument("-s", "--samples", help="samples a,b,...")
     pl.add_argument("--stats", help="windows: statistics to draw, comma-separated "
-                                    "(default pi_per_bp,tajima_d and hudson_fst with -P)")
+                                    "(default pi_per_bp,tajima_d and hudson_fst with -P); "
+                                    "samples: the column drawn (default f)")
     pl.add_argument("--window-size", type=_length, help="bp, or with kb/Mb: 100kb, 1.5Mb")
     pl.add_argument("--window-step", type=_length)
     pl.add_argument("--window-span", choices=("data", "contig"), default="data",

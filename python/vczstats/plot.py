@@ -603,5 +603,59 @@ def matrix(data: Any, ax: Any = None, *, samples: Optional[Sequence[str]] = None
     return ax
 
 
+
+# ---- per-sample statistics and f-statistics ---------------------------------------------------
+def sample_stats(data: Any, stat: str = "f", ax: Any = None):
+    """One per-sample statistic (``f``, the inbreeding coefficient, by default; or ``f_miss``,
+    ``het_obs_ct``, ...), a column of points per population (a strip plot; samples jittered
+    sideways).
+
+    ``data``: a :func:`vczstats.sample_stats` result or the TSV of ``vczstats sample-stats``.
+    """
+    df = _frame(data)
+    if stat not in df.columns:
+        raise ValueError(f"sample_stats: {stat!r} is not a column of this table "
+                         f"({', '.join(map(str, df.columns))})")
+    groups = (list(df.groupby("population", sort=False, observed=True))
+              if "population" in df.columns else [("all", df)])
+    ax = _axes(ax, (max(4.0, 1.2 * len(groups) + 2), 4))
+    rng = np.random.default_rng(0)  # the same jitter every time
+    for i, (color, (name, rows)) in enumerate(zip(_colors(len(groups)), groups)):
+        y = rows[stat].to_numpy(float)
+        x = i + rng.uniform(-0.25, 0.25, len(y))
+        ax.scatter(x, y, s=10, color=color, linewidths=0, label=str(name))
+    ax.set_xticks(range(len(groups)), [str(n) for n, _ in groups])
+    ax.set_xlabel("population")
+    ax.set_ylabel({"f": "inbreeding coefficient F", "f_miss": "missing call rate",
+                   "het_obs_ct": "heterozygous calls", "o_hom": "homozygous calls"}.get(stat, stat))
+    ax.set_title("per-sample statistics")
+    return ax
+
+
+def fstats(data: Any, ax: Any = None, *, z: float = 1.96):
+    """The estimates of an f-statistics table, one row per statistic and populations, with
+    ``z`` jackknife standard errors either side (when the run had blocks) and a line at 0.
+
+    ``data``: a :func:`vczstats.fstats` result or the TSV of ``vczstats fstats``.
+    """
+    df = _frame(data)
+    need = ("stat", "pops", "estimate")
+    if any(c not in df.columns for c in need):
+        raise ValueError("fstats: the table needs the columns of `vczstats fstats` "
+                         f"({', '.join(need)}); it has {', '.join(map(str, df.columns))}")
+    labels = [f"{a}({b})" for a, b in zip(df["stat"].astype(str), df["pops"].astype(str))]
+    y = np.arange(len(df))[::-1]
+    est = df["estimate"].to_numpy(float)
+    se = df["se"].to_numpy(float) if "se" in df.columns else np.full(len(df), np.nan)
+    ax = _axes(ax, (6, 0.4 * len(df) + 1.5))
+    ax.errorbar(est, y, xerr=np.where(np.isfinite(se), z * se, 0), fmt="o",
+                color=_colors(1)[0], capsize=3)
+    ax.axvline(0, color="0.5", lw=0.8, ls="--")
+    ax.set_yticks(y, labels)
+    ax.set_xlabel(f"estimate (bars: {z:g} jackknife standard errors)" if np.isfinite(se).any()
+                  else "estimate")
+    ax.set_title("f-statistics")
+    return ax
+
 __all__ = ["sfs", "joint_sfs", "windows", "tracks", "afdist", "pca", "ld_decay",
-           "selection_scan", "garud_h", "ehh", "king", "matrix"]
+           "selection_scan", "garud_h", "ehh", "king", "matrix", "sample_stats", "fstats"]
