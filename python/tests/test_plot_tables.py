@@ -120,18 +120,13 @@ def tables(cli, small_store, small_pops, phased, tmp):
                     "--window-size", 700)
     out.append(("stats", path, ["windows", "--stats", "pi"],
                 {"line": t.loc[t["statistic"] == "pi", "populations"].nunique()}))
-    # per-site tables drawn at their sites
-    path, t = write("hardy", "hardy", "-P", pops)
-    out.append(("hardy", path, ["windows", "--stats", "f"], {"line": t["population"].nunique()}))
-    path, t = write("missing", "missing", "-P", pops)
-    out.append(("missing", path, ["windows", "--stats", "f_miss"],
-                {"line": t["population"].nunique()}))
-    path, t = write("geno_counts", "geno-counts", "-P", pops)
-    out.append(("geno_counts", path, ["windows", "--stats", "missing_ct"],
-                {"line": t["population"].nunique()}))
-    path, t = write("freq", "freq", "-P", pops)
-    out.append(("freq", path, ["windows", "--stats", "obs_ct"],
-                {"line": t["population"].nunique()}))
+    # per-site tables drawn at their sites, a line per population
+    for command, stat in (("hardy", "f"), ("missing", "f_miss"), ("geno-counts", "missing_ct"),
+                          ("freq", "obs_ct")):
+        name = command.replace("-", "_")
+        path, t = write(name, command, "-P", pops)
+        out.append((name, path, ["windows", "--stats", stat],
+                    {"line": t["population"].nunique()}))
     # per sample: a strip of points per population; f-statistics: one set of error bars
     path, t = write("sample_stats", "sample-stats", "-P", pops)
     out.append(("sample_stats", path, ["samples", "--stats", "f"],
