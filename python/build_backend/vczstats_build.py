@@ -18,6 +18,7 @@ import os
 import re
 import shlex
 import shutil
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -206,7 +207,9 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         for name, data in files.items():
             info_ = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
             executable = name.endswith(".so") or name == "vczstats/bin/vczstats"
-            info_.external_attr = (0o755 if executable else 0o644) << 16
+            # a regular file's type bits too: pip marks a file executable only when its mode
+            # says it is a regular file with an x bit (else the vczstats command cannot run it)
+            info_.external_attr = (stat.S_IFREG | (0o755 if executable else 0o644)) << 16
             info_.compress_type = zipfile.ZIP_DEFLATED
             z.writestr(info_, data)
     _log(f"wrote {path}")
