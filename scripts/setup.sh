@@ -30,6 +30,8 @@ packages=(
   # Python package (python/): build, results as pandas/xarray, plots, tests, offline pip install
   pybind11-dev python3-dev python3-pandas python3-xarray python3-matplotlib python3-tqdm
   python3-pytest python3-venv python3-pip
+  # the executed tutorial notebook (ctest PythonNotebook: jupyter nbconvert --execute)
+  jupyter-nbconvert python3-nbconvert python3-ipykernel
   # the documentation site (scripts/docs.sh, ctest Docs.*): Sphinx with MyST Markdown, and
   # headless Chromium for the rendering test
   python3-sphinx python3-myst-parser libjs-mathjax chromium

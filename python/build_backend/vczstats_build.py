@@ -18,6 +18,7 @@ import os
 import re
 import shlex
 import shutil
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -89,12 +90,31 @@ def _run(cmd) -> None:
     subprocess.run(cmd, check=True)
 
 
+def _build_dir(setting) -> str:
+    """The build folder: ``build-dir`` (relative paths are taken from the repository root,
+    never from python/, where pip runs the backend); else the repository's build/ when
+    scripts/build.sh configured one with the Python package on (reused: only the module and
+    the CLI are brought up to date); else <repo>/build-python."""
+    if setting:
+        path = os.path.join(REPO, os.path.expanduser(setting))  # an absolute one stays itself
+        _log(f"build folder {os.path.abspath(path)} (build-dir={setting})")
+        return os.path.abspath(path)
+    build = os.path.join(REPO, "build")
+    cache = os.path.join(build, "CMakeCache.txt")
+    if os.path.exists(cache):
+        text = open(cache, encoding="utf-8", errors="replace").read()
+        if not re.search(r"^VCZSTATS_PYTHON:BOOL=(OFF|0|FALSE|NO)$", text, re.M | re.I):
+            _log(f"reusing the build of scripts/build.sh in {build} (-C build-dir=DIR for another)")
+            return build
+    return os.path.join(REPO, "build-python")
+
+
 def _build_module(config_settings) -> str:
     """Configure (a fresh build folder only) and build the extension; returns its path."""
     settings = config_settings or {}
     if not os.path.exists(os.path.join(REPO, "CMakeLists.txt")):
         raise RuntimeError(f"{REPO} is not the vczstats repository: build from a clone")
-    build = os.path.abspath(settings.get("build-dir") or os.path.join(REPO, "build-python"))
+    build = _build_dir(settings.get("build-dir"))
     if not os.path.exists(os.path.join(build, "CMakeCache.txt")):
         cmd = ["cmake", "-S", REPO, "-B", build, "-DCMAKE_BUILD_TYPE=Release",
                "-DVCZSTATS_PYTHON=ON", "-DVCZSTATS_TESTS=OFF", "-DVCZSTATS_BENCH=OFF",
@@ -187,7 +207,9 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         for name, data in files.items():
             info_ = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
             executable = name.endswith(".so") or name == "vczstats/bin/vczstats"
-            info_.external_attr = (0o755 if executable else 0o644) << 16
+            # a regular file's type bits too: pip marks a file executable only when its mode
+            # says it is a regular file with an x bit (else the vczstats command cannot run it)
+            info_.external_attr = (stat.S_IFREG | (0o755 if executable else 0o644)) << 16
             info_.compress_type = zipfile.ZIP_DEFLATED
             z.writestr(info_, data)
     _log(f"wrote {path}")
