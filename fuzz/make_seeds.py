@@ -319,6 +319,13 @@ def seeds_text(out, what):
         for text in ("sample\tpopulation\ns1\tA\ns2\tB\n", "s1 A\ns2 A\ns3 B\n",
                      "#IID POP\ns1 X\n", "id pop\n# c\ns1 P1\n"):
             save(out, text)
+    elif what == "site_expression":
+        for text in ('QUAL>=30 && FILTER="PASS"', 'TYPE="snp" && MAF>0.01', "INFO/DP>10",
+                     "F_MISSING<0.05 || !(AC[1]>=2)", 'FILTER~"q10" || FILTER!="."',
+                     "INFO/FLAG", "SVAL=\"x\" && RVAL[*]<=-1.5e-3", "N_ALT=1 & AN>4 | MAC>0",
+                     'CHROM=="chr1" && POS>100 && REF!="A" && ALT="C" && ID!="."',
+                     "(((QUAL<5)))", "AF[0]!=0.5 && 0.1<AF", 'TYPE~"indel" || TYPE!~"ref"'):
+            save(out, text)
 
 
 def seeds_vcf(out):
@@ -378,7 +385,7 @@ def main():
         seeds_zip(out)
     elif target.startswith("gpu_"):
         seeds_gpu(out, target[len("gpu_"):])
-    elif target in ("regions", "samples", "populations"):
+    elif target in ("regions", "samples", "populations", "site_expression"):
         seeds_text(out, target)
     elif target == "convert_vcf":
         seeds_vcf(out)

@@ -31,7 +31,7 @@ targets() {
     codec_blosc codec_zstd codec_lz4 codec_zlib codec_gzip codec_bz2 codec_crc32c codec_vlen \
     codec_fixed_strings codec_delta codec_packbits codec_transpose \
     sharding zip zip_ranges gpu_framing gpu_zstd gpu_lz4 regions samples populations convert_ms \
-    convert_vcf
+    convert_vcf site_expression
 }
 
 # Each target's own binary (fewer coverage counters than fuzz_all: up to twice the executions/s

@@ -78,6 +78,15 @@ void add_filter_options(CLI::App& cmd, CommonOptions& o, FilterSet filters) {
                  "Count genotypes whose DP is below this as missing (plink2 --vcf-min-dp); CPU "
                  "runs")
       ->group(group);
+  cmd.add_option("-i,--include", f.include,
+                 "Keep sites where this bcftools-style expression is true, e.g. 'QUAL>=30 && "
+                 "FILTER=\"PASS\"', 'TYPE=\"snp\" && MAF>0.01', 'INFO/DP>10 || F_MISSING<0.05' "
+                 "(terms: QUAL FILTER TYPE N_ALT CHROM POS ID REF ALT, INFO fields, AC AN AF MAF "
+                 "MAC F_MISSING N_MISSING of the selected samples; docs/filters.md)")
+      ->group(group);
+  cmd.add_option("-e,--exclude", f.exclude,
+                 "Leave out sites where this expression is true (as -i; give one of -i and -e)")
+      ->group(group);
 }
 
 void add_common_options(CLI::App& cmd, CommonOptions& o, FilterSet filters) {

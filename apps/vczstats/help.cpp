@@ -52,7 +52,8 @@ const CommandHelp kCommands[] = {
      "vczstats afdist " VCZ_STORE " -r 20:1000000-2000000 --bins 20 -o afdist.tsv"},
     {"freq", kSites, "Allele counts and frequencies per site (plink2 --freq)",
      "vczstats freq " VCZ_STORE VCZ_POPS " -o freq.tsv\n"
-     "vczstats freq " VCZ_STORE " -r 20:1000000-1100000 --format json"},
+     "vczstats freq " VCZ_STORE " -r 20:1000000-1100000 --format json\n"
+     "vczstats freq " VCZ_STORE " -i 'TYPE=\"snp\" && MAF>0.05 && F_MISSING<0.05' -o common.tsv"},
     {"geno-counts", kSites, "Genotype counts per site (plink2 --geno-counts)",
      "vczstats geno-counts " VCZ_STORE VCZ_POPS "\n"
      "vczstats geno-counts " VCZ_STORE " -s HG00096,HG00097 -r 20:1000000-1100000"},

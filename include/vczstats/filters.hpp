@@ -7,7 +7,9 @@
 /// Two kinds: those of the variant metadata alone (--snps-only, --min-alleles, --max-alleles,
 /// --apply-filters, --min-qual), applied when the query is built; and those of the genotype
 /// counts over the selected samples (--maf, --max-maf, --mac, --max-mac, --geno, --hwe), applied
-/// by apply_count_filters() (compute.hpp) with one counting pass over the genotypes.
+/// by apply_count_filters() (compute.hpp) with one counting pass over the genotypes. An -i/-e
+/// expression (site_expression.hpp) is of the first kind unless it reads counts (AC, AN, AF,
+/// MAF, MAC, F_MISSING, N_MISSING); then it is evaluated in that counting pass.
 
 #include <cstdint>
 #include <optional>
@@ -37,6 +39,12 @@ struct VariantFilterOptions {
   /// GQ (DP) masks nothing. CPU runs only, for now.
   int min_gq = 0;
   int min_dp = 0;
+  /// -i/--include, -e/--exclude: a bcftools-style expression; keep the sites where it is true
+  /// (include) or not true (exclude). At most one of them.
+  std::optional<std::string> include, exclude;
+
+  /// @brief Whether an -i/-e expression is given.
+  bool expression() const { return include.has_value() || exclude.has_value(); }
 
   /// @brief Whether genotypes are masked (--min-gq, --min-dp).
   bool genotype_masks() const { return min_gq > 0 || min_dp > 0; }
@@ -51,7 +59,7 @@ struct VariantFilterOptions {
     return maf.has_value() || max_maf.has_value() || mac.has_value() || max_mac.has_value() ||
            geno.has_value() || hwe.has_value();
   }
-  bool any() const { return metadata() || counts() || genotype_masks(); }
+  bool any() const { return metadata() || counts() || genotype_masks() || expression(); }
   /// @brief The filters as command-line options ("--snps-only --maf 0.01"), for notes.
   std::string describe() const;
   /// @brief @throws UsageError naming the option when a value is out of range.

@@ -16,6 +16,7 @@
 #include "vczstats/ancestral.hpp"
 #include "vczstats/filters.hpp"
 #include "vczstats/populations.hpp"
+#include "vczstats/site_expression.hpp"
 #include "vczstats/vcz.hpp"
 #include "vczstats/windows.hpp"
 
@@ -103,9 +104,15 @@ struct Query {
   VariantFilterOptions filters;        ///< the site filters (removed rows are masked in plan)
   bool count_filters_applied = false;  ///< apply_count_filters has masked the plan
   std::int64_t unfiltered_sites = 0;   ///< selected variants before the site filters
+  /// filters.include/exclude parsed and bound to the store (null: none)
+  std::shared_ptr<const SiteExpression> expression;
 
+  /// @brief Whether the expression reads genotype counts (it is applied with the count filters).
+  bool expression_reads_counts() const { return expression && expression->needs().counts; }
   /// @brief Whether the count filters still have to be applied (apply_count_filters).
-  bool count_filters_pending() const { return filters.counts() && !count_filters_applied; }
+  bool count_filters_pending() const {
+    return (filters.counts() || expression_reads_counts()) && !count_filters_applied;
+  }
 
   /// @brief The first and last windowed site of each group (reads the positions of the plan
   /// once). @throws IoError, FormatError.

@@ -182,7 +182,7 @@ void bind_store(py::module_& m) {
 
 /// The site filters of a dict keyed by the CLI's option names with underscores (snps_only,
 /// min_alleles, max_alleles, apply_filters, min_qual, maf, max_maf, mac, max_mac, geno, hwe,
-/// hwe_midp, min_gq, min_dp). @throws UsageError for another key.
+/// hwe_midp, min_gq, min_dp, include, exclude). @throws UsageError for another key.
 VariantFilterOptions filter_options(const py::dict& d) {
   VariantFilterOptions f;
   for (const auto& [key, value] : d) {
@@ -218,6 +218,10 @@ VariantFilterOptions filter_options(const py::dict& d) {
       f.min_gq = py::cast<int>(value);
     else if (k == "min_dp")
       f.min_dp = py::cast<int>(value);
+    else if (k == "include")
+      f.include = py::cast<std::string>(value);
+    else if (k == "exclude")
+      f.exclude = py::cast<std::string>(value);
     else
       throw UsageError("filters: unknown filter '" + k +
                        "' (snps_only, min_alleles, max_alleles, apply_filters, min_qual, maf, "

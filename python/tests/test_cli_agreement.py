@@ -187,7 +187,10 @@ def test_results_do_not_depend_on_threads_or_chunking(store, small_pops):
     ({"maf": 0.05, "geno": 0.1}, ["--maf", 0.05, "--geno", 0.1]),
     ({"max_alleles": 2, "hwe": 1e-3, "hwe_midp": True},
      ["--max-alleles", 2, "--hwe", 1e-3, "--hwe-midp"]),
-    ({"snps_only": True, "mac": 2}, ["--snps-only", "--mac", 2])])
+    ({"snps_only": True, "mac": 2}, ["--snps-only", "--mac", 2]),
+    ({"include": 'TYPE="snp" && MAF>0.1'}, ["-i", 'TYPE="snp" && MAF>0.1']),
+    ({"exclude": "AC<3 || N_ALT>1", "max_alleles": 3}, ["-e", "AC<3 || N_ALT>1",
+                                                       "--max-alleles", 3])])
 def test_site_filters(cli, store, small_pops, filters, args):
     pops, sets = small_pops
     r = vczstats.allele_frequencies(store, sample_sets=sets, filters=filters, progress=False)
@@ -199,3 +202,8 @@ def test_site_filters(cli, store, small_pops, filters, args):
     assert 0 < len(r) < len(unfiltered)
     with pytest.raises(Exception, match="unknown filter"):
         vczstats.allele_frequencies(store, filters={"mf": 0.1}, progress=False)
+    with pytest.raises(Exception, match="give one of them, not both"):
+        vczstats.allele_frequencies(store, filters={"include": "AC>1", "exclude": "AC<1"},
+                                    progress=False)
+    with pytest.raises(Exception, match=r"-i 'AC>>1': position 4: unexpected '>'"):
+        vczstats.allele_frequencies(store, filters={"include": "AC>>1"}, progress=False)

@@ -105,7 +105,8 @@ def _pairs_text(pairs: PopPairs) -> str:
 _SHARED_PARAMETERS = {
     "selection": ("regions, regions_overlap, samples, force_samples, filters",
         "The selection and the site filters (``{\"maf\": 0.01, \"geno\": 0.05, ...}``, keyed "
-        "as the CLI's options), as in :func:`diversity`."),
+        "as the CLI's options; ``\"include\"``/``\"exclude\"`` take a bcftools-style "
+        "expression as -i/-e), as in :func:`diversity`."),
     "execution": ("device, threads, prefetch, progress", "Execution, as in :func:`diversity`."),
     "ancestral": ("ancestral : str",
         "``\"ref\"``, ``\"aa\"`` (the store's variant_AA) or an ancestral FASTA."),

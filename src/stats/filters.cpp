@@ -10,6 +10,7 @@
 #include <cmath>
 #include <optional>
 
+#include "stats/site_fields.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/hardy.hpp"
 #include "vczstats/query.hpp"
@@ -43,6 +44,8 @@ std::string VariantFilterOptions::describe() const {
   if (hwe) add(fmt::format("--hwe {}{}", *hwe, hwe_midp ? " --hwe-midp" : ""));
   if (min_gq > 0) add(fmt::format("--min-gq {}", min_gq));
   if (min_dp > 0) add(fmt::format("--min-dp {}", min_dp));
+  if (include) add(fmt::format("-i '{}'", *include));
+  if (exclude) add(fmt::format("-e '{}'", *exclude));
   return s;
 }
 
@@ -68,6 +71,8 @@ void VariantFilterOptions::validate() const {
   if (min_qual && std::isnan(*min_qual)) throw UsageError("--min-qual: expected a number");
   for (const auto& f : apply_filters)
     if (f.empty()) throw UsageError("--apply-filters: an empty filter name");
+  if (include && exclude)
+    throw UsageError("-i/--include and -e/--exclude: give one of them, not both (as bcftools)");
 }
 
 namespace stats {
@@ -142,6 +147,9 @@ void detail::apply_metadata_filters(Query& q) {
     if (!quality)
       throw FormatError(path + ": --min-qual needs variant_quality, which the store lacks");
   }
+  // An -i/-e expression that reads no genotype counts is decided here too.
+  std::optional<stats::SiteFieldReader> fields;
+  if (q.expression && !q.expression_reads_counts()) fields.emplace(q.store, *q.expression);
   const vcz::VariantReader reader(q.store, by_alleles, /*with_ids=*/false);
   std::size_t current = static_cast<std::size_t>(-1);
   vcz::VariantBlock block;
@@ -152,6 +160,7 @@ void detail::apply_metadata_filters(Query& q) {
       current = u;
       const vcz::WorkUnit& unit = q.plan.units[u];
       if (by_alleles) block = reader.read(unit.begin, unit.end);
+      if (fields) fields->read(unit.begin, unit.end);
       if (filters) {
         const std::vector<std::int64_t> s{unit.begin, 0}, e{unit.end, filter_columns};
         filter_flags = filters->read_region_as<std::uint8_t>(s, e);
@@ -178,6 +187,7 @@ void detail::apply_metadata_filters(Query& q) {
     }
     // A missing QUAL (NaN) fails, as in bcftools -i 'QUAL>=x' and plink2 --var-min-qual.
     if (quality && !(qual[static_cast<std::size_t>(r)] >= *f.min_qual)) return false;
+    if (fields && !q.expression->keep(fields->site(r))) return false;
     return true;
   });
 }

@@ -8,6 +8,7 @@
 #include <limits>
 #include <utility>
 
+#include "stats/site_fields.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/variants.hpp"
 
@@ -103,7 +104,8 @@ Query make_query(const QueryOptions& o) {
           std::make_shared<detail::DataSpans>(),
           {},
           false,
-          0};
+          0,
+          nullptr};
   if (!o.regions.empty() && !o.regions_file.empty())
     throw UsageError("give either -r/--regions or -R/--regions-file, not both");
   if (!o.regions.empty()) q.regions = vcz::parse_regions(o.regions);
@@ -152,8 +154,11 @@ Query make_query(const QueryOptions& o) {
   q.ancestral = o.ancestral.empty() ? "ref" : o.ancestral;
   q.filters = o.filters;
   q.filters.validate();
+  if (q.filters.expression())
+    q.expression = std::make_shared<const SiteExpression>(stats::bind_site_expression(
+        q.store, q.filters.include ? *q.filters.include : *q.filters.exclude, !q.filters.include));
   q.unfiltered_sites = q.plan.selected_variants();
-  if (q.filters.metadata()) {
+  if (q.filters.metadata() || (q.expression && !q.expression_reads_counts())) {
     detail::apply_metadata_filters(q);
     if (q.unfiltered_sites > 0 && q.plan.units.empty())
       q.warnings.push_back("the site filters " + q.filters.describe() + " keep none of the " +

@@ -13,36 +13,18 @@
 #include <set>
 #include <sstream>
 
+#include "cli/site_lists.hpp"
 #include "test_util.hpp"
 
 using namespace vcztest;
 
 namespace {
 
-std::set<std::string> lines(const std::string& text) {
-  std::set<std::string> out;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);)
-    if (!l.empty()) out.insert(l);
-  return out;
-}
-
-/// CHROM:POS of the sites `vczstats freq` reports (positions are unique per contig).
-std::set<std::string> ours(const std::string& store, const std::string& filters) {
-  return lines(run_ok(binary() + " freq " + shell_quote(store) + " " + filters +
-                      " --device cpu -t 2 | awk -F'\\t' 'NR>1{print $1\":\"$2}'"));
-}
-
-std::set<std::string> bcftools(const std::string& vcf, const std::string& args) {
-  return lines(run_ok("bcftools view -H " + args + " " + shell_quote(vcf) +
-                      " | awk -F'\\t' '{print $1\":\"$2}'"));
-}
-
 std::set<std::string> plink2(const TempDir& dir, const std::string& vcf, const std::string& args) {
   const std::string out = (dir / "pl").string();
   run_ok("plink2 --vcf " + shell_quote(vcf) + " --set-all-var-ids '@:#' --output-chr chrM " + args +
          " --write-snplist --out " + shell_quote(out) + " >/dev/null");
-  return lines(run_ok("cat " + shell_quote(out + ".snplist")));
+  return line_set(run_ok("cat " + shell_quote(out + ".snplist")));
 }
 
 struct Fixture {
@@ -81,7 +63,7 @@ TEST(CliFilters, RetainedSitesEqualPlink2AndBcftools) {
   FILTER_TEST_REQUIREMENTS();
   TempDir dir;
   const Fixture f = make_fixture(dir, "qc", kRandom, /*full_missing=*/true);
-  const auto all = ours(f.store, "");
+  const auto all = freq_sites(f.store, "");
   ASSERT_EQ(all.size(), 500u);
   struct Case {
     std::string ours, tool, args;
@@ -115,8 +97,9 @@ TEST(CliFilters, RetainedSitesEqualPlink2AndBcftools) {
   run_ok("printf 'S0001\\nS0002\\nS0003\\n' > " + shell_quote((dir / "removed.txt").string()));
   for (const auto& c : cases) {
     SCOPED_TRACE(c.ours);
-    const auto got = ours(f.store, c.ours);
-    const auto want = c.tool == "bcftools" ? bcftools(f.vcf, c.args) : plink2(dir, f.vcf, c.args);
+    const auto got = freq_sites(f.store, c.ours);
+    const auto want =
+        c.tool == "bcftools" ? bcftools_sites(f.vcf, c.args) : plink2(dir, f.vcf, c.args);
     // Each filter removes some sites and keeps some (a filter that did nothing tests nothing).
     EXPECT_LT(want.size(), all.size());
     EXPECT_GT(want.size(), 0u);
@@ -130,11 +113,11 @@ TEST(CliFilters, MafOverCalledAllelesEqualsBcftoolsWithHalfCalls) {
   // Half calls kept: a called allele of 0/. counts, as in bcftools' AN and AC.
   const Fixture f = make_fixture(dir, "half", kRandom, /*full_missing=*/false);
   for (const std::string t : {"0.02", "0.1", "0.3"}) {
-    const auto got = ours(f.store, "--max-alleles 2 --maf " + t);
-    const auto want = bcftools(f.vcf, "-M2 -i 'MAF>=" + t + "'");
+    const auto got = freq_sites(f.store, "--max-alleles 2 --maf " + t);
+    const auto want = bcftools_sites(f.vcf, "-M2 -i 'MAF>=" + t + "'");
     EXPECT_EQ(got, want) << "--maf " << t;
-    EXPECT_EQ(ours(f.store, "--max-alleles 2 --max-maf " + t),
-              bcftools(f.vcf, "-M2 -i 'MAF<=" + t + "'"))
+    EXPECT_EQ(freq_sites(f.store, "--max-alleles 2 --max-maf " + t),
+              bcftools_sites(f.vcf, "-M2 -i 'MAF<=" + t + "'"))
         << "--max-maf " << t;
   }
 }
@@ -207,7 +190,8 @@ TEST(CliFilters, StatisticsWithFiltersEqualStatisticsOfTheBcftoolsFilteredStore)
     }
     run_ok(binary() + " convert " + shell_quote(filtered_vcf) + " " + shell_quote(filtered) +
            " --variants-chunk-size 37 --samples-chunk-size 6 -t 2");
-    ASSERT_EQ(ours(f.store, c.ours), ours(filtered, "")) << "the filtered store's sites";
+    ASSERT_EQ(freq_sites(f.store, c.ours), freq_sites(filtered, ""))
+        << "the filtered store's sites";
     for (const std::string& stat : std::vector<std::string>{
              "freq", "hardy", "sample-stats", "sfs", "afdist", "diversity --window-size 500",
              "divergence --window-variants 7 -P " + shell_quote((dir / "pops.txt").string()),
@@ -270,8 +254,8 @@ TEST(CliVariantIds, StoresWithoutIdsUseChromPosRefAltForPruneExtractLdSnpAndLoad
          shell_quote((dir / "pl").string()) + " --indep-pairwise 50 5 0.3 > /dev/null");
   run_ok(binary() + " prune " + shell_quote(noid_store) + " --indep-pairwise 50 5 0.3 --out " +
          shell_quote((dir / "ours").string()));
-  const auto in = lines(run_ok("cat " + shell_quote((dir / "ours.prune.in").string())));
-  EXPECT_EQ(in, lines(run_ok("cat " + shell_quote((dir / "pl.prune.in").string()))));
+  const auto in = line_set(run_ok("cat " + shell_quote((dir / "ours.prune.in").string())));
+  EXPECT_EQ(in, line_set(run_ok("cat " + shell_quote((dir / "pl.prune.in").string()))));
   EXPECT_GT(in.size(), 10u);
   EXPECT_EQ(in.count("."), 0u);
   // --extract with that list selects the same variants on either store.
@@ -290,8 +274,8 @@ TEST(CliVariantIds, StoresWithoutIdsUseChromPosRefAltForPruneExtractLdSnpAndLoad
   run_ok(binary() + " pca " + shell_quote(noid_store) + " -k 2 --loadings " +
          shell_quote((dir / "load.tsv").string()) + " -o /dev/null");
   const auto ids =
-      lines(run_ok("awk -F'\\t' 'NR>1{print $3}' " + shell_quote((dir / "load.tsv").string())));
-  const auto keys = lines(run_ok("bcftools query -f '%ID\\n' " + shell_quote(keyed)));
+      line_set(run_ok("awk -F'\\t' 'NR>1{print $3}' " + shell_quote((dir / "load.tsv").string())));
+  const auto keys = line_set(run_ok("bcftools query -f '%ID\\n' " + shell_quote(keyed)));
   EXPECT_GT(ids.size(), 10u);
   for (const auto& id : ids) EXPECT_TRUE(keys.contains(id)) << id;
 }

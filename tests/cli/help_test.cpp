@@ -110,7 +110,8 @@ TEST(CliHelp, EveryCommandEndsWithExamplesAndHidesTestingOptions) {
     const auto r = run(binary() + " " + cmd + " --help");
     for (const std::string option :
          {"--snps-only", "--min-alleles", "--max-alleles", "--apply-filters", "--min-qual",
-          "--max-maf", "--mac", "--max-mac", "--geno", "--hwe", "--maf"})
+          "--max-maf", "--mac", "--max-mac", "--geno", "--hwe", "--maf", "-i,--include",
+          "-e,--exclude"})
       EXPECT_NE(r.out.find(option + " "), std::string::npos) << cmd << " lacks " << option;
     EXPECT_NE(r.out.find("Site filters"), std::string::npos) << cmd;
   }

@@ -370,6 +370,28 @@ TEST(MpiCli, FilteredSiteAndWindowStatisticsAreByteIdentical) {
   }
 }
 
+TEST(MpiCli, SiteExpressionsAreByteIdentical) {
+  VCZ_REQUIRE_MPI();
+  vcztest::TempDir dir;
+  const std::string path = missing_multi(dir);
+  if (path.empty()) GTEST_SKIP() << "skipped: no test store (needs python3-zarr and bcftools)";
+  // -i of the counts (decided in the counting pass) and -e of the variant fields alone.
+  const std::string s = shell_quote(path) + " --max-unit-variants 11 -P " +
+                        shell_quote(write_pops(dir, "x", path)) + " ";
+  for (const std::string& c :
+       {"freq " + s + "-i " + shell_quote("MAF>0.05 && (N_ALT>1 || F_MISSING<0.2)"),
+        "diversity " + s + "--window-size 700 -e " + shell_quote("TYPE!=\"snp\" || POS<300"),
+        "sfs " + s + "-i " + shell_quote("AC>=2 && AN>10")}) {
+    const std::string want = vcztest::run_ok(plain() + c + " -t 2");
+    const std::string unfiltered =
+        vcztest::run_ok(plain() + std::regex_replace(c, std::regex(" -[ie] '.*'"), "") + " -t 2");
+    EXPECT_NE(want, unfiltered) << "the expression changed nothing: " << c;
+    const auto got = vcztest::run(mpirun(2) + c);
+    ASSERT_EQ(got.exit_code, 0) << "mpirun -n 2 " << c << "\n" << got.err;
+    EXPECT_EQ(want, got.out) << "mpirun -n 2 " << c;
+  }
+}
+
 TEST(MpiCli, Ag1000gScanAndFstatsAreByteIdentical) {
   VCZ_REQUIRE_MPI();
   VCZ_REQUIRE_SHARED_DATA();

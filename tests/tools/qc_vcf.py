@@ -8,7 +8,10 @@ Reads a VCF (plain or .gz) and writes plain VCF on stdout (or -o FILE):
   * --full-missing: half-missing calls ('0/.', './1') become './.', as plink2 imports them,
     so plink2's counts and the store's agree;
   * --gq-dp: FORMAT GQ and DP for every call (0-59 and 0-29 from the record and sample
-    numbers; missing on every 11th call).
+    numbers; missing on every 11th call);
+  * --info: INFO fields for site expressions: DP (Integer, absent on every 5th record), XF
+    (Float, Number=A, absent on every 6th, a missing element on every 9th), DB (Flag, every 3rd)
+    and XS (String: foo, bar, or absent).
 Example:
   qc_vcf.py r.vcf.gz --full-missing -o qc.vcf
 """
@@ -28,6 +31,7 @@ def main():
     ap.add_argument("-o", "--output")
     ap.add_argument("--full-missing", action="store_true")
     ap.add_argument("--gq-dp", action="store_true")
+    ap.add_argument("--info", action="store_true")
     a = ap.parse_args()
     opener = gzip.open if a.vcf.endswith(".gz") else open
     out = open(a.output, "w") if a.output else sys.stdout
@@ -41,6 +45,11 @@ def main():
             if line.startswith("#"):
                 out.write('##FILTER=<ID=LowQual,Description="Low quality">\n')
                 out.write('##FILTER=<ID=LowDP,Description="Low depth">\n')
+                if a.info:
+                    out.write('##INFO=<ID=DP,Number=1,Type=Integer,Description="Depth">\n')
+                    out.write('##INFO=<ID=XF,Number=A,Type=Float,Description="Per ALT">\n')
+                    out.write('##INFO=<ID=DB,Number=0,Type=Flag,Description="Flag">\n')
+                    out.write('##INFO=<ID=XS,Number=1,Type=String,Description="Text">\n')
                 if a.gq_dp:
                     out.write('##FORMAT=<ID=GQ,Number=1,Type=Integer,Description="Quality">\n')
                     out.write('##FORMAT=<ID=DP,Number=1,Type=Integer,Description="Depth">\n')
@@ -50,6 +59,21 @@ def main():
             n += 1
             cols[5] = "." if n % 7 == 0 else str((n * 37) % 100)
             cols[6] = FILTERS[n % len(FILTERS)]
+            if a.info:
+                info = []
+                if n % 5:
+                    info.append(f"DP={(n * 13) % 40}")
+                if n % 6:
+                    alts = cols[4].split(",")
+                    xf = [str(((n * 7 + k * 3) % 10) / 10) for k in range(len(alts))]
+                    if n % 9 == 0:
+                        xf[-1] = "."
+                    info.append("XF=" + ",".join(xf))
+                if n % 3 == 0:
+                    info.append("DB")
+                if n % 4 < 2:
+                    info.append("XS=" + ("foo" if n % 4 == 0 else "bar"))
+                cols[7] = ";".join(info) if info else "."
             if a.full_missing:
                 cols[9:] = ["./." if half.match(c) else c for c in cols[9:]]
             if a.gq_dp:
