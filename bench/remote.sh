@@ -5,14 +5,15 @@
 # warm-up run each), genotype calls per second, and the ratio to local disk of the same layout;
 # checks that every configuration prints the same afdist table.
 #
-#   bash bench/remote.sh [-n RUNS] [-t THREADS] [-s STORE.zip] [-L MS]
+#   bash bench/remote.sh [-n RUNS] [-t THREADS] [-s STORE.zip] [-L MS [-O STAT] [-X OPTIONS]]
 #
 # With -L MS every request is answered MS milliseconds late (an object store's round trip): by
 # nginx with the echo module's echo_sleep (libnginx-mod-http-echo, thousands of requests a
 # second), else by tests/tools/fault_server.py (Python, about 400 requests a second: it then
 # bounds directory stores' times). Every statistic (afdist, freq, missing, hardy, stats, sfs,
 # diversity) runs once on each layout: wall time, requests, and the check that the table equals
-# the local one.
+# the local one. -O STAT runs only the statistics whose command is STAT (e.g. stats); -X OPTIONS
+# are added to the remote runs (e.g. "--max-requests 256").
 #
 # Defaults: 5 runs, all cores, the Ag1000G store of ../shared/data. Needs nginx (scripts/setup.sh)
 # and a build in build/ (VCZSTATS=path/to/vczstats to use another).
@@ -22,13 +23,17 @@ runs=5
 threads=""
 store=../shared/data/ag1000g/gamb.X.8-12Mb.n100.derived.vcz.zip
 latency=""
-while getopts "n:t:s:L:" opt; do
+only=""
+extra_remote=""
+while getopts "n:t:s:L:O:X:" opt; do
   case $opt in
     n) runs=$OPTARG ;;
     t) threads="-t $OPTARG" ;;
     s) store=$OPTARG ;;
     L) latency=$OPTARG ;;
-    *) echo "usage: $0 [-n RUNS] [-t THREADS] [-s STORE.zip] [-L MS]" >&2; exit 2 ;;
+    O) only=$OPTARG ;;
+    X) extra_remote=$OPTARG ;;
+    *) echo "usage: $0 [-n RUNS] [-t THREADS] [-s STORE.zip] [-L MS [-O STAT] [-X OPTIONS]]" >&2; exit 2 ;;
   esac
 done
 vczstats=${VCZSTATS:-build/vczstats}
@@ -120,6 +125,7 @@ for i, s in enumerate(g["sample_id"][:]):
   printf "%-62s %-4s %9s %9s %9s\n" statistic kind "local s" "remote s" requests
   for st in "${stats[@]}"; do
     cmd=${st%% *}; rest=""; [ "$cmd" != "$st" ] && rest=${st#* }
+    [ -n "$only" ] && [ "$cmd" != "$only" ] && continue
     for kind in zip dir; do
       if [ $kind = zip ]; then l=$www/store.vcz.zip; r=$url/store.vcz.zip; else l=$www/store.vcz; r=$url/store.vcz; fi
       t0=$(date +%s.%N)
@@ -127,7 +133,7 @@ for i, s in enumerate(g["sample_id"][:]):
       "$vczstats" $cmd "$l" $rest $threads --no-progress >"$tmp/local.tsv"
       t1=$(date +%s.%N)
       # shellcheck disable=SC2086
-      "$vczstats" $cmd "$r" $rest $threads --no-progress -v >"$tmp/remote.tsv" 2>"$tmp/err"
+      "$vczstats" $cmd "$r" $rest $threads $extra_remote --no-progress -v >"$tmp/remote.tsv" 2>"$tmp/err"
       t2=$(date +%s.%N)
       cmp -s "$tmp/local.tsv" "$tmp/remote.tsv" || { echo "remote.sh: $st ($kind) differs from local" >&2; exit 1; }
       requests=$(grep -o "in [0-9]* requests" "$tmp/err" | awk '{print $2}')

@@ -182,6 +182,11 @@ VczStore VczStore::open(const std::string& path, const zarr::StoreOptions& optio
         keys.push_back(n + "/.zattrs");
       }
     }
+    // The first chunk of the small arrays read whole at open (the samples' names, the contigs,
+    // the filters): one chunk each in the stores VCF Zarr writers make (absent keys cost an
+    // answer in flight with the others).
+    for (const char* name : {"sample_id", "contig_id", "contig_length", "filter_id"})
+      keys.push_back(std::string(name) + (s.zarr_format_ == 3 ? "/c/0" : "/0"));
     s.store_->prefetch(keys);
   }
   s.attributes_ = group.attributes;

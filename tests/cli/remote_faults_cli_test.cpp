@@ -7,8 +7,12 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
+#include <vector>
 
 #include "test_util.hpp"
+#include "vczstats/vcz.hpp"
 #include "zarr/remote_test_support.hpp"
 
 #ifdef VCZSTATS_HAVE_REMOTE
@@ -276,6 +280,69 @@ TEST(RemoteLatencyCli, EveryStatisticKeepsRequestsInFlightAtObjectStoreLatency) 
     // ask for half of that at most (4.5 s here).
     EXPECT_LT(t.seconds, requests * 0.05 / 2) << requests << " requests";
   }
+}
+
+TEST(RemoteLatencyCli, ARemoteZipAsksForEachDocumentOnce) {
+  // A zip without consolidated metadata: its metadata documents are fetched together at open
+  // and kept. Before, a remote zip kept no answer once read, so each array opened again (the
+  // query, then each statistic) cost its documents one round trip each, in series (at 100 ms,
+  // a second of a 5 s run); and the small arrays read whole at open (sample_id, contig_id,
+  // contig_length) were asked for one at a time after it.
+  TempDir dir;
+  const fs::path www = dir / "www";
+  fs::create_directories(www);
+  // Large enough that the zip's directory and entries are not all in its first read (its tail).
+  run_ok(binary() + " simulate " + shell_quote((www / "z.vcz").string()) +
+         " --samples 200 --variants 20000 --variants-chunk-size 1000 --pops 2 --seed 7 "
+         "--pops-file " +
+         shell_quote((dir / "pops").string()) + " --no-progress");
+  run_ok("cd " + shell_quote((www / "z.vcz").string()) + " && " + python() +
+         " -c 'import os, zipfile\nwith zipfile.ZipFile(\"../z.vcz.zip\", \"w\") as z:\n"
+         "    [z.write(os.path.join(d, f), os.path.relpath(os.path.join(d, f), \".\")) "
+         "for d, _, fs in os.walk(\".\") for f in fs]'");
+  FaultServer server(www, {"--latency", "0.02"});
+  ASSERT_TRUE(server.ok()) << server.log();
+  const std::string zip = (www / "z.vcz.zip").string();
+  const std::string args =
+      " -P " + shell_quote((dir / "pops").string()) +
+      " --stats pi,tajima_d,fst_hudson --window-size 100000 --no-progress -t 2";
+  const auto want = run_ok(binary() + " stats " + shell_quote(zip) + args);
+  const auto got = run(binary() + " stats " + server.url() + "/z.vcz.zip" + args);
+  ASSERT_EQ(got.exit_code, 0) << got.err;
+  EXPECT_EQ(got.out, want);
+  // Where each metadata document lies in the zip (its local header), and the zip's size.
+  std::vector<std::int64_t> docs;
+  std::istringstream offsets(
+      run_ok(python() +
+             " -c 'import sys, zipfile\nfor i in zipfile.ZipFile(sys.argv[1]).infolist():\n"
+             "    if i.filename.rsplit(\"/\", 1)[-1] in (\".zarray\", \".zattrs\", "
+             "\".zgroup\", \"zarr.json\"): print(i.header_offset)' " +
+             shell_quote(zip)));
+  for (std::int64_t o; offsets >> o;) docs.push_back(o);
+  ASSERT_GT(docs.size(), 10u);
+  const auto size = static_cast<std::int64_t>(fs::file_size(zip));
+  std::map<std::int64_t, int> asked;  // document -> requests for it alone
+  std::istringstream log(server.requests());
+  for (std::string line; std::getline(log, line);) {
+    std::istringstream f(line);
+    std::string method, path, range;
+    f >> method >> path >> range;
+    std::int64_t lo = 0, hi = size - 1;
+    if (range.starts_with("bytes=-")) {
+      lo = size - std::stoll(range.substr(7));
+    } else if (range.starts_with("bytes=")) {
+      const auto dash = range.find('-');
+      lo = std::stoll(range.substr(6, dash - 6));
+      if (dash + 1 < range.size()) hi = std::stoll(range.substr(dash + 1));
+    }
+    // A request for a document alone (a few hundred bytes): a read of it, not a range of
+    // neighbouring chunks that happens to span it.
+    for (const auto d : docs)
+      if (d >= lo && d <= hi && hi - lo < 4096) ++asked[d];
+  }
+  for (const auto d : docs)
+    EXPECT_LE(asked[d], 1) << "the document at " << d << " was fetched " << asked[d] << " times\n"
+                           << server.requests();
 }
 
 }  // namespace

@@ -513,9 +513,54 @@ std::shared_ptr<const Store> with_consolidated_metadata(std::shared_ptr<const St
   return std::make_shared<const ConsolidatedStore>(std::move(store), std::move(docs));
 }
 
+/// A remote zip's metadata documents, read once and kept for the store's lifetime: a remote
+/// zip keeps no answer once it has been read, and arrays are opened more than once (the query,
+/// then each statistic), each time one round trip per document otherwise. A document whose read
+/// fails is not kept: its error comes when it is used, as without this cache.
+class MetadataKeepingStore final : public Store {
+ public:
+  MetadataKeepingStore(std::shared_ptr<const Store> inner, std::span<const std::string> keys)
+      : inner_(std::move(inner)) {
+    for (const auto& k : keys) {
+      try {
+        if (auto b = inner_->get(k)) docs_.emplace(k, std::move(*b));
+      } catch (const Error&) {
+        // reported by get() when an array needs it
+      }
+    }
+  }
+  std::optional<Bytes> get(std::string_view key) const override {
+    if (auto it = docs_.find(key); it != docs_.end()) return it->second;
+    return inner_->get(key);
+  }
+  bool contains(std::string_view key) const override {
+    return docs_.find(key) != docs_.end() || inner_->contains(key);
+  }
+  std::vector<StoreEntry> list(std::string_view prefix) const override {
+    return inner_->list(prefix);
+  }
+  std::vector<std::string> children(std::string_view prefix) const override {
+    return inner_->children(prefix);
+  }
+  const std::string& path() const override { return inner_->path(); }
+  void prefetch(std::span<const std::string> keys) const override {
+    std::vector<std::string> rest;
+    for (const auto& k : keys)
+      if (docs_.find(k) == docs_.end()) rest.push_back(k);
+    if (!rest.empty()) inner_->prefetch(rest);
+  }
+  void cancel_prefetch() const override { inner_->cancel_prefetch(); }
+  bool reads_ahead() const override { return inner_->reads_ahead(); }
+  IoStats io_stats() const override { return inner_->io_stats(); }
+
+ private:
+  std::shared_ptr<const Store> inner_;
+  std::map<std::string, Bytes, std::less<>> docs_;
+};
+
 /// A zip's directory names its metadata documents: without consolidated metadata, ask for
 /// them all at once (neighbours in one range request) rather than one round trip each as the
-/// arrays are opened.
+/// arrays are opened, and keep them.
 std::shared_ptr<const Store> prefetch_zip_metadata(std::shared_ptr<const Store> zip) {
   std::vector<std::string> keys;
   for (const auto& e : zip->list("")) {
@@ -523,7 +568,7 @@ std::shared_ptr<const Store> prefetch_zip_metadata(std::shared_ptr<const Store> 
     if (is_metadata_key(e.key)) keys.push_back(e.key);
   }
   zip->prefetch(keys);
-  return zip;
+  return std::make_shared<const MetadataKeepingStore>(std::move(zip), keys);
 }
 
 /// Bytes fetched from the end of a remote zip first: its end records (with the largest comment
