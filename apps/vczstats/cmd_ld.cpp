@@ -87,36 +87,6 @@ PruneOptions parse_indep_pairwise(const std::vector<std::string>& a) {
   return o;
 }
 
-/// A bin edge of --decay: 0, or a length in bp (kb/Mb suffixes allowed).
-std::int64_t bin_edge(const std::string& text, const std::string& option) {
-  return text == "0" ? 0 : parse_bp_length(text, option);
-}
-
-/// Bin edges of @p option (--decay, --bp-bins): "E0,E1,...,En" or "START:STOP:STEP" (START,
-/// START + STEP, ..., and STOP as the last edge even when STEP does not divide STOP - START).
-std::vector<std::int64_t> parse_bins(const std::string& text, const std::string& option) {
-  std::vector<std::int64_t> e;
-  if (text.find(':') != std::string::npos) {
-    const auto parts = vcz::split_list(text, ':');
-    if (parts.size() != 3)
-      throw UsageError(option + ": expected START:STOP:STEP, got '" + text + "'");
-    const std::int64_t start = bin_edge(parts[0], option), stop = bin_edge(parts[1], option);
-    const std::int64_t step = parse_bp_length(parts[2], option + " STEP");  // positive
-    if (stop <= start) throw UsageError(option + ": STOP must be above START in '" + text + "'");
-    if ((stop - start) / step > 10000000)
-      throw UsageError(option + ": more than 10^7 bins in '" + text + "'");
-    for (std::int64_t x = start; x < stop; x += step) e.push_back(x);
-    e.push_back(stop);
-  } else {
-    for (const auto& x : vcz::split_list(text)) e.push_back(bin_edge(x, option));
-  }
-  if (e.size() < 2)
-    throw UsageError(option + ": at least two bin edges are needed in '" + text + "'");
-  for (std::size_t k = 1; k < e.size(); ++k)
-    if (e[k] <= e[k - 1]) throw UsageError(option + ": bin edges must increase in '" + text + "'");
-  return e;
-}
-
 /// Rows of a table as cells, handed to a row writer (rows of another MPI rank travel as cells).
 using RowSink = std::function<void(const Cells&)>;
 using EmitRows = std::function<void(const Table&, const RowSink&)>;
@@ -217,7 +187,7 @@ void run_ld_summary(const CLI::App& cmd, const Options& o, bool decay) {
     if (cmd.count(opt)) throw UsageError(std::string(opt) + " is an option of --ld-scores");
   LdDecayOptions d;
   d.measure = measure;
-  d.edges = parse_bins(o.decay, "--decay");
+  d.edges = parse_bin_edges(o.decay, "--decay");
   if (cmd.count("--ld-window")) d.window_variants = o.ld.window_variants;
   if (!o.window_size.empty()) d.window_size = parse_bp_length(o.window_size, "--window-size");
   QueryOptions qo = query_options(o.common);
@@ -409,7 +379,7 @@ void add_ld_stats(CLI::App& app) {
       ->required();
   cmd->callback([o] {
     LdStatsOptions so;
-    so.edges = parse_bins(o->bins, "--bp-bins");
+    so.edges = parse_bin_edges(o->bins, "--bp-bins");
     QueryOptions qo = query_options(o->common);
     if (!qo.pops_file.empty()) {
       const auto [names, members] = population_members(qo);

@@ -336,18 +336,12 @@ def ld(store: Any, *, measure: str = "r2", window_variants: int = 10,
 
 
 def _bin_edges(bins: Any, name: str) -> List[int]:
-    """Bin edges in bp: a sequence of increasing integers, or "START:STOP:STEP" as the CLI."""
+    """Bin edges in bp: a sequence of increasing integers, or a string as the CLI takes it
+    ("E0,E1,..." or "START:STOP:STEP", kb/Mb suffixes allowed; the library's parser)."""
     if isinstance(bins, str):
-        parts = bins.split(":")
-        if len(parts) != 3:
-            raise ValueError(f"{name}: give a sequence of edges or 'START:STOP:STEP', not {bins!r}")
-        start, stop, step = (int(float(x)) for x in parts)
-        if step <= 0 or stop <= start:
-            raise ValueError(f"{name}: 'START:STOP:STEP' needs STEP > 0 and STOP > START")
-        return list(range(start, stop, step)) + [stop]  # as the CLI: STOP is the last edge
+        return list(_core.parse_bin_edges(bins, name))
     edges = [int(e) for e in bins]
-    if len(edges) < 2 or any(b <= a for a, b in zip(edges, edges[1:])) or edges[0] < 0:
-        raise ValueError(f"{name}: at least two strictly increasing edges from 0 or more")
+    _core.check_bin_edges(edges, name)
     return edges
 
 
