@@ -361,18 +361,26 @@ void add_ld_stats(CLI::App& app) {
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
       "ld-stats",
-      "moments.LD's two-locus statistics of one population (the selected samples, or -P FILE "
-      "--pop NAME) from phased haplotypes (read as stored, as ld --hap), summed in bins of bp "
-      "distance as moments.LD.Parsing.compute_ld_statistics "
-      "sums them: per bin the pairs of sites on one contig, both polymorphic and called at "
-      "every haplotype, and the sums of Ragsdale & Gravel's unbiased estimators of D^2 "
-      "(DD_0_0), D(1-2p)(1-2q) (Dz_0_0_0) and p(1-p)q(1-q) (pi2_0_0_0_0); H_0_0 sums 2p(1-p) "
-      "n/(n-1) over those sites. Multi-allelic sites count REF against the other alleles. "
-      "Output: bin_start bin_end pairs DD_0_0 Dz_0_0_0 pi2_0_0_0_0 sites H_0_0 (the last two "
-      "the same on every row); docs/ld-decay.md.");
+      "moments.LD's two-locus statistics of one, two or three populations (the selected "
+      "samples; or -P FILE: its populations, or those --pop names) from phased haplotypes (read "
+      "as stored, as ld --hap), summed in bins of bp distance as "
+      "moments.LD.Parsing.compute_ld_statistics sums them: per bin the pairs of sites on one "
+      "contig, both polymorphic (among all the populations' haplotypes) and called at every "
+      "haplotype, and the sums of Ragsdale & Gravel's unbiased estimators of D_i D_j (DD_i_j), "
+      "D_i(1-2p_j)(1-2q_k) (Dz_i_j_k) and the pi2_i_j_k_l products of p(1-p) and q(1-q) terms, "
+      "in moments.LD's names and order; H_i_j sums p_i(1-p_j)+p_j(1-p_i) over those sites. "
+      "Multi-allelic sites count REF against the other alleles. Output: bin_start bin_end pairs "
+      "DD_0_0 ... sites H_0_0 ... (sites and H the same on every row); docs/ld-decay.md.\n\n"
+      "Examples:\n"
+      "  vczstats ld-stats data.vcz --bp-bins 0,100,1kb,10kb\n"
+      "  vczstats ld-stats data.vcz --bp-bins 0:50kb:5kb -P pops.tsv --pop YRI,CEU\n"
+      "  vczstats ld-stats data.vcz --bp-bins 0,1kb,10kb -P pops.tsv   # its 1-3 populations");
   add_common_options(*cmd, o->common);
   add_population_option(*cmd, o->common);
-  cmd->add_option("--pop", o->pop, "With -P: the population (its samples) to compute for");
+  cmd->add_option("--pop", o->pop,
+                  "With -P: the populations to compute for, NAME or NAME,NAME[,NAME] (their "
+                  "indices 0, 1, 2 in the statistics' names) [default: every population of the "
+                  "file, at most three]");
   cmd->add_option("--bp-bins", o->bins,
                   "Bin edges in bp distance, E0,E1,...,En (kb/Mb suffixes allowed) or "
                   "START:STOP:STEP; bin k is [Ek, Ek+1)")
@@ -382,11 +390,23 @@ void add_ld_stats(CLI::App& app) {
     so.edges = parse_bin_edges(o->bins, "--bp-bins");
     QueryOptions qo = query_options(o->common);
     if (!qo.pops_file.empty()) {
+      const std::string file = qo.pops_file;
       const auto [names, members] = population_members(qo);
-      const auto it = std::find(names.begin(), names.end(), o->pop);
-      if (it == names.end())
-        throw UsageError("ld-stats -P: --pop must name one of the file's populations");
-      qo.pops = members[static_cast<std::size_t>(it - names.begin())];
+      const std::vector<std::string> chosen = o->pop.empty() ? names : vcz::split_list(o->pop);
+      if (chosen.empty() || chosen.size() > 3)
+        throw UsageError("ld-stats: one, two or three populations (" + file + " has " +
+                         std::to_string(names.size()) + "; choose with --pop A,B)");
+      qo.pops.clear();
+      for (std::size_t k = 0; k < chosen.size(); ++k) {
+        const auto it = std::find(names.begin(), names.end(), chosen[k]);
+        if (it == names.end())
+          throw UsageError("ld-stats --pop: '" + chosen[k] + "' is not a population of " + file);
+        if (std::find(chosen.begin(), chosen.begin() + static_cast<std::ptrdiff_t>(k), chosen[k]) !=
+            chosen.begin() + static_cast<std::ptrdiff_t>(k))
+          throw UsageError("ld-stats --pop: '" + chosen[k] + "' is named twice");
+        const auto& m = members[static_cast<std::size_t>(it - names.begin())];
+        qo.pops.insert(qo.pops.end(), m.begin(), m.end());
+      }
     } else if (!o->pop.empty()) {
       throw UsageError("ld-stats: --pop needs -P");
     }

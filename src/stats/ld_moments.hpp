@@ -55,4 +55,7 @@ inline std::int64_t ref_at_both(std::int64_t n, std::int64_t a, std::int64_t b, 
   return x11;
 }
 
+/// ld-stats of the query's two or three populations (ld_moments.cpp).
+std::unique_ptr<Statistic> make_ld_stats_pops(const Query& q, const LdStatsOptions& options);
+
 }  // namespace vczstats::stats::moments

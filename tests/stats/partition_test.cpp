@@ -338,6 +338,10 @@ TEST(StatisticPartitions, MergedPartitionsEqualOnePass) {
                        [](const Query& q) {
                          return make_ld_stats(q, {{0, 5, 40, 200}});
                        }});
+    // ld-stats of three populations: one band per population but the last, joined per unit.
+    configs.push_back({"ld stats three pops", with_pops, [](const Query& q) {
+                         return make_ld_stats(q, {{0, 7, 60, 300}});
+                       }});
     configs.push_back({"prune 7 3", [](QueryOptions&) {},
                        [](const Query& q) {
                          return make_prune(q, {7, false, 3, 0.05});
