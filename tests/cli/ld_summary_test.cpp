@@ -433,6 +433,28 @@ TEST(LdStats, TwoAndThreePopulationsEqualTheBruteForceReference) {
   EXPECT_EQ(run_ok(cmd + p), run_ok(cmd + p + " --pop X,Y,Z"));
 }
 
+TEST(LdStats, ScrmTwoPopulationsEqualTheBruteForceReference) {
+  VCZ_REQUIRE_PROGRAM("scrm");
+  VCZ_REQUIRE_CONVERT();
+  TempDir dir;
+  // Two islands of 12 haplotypes (6 diploid samples each) exchanging migrants; the reference's
+  // own ms-to-VCF conversion, which vczstats converts as any VCF.
+  const std::string ms = (dir / "s.ms").string(), vcf = (dir / "s.vcf").string();
+  const std::string store = (dir / "s.vcz").string(), pops = (dir / "s.pops").string();
+  run_ok("scrm 24 1 -t 30 -r 60 30000 -I 2 12 12 0.5 -seed 4 5 6 > " + shell_quote(ms));
+  run_ok(python() + " " + tool("ref_ld_summary.py") + " msvcf " + shell_quote(ms) + " " +
+         shell_quote(vcf) + " --length 30000");
+  run_ok(binary() + " convert " + shell_quote(vcf) + " " + shell_quote(store) +
+         " --variants-chunk-size 40 -t 2");
+  {
+    std::ofstream f(pops);
+    for (int i = 0; i < 12; ++i) f << "s" << i << "\t" << (i < 6 ? "A" : "B") << "\n";
+  }
+  EXPECT_EQ(expect_ld_stats_match(store, vcf, "0,500,2000,6000", " -P " + shell_quote(pops),
+                                  " --pops " + shell_quote(pops), 5000),
+            3u + 15u + 1u + 3u);
+}
+
 TEST(LdSummaries, BadOptionsAreUsageErrors) {
   VCZ_REQUIRE_CONVERT();
   TempDir dir;

@@ -7,6 +7,9 @@ reading a VCF as text (no numpy, no zarr, so it is independent of vczstats' read
       random VCF with LD: each contig's haplotypes are mosaics of a few founders (a switch
       between founders every ~200 bp on average), with new mutations; IDs v0, v1, ...;
       positions with gaps of 1-60 bp (and repeats); a fraction of alleles missing ('.').
+  ref_ld_summary.py msvcf MS OUT.vcf --length L
+      the first replicate of ms/scrm output as a phased diploid VCF (haplotypes 2i, 2i + 1 are
+      sample s<i>; position ceil(x L), raised to one past the previous one when it repeats).
   ref_ld_summary.py decay VCF --bins E0,E1,... [--hap] [--ld-window N] [--window-size W]
       ld --decay: per distance bin [Ek, Ek+1) pairs, sum_r2, mean_r2 (TSV as vczstats prints).
   ref_ld_summary.py ldstats VCF --bins E0,E1,... [--pops FILE [--pop-names A,B,...]]
@@ -96,6 +99,32 @@ def make_vcf(args):
                 out.write(f"{c + 1}\t{pos}\tv{index}\tA\t{alt}\t.\tPASS\t.\tGT\t")
                 out.write("\t".join(calls) + "\n")
                 index += 1
+
+
+def ms_vcf(args):
+    """The first replicate of ms output as a phased VCF (see the usage)."""
+    with open(args.ms) as f:
+        lines = [l.strip() for l in f]
+    at = next(i for i, l in enumerate(lines) if l.startswith("segsites:"))
+    sites = int(lines[at].split()[1])
+    xs = [float(x) for x in lines[at + 1].split()[1:]]
+    haps = []
+    for l in lines[at + 2:]:
+        if not l or l.startswith("//"):
+            break
+        haps.append(l)
+    assert len(xs) == sites and len(haps) % 2 == 0
+    with open(args.out, "w") as out:
+        out.write("##fileformat=VCFv4.2\n##contig=<ID=1,length=%d>\n" % (args.length + sites))
+        out.write('##FORMAT=<ID=GT,Number=1,Type=String,Description="Genotype">\n')
+        out.write("#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\t" +
+                  "\t".join(f"s{i}" for i in range(len(haps) // 2)) + "\n")
+        last = 0
+        for k, x in enumerate(xs):
+            pos = max(math.ceil(x * args.length), last + 1)
+            last = pos
+            gts = [f"{haps[2 * i][k]}|{haps[2 * i + 1][k]}" for i in range(len(haps) // 2)]
+            out.write(f"1\t{pos}\tv{k}\tA\tT\t.\t.\t.\tGT\t" + "\t".join(gts) + "\n")
 
 
 def read_samples(path):
@@ -334,6 +363,7 @@ def ldstats(args):
     bounds = [0]
     for pop in slots:
         bounds.append(bounds[-1] + len(pop))
+    seen = [{} for _ in edges[:-1]]  # per bin: counts -> pairs
     bins = [[0] + [Fraction(0)] * len(names) for _ in edges[:-1]]
     for i in range(len(rows)):
         if haps[i] is None:
@@ -349,10 +379,14 @@ def ldstats(args):
             for g in range(pops):
                 for x, y in zip(haps[i][bounds[g]:bounds[g + 1]], haps[j][bounds[g]:bounds[g + 1]]):
                     counts[4 * g + 2 * x + y] += 1
-            b = bins[bisect.bisect_right(edges, d) - 1]
-            b[0] += 1
+            bins[bisect.bisect_right(edges, d) - 1][0] += 1
+            key = tuple(counts)  # pairs with the same counts have the same values: sum once
+            k = bisect.bisect_right(edges, d) - 1
+            seen[k][key] = seen[k].get(key, 0) + 1
+    for b, pairs in zip(bins, seen):
+        for key, times in pairs.items():
             for k, name in enumerate(names):
-                b[k + 1] += unbiased(polys[name], counts)
+                b[k + 1] += times * unbiased(polys[name], list(key))
     sites = [h for h in haps if h is not None]
     h = {name: Fraction(0) for name in hets}
     for x in sites:
@@ -411,6 +445,10 @@ def main(argv=None):
     v.add_argument("--missing", type=float, default=0.03)
     v.add_argument("--multiallelic", type=float, default=0.05)
     v.add_argument("--phased", action="store_true")
+    ms = sub.add_parser("msvcf")
+    ms.add_argument("ms")
+    ms.add_argument("out")
+    ms.add_argument("--length", type=int, required=True)
     d = sub.add_parser("decay")
     d.add_argument("vcf")
     d.add_argument("--bins", required=True)
@@ -431,7 +469,7 @@ def main(argv=None):
     g.add_argument("--wind-cm", type=float)
     s.add_argument("--map")
     args = p.parse_args(argv)
-    {"vcf": make_vcf, "decay": decay, "ldscore": ldscore, "ldstats": ldstats}[args.cmd](args)
+    {"vcf": make_vcf, "msvcf": ms_vcf, "decay": decay, "ldscore": ldscore, "ldstats": ldstats}[args.cmd](args)
 
 
 if __name__ == "__main__":
