@@ -356,7 +356,7 @@ void add_ld(CLI::App& app) {
 void add_ld_stats(CLI::App& app) {
   struct Options {
     CommonOptions common;
-    std::string bins, pop;
+    std::string bins, r_bins, map, pop;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
@@ -374,7 +374,8 @@ void add_ld_stats(CLI::App& app) {
       "Examples:\n"
       "  vczstats ld-stats data.vcz --bp-bins 0,100,1kb,10kb\n"
       "  vczstats ld-stats data.vcz --bp-bins 0:50kb:5kb -P pops.tsv --pop YRI,CEU\n"
-      "  vczstats ld-stats data.vcz --bp-bins 0,1kb,10kb -P pops.tsv   # its 1-3 populations");
+      "  vczstats ld-stats data.vcz --bp-bins 0,1kb,10kb -P pops.tsv   # its 1-3 populations\n"
+      "  vczstats ld-stats data.vcz --r-bins 0,1e-6,1e-5,1e-4 --map chr20.map");
   add_common_options(*cmd, o->common);
   add_population_option(*cmd, o->common);
   cmd->add_option("--pop", o->pop,
@@ -383,11 +384,30 @@ void add_ld_stats(CLI::App& app) {
                   "file, at most three]");
   cmd->add_option("--bp-bins", o->bins,
                   "Bin edges in bp distance, E0,E1,...,En (kb/Mb suffixes allowed) or "
-                  "START:STOP:STEP; bin k is [Ek, Ek+1)")
-      ->required();
+                  "START:STOP:STEP; bin k is [Ek, Ek+1)");
+  cmd->add_option("--r-bins", o->r_bins,
+                  "Instead of --bp-bins: bin edges of recombination distance r = |cM_b - cM_a| / "
+                  "100 on --map (Morgans, as moments.LD's r_bins), R0,R1,...,Rn");
+  cmd->add_option("--map", o->map,
+                  "With --r-bins: a plink .map (chrom, id, cM, bp), linear between its positions "
+                  "(as ld --ld-scores --map)");
   cmd->callback([o] {
     LdStatsOptions so;
-    so.edges = parse_bin_edges(o->bins, "--bp-bins");
+    if (o->bins.empty() == o->r_bins.empty())
+      throw UsageError("ld-stats: give --bp-bins or --r-bins (with --map)");
+    if (!o->bins.empty()) so.edges = parse_bin_edges(o->bins, "--bp-bins");
+    for (const auto& x : vcz::split_list(o->r_bins)) {
+      std::size_t used = 0;
+      double v = 0;
+      try {
+        v = std::stod(x, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != x.size()) throw UsageError("--r-bins: '" + x + "' is not a number");
+      so.r_edges.push_back(v);
+    }
+    so.map = o->map;
     QueryOptions qo = query_options(o->common);
     if (!qo.pops_file.empty()) {
       const std::string file = qo.pops_file;

@@ -106,12 +106,16 @@ void bind_ld(py::module_& m, const py::keep_alive<0, 1>& keep) {
         "Raise ValueError unless the edges are two or more increasing integers from 0 on.");
   m.def(
       "make_ld_stats",
-      [](const Query& q, const std::vector<std::int64_t>& edges) {
+      [](const Query& q, const std::vector<std::int64_t>& edges, const std::vector<double>& r_edges,
+         const std::string& map) {
         LdStatsOptions o;
         o.edges = edges;
+        o.r_edges = r_edges;
+        o.map = map;
         return make_ld_stats(q, o);
       },
-      py::arg("query"), py::arg("edges"), keep);
+      py::arg("query"), py::arg("edges"), py::arg("r_edges") = std::vector<double>{},
+      py::arg("map") = std::string(), keep);
   m.def(
       "make_prune",
       [](const Query& q, std::int64_t window, bool window_kb, std::int64_t step, double r2) {

@@ -451,7 +451,8 @@ def ld_scores(store: Any, *, window_kb: Optional[float] = None,
 
 
 @_shared_parameters("pops_one", "selection", "execution")
-def ld_stats(store: Any, bp_bins: Union[str, Sequence[int]], *,
+def ld_stats(store: Any, bp_bins: Union[str, Sequence[int], None] = None, *,
+             r_bins: Optional[Sequence[float]] = None, genetic_map: Optional[PathLike] = None,
              sample_sets: Optional[SampleSets] = None,
              regions: Optional[Regions] = None, regions_overlap: str = "record",
              samples: Optional[SampleList] = None, force_samples: bool = False,
@@ -468,6 +469,11 @@ def ld_stats(store: Any, bp_bins: Union[str, Sequence[int]], *,
         The VCF Zarr store (haplotypes read in the order stored).
     bp_bins : str or list of int
         Bin edges in bp, or ``"START:STOP:STEP"`` (kb/Mb suffixes as the CLI).
+    r_bins : list of float, optional
+        Instead of ``bp_bins``: bin edges of recombination distance r = |cM_b - cM_a| / 100
+        (Morgans, as moments.LD's ``r_bins``) on ``genetic_map`` (a plink ``.map``).
+    genetic_map : path, optional
+        The map of ``r_bins``.
     {shared}
 
     Returns
@@ -486,9 +492,15 @@ def ld_stats(store: Any, bp_bins: Union[str, Sequence[int]], *,
     >>> vczstats.ld_stats("1kg_chr20.vcz", [0, 1000, 10000],
     ...                   sample_sets={{"YRI": yri, "CEU": ceu}})["stats"]  # doctest: +SKIP
     """
-    edges = _bin_edges(bp_bins, "bp_bins")
+    if (bp_bins is None) == (r_bins is None):
+        raise ValueError("give bp_bins or r_bins (with genetic_map)")
+    edges = [] if bp_bins is None else _bin_edges(bp_bins, "bp_bins")
+    r_edges = [] if r_bins is None else [float(x) for x in r_bins]
+    if r_bins is not None and genetic_map is None:
+        raise ValueError("r_bins needs genetic_map")
+    map_path = "" if genetic_map is None else os.fspath(genetic_map)
     statistic, table, run, query = _run_family(
-        "ld_stats", store, lambda q: _core.make_ld_stats(q, edges),
+        "ld_stats", store, lambda q: _core.make_ld_stats(q, edges, r_edges, map_path),
         _selection(regions, regions_overlap, samples, force_samples, sample_sets,
                    filters=filters),
         _execution(device, threads, prefetch, progress))
@@ -499,7 +511,8 @@ def ld_stats(store: Any, bp_bins: Union[str, Sequence[int]], *,
     sums = [np.array([cols[n][i] for n in names], dtype=float) for i in range(len(cols["pairs"]))]
     sums.append(np.array([float(cols[n][0]) if len(cols[n]) else 0.0 for n in hets]))
     pops = list(query.populations) if sample_sets is not None else ["pop0"]
-    return {"bins": [(int(a), int(b)) for a, b in zip(cols["bin_start"], cols["bin_end"])],
+    edge = float if r_bins is not None else int
+    return {"bins": [(edge(a), edge(b)) for a, b in zip(cols["bin_start"], cols["bin_end"])],
             "sums": sums, "stats": [names, hets], "pops": pops,
             "pairs": np.asarray(cols["pairs"], dtype=np.int64)}
 

@@ -211,8 +211,7 @@ struct PendingUnit {
 class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs {
  public:
   LdMomentsPopsStatistic(const Query& q, const LdStatsOptions& o)
-      : options_(o), pops_(q.pops.count()), basis_(pops_) {
-    check_bin_edges(o.edges, "--bp-bins");
+      : options_(o), binner_(q, o), pops_(q.pops.count()), basis_(pops_) {
     if (pops_ < 2 || pops_ > 3) throw UsageError("ld-stats: one, two or three populations");
     const std::int64_t ploidy = q.store.ploidy();
     const std::int64_t slots = q.samples.size() * ploidy;
@@ -220,7 +219,7 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
     const std::int64_t words = (slots + 63) / 64;
     PairRequest base;
     base.measure = PairMeasure::Haplotype;
-    base.max_bp = o.edges.back() - 1;
+    base.max_bp = binner_.max_bp();
     base.min_r2 = 0;
     requests_.push_back({base, {}});
     for (int k = 0; k < pops_; ++k) {
@@ -242,7 +241,7 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
     }
     for (std::size_t k = 0; k < requests_.size(); ++k)
       bands_.push_back(std::make_unique<BandState>(q, requests_[k].request, slots, width_[k]));
-    bins_.assign((o.edges.size() - 1) * (basis_.size() + 1), {});
+    bins_.assign(binner_.bins() * (basis_.size() + 1), {});
     h_.assign(basis_.h.size(), {});
   }
 
@@ -316,19 +315,20 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
 
   Table finish() override {
     Table t;
-    for (const char* c : {"bin_start", "bin_end", "pairs"}) t.add(c, Column::Kind::Int);
+    binner_.add_columns(t);
+    t.add("pairs", Column::Kind::Int);
     const auto ld = basis_.ld_names(), h = basis_.h_names();
     for (const auto& c : ld) t.add(c, Column::Kind::Float);
     t.add("sites", Column::Kind::Int);
     for (const auto& c : h) t.add(c, Column::Kind::Float);
     t.note = "moments.LD statistics of " + std::to_string(pops_) +
              " populations (sums over pairs of complete sites polymorphic in their union), phased "
-             "haplotypes, bins of bp distance pos_b - pos_a";
+             "haplotypes, " +
+             binner_.what();
     const std::size_t stride = basis_.size() + 1;
-    for (std::size_t k = 0; k + 1 < options_.edges.size(); ++k) {
-      int c = 0;
-      t.push_int(c++, options_.edges[k]);
-      t.push_int(c++, options_.edges[k + 1]);
+    for (std::size_t k = 0; k < binner_.bins(); ++k) {
+      binner_.push_edges(t, k);
+      int c = 2;
       t.push_int(c++, bins_[k * stride].pairs);
       for (std::size_t s = 0; s < basis_.size(); ++s)
         t.push_float(c++, bins_[k * stride + 1 + s].sum.value());
@@ -431,7 +431,7 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
       const SiteCounts& i = site(key.first);
       const SiteCounts& j = site(key.second);
       if (!i.complete || !j.complete) continue;
-      const std::int64_t bin = bin_of(options_.edges, j.pos - i.pos);
+      const std::int64_t bin = binner_.bin(i.contig, i.pos, j.pos);
       if (bin < 0) continue;
       std::vector<PopPair> pp;
       std::int64_t last = x11_all;
@@ -509,7 +509,7 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
   void trim_rows() {
     if (!bands_[0]->resolved() || rows_.empty()) return;
     const SiteCounts& last = rows_.rbegin()->second;
-    const std::int64_t reach = options_.edges.back() - 1;
+    const std::int64_t reach = binner_.max_bp();
     while (rows_.size() > 1) {
       const SiteCounts& s = rows_.begin()->second;
       if (s.contig == last.contig && last.pos - s.pos <= reach) break;
@@ -518,6 +518,7 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
   }
 
   LdStatsOptions options_;
+  PairBinner binner_;
   int pops_ = 0;
   Basis basis_;
   std::array<std::int64_t, 4> width_{};           // haplotypes: all, then of each population

@@ -8,9 +8,11 @@
 
 #include <memory>
 
+#include "stats/haplo_rows.hpp"
 #include "stats/ld_math.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/ld.hpp"
+#include "vczstats/table.hpp"
 
 namespace vczstats::stats::moments {
 
@@ -54,6 +56,33 @@ inline std::int64_t ref_at_both(std::int64_t n, std::int64_t a, std::int64_t b, 
     throw Error("ld-stats: the haplotype counts of a pair could not be recovered");
   return x11;
 }
+
+/// Where ld-stats puts a pair: bins of bp distance, or of recombination distance on a map
+/// (ld_summary.cpp).
+class PairBinner {
+ public:
+  /// @throws UsageError for bad edges, or a map without r edges and the reverse.
+  PairBinner(const Query& q, const LdStatsOptions& o);
+  std::size_t bins() const { return r_ ? r_edges_.size() - 1 : edges_.size() - 1; }
+  /// The band's reach: the largest bp distance a binned pair may have.
+  std::int64_t max_bp() const { return max_bp_; }
+  /// The bin of the pair at @p a and @p b (same contig, a <= b), or -1.
+  std::int64_t bin(std::int32_t contig, std::int64_t a, std::int64_t b) const;
+  /// Add the columns bin_start, bin_end (bp: integers; r: floats) to @p t.
+  void add_columns(Table& t) const;
+  /// Push bin @p k's edges into columns 0 and 1 of @p t.
+  void push_edges(Table& t, std::size_t k) const;
+  /// "bp distance pos_b - pos_a" or "recombination distance (Morgans) on MAP".
+  std::string what() const;
+
+ private:
+  std::vector<std::int64_t> edges_;
+  std::vector<double> r_edges_;
+  std::shared_ptr<const haplo::GeneticMap> map_;
+  std::shared_ptr<const std::vector<std::string>> contigs_;
+  bool r_ = false;
+  std::int64_t max_bp_ = 0;
+};
 
 /// ld-stats of the query's two or three populations (ld_moments.cpp).
 std::unique_ptr<Statistic> make_ld_stats_pops(const Query& q, const LdStatsOptions& options);

@@ -247,6 +247,62 @@ std::int64_t cm_window_bp(const Query& q, const stats::haplo::GeneticMap& map, d
   return reach;
 }
 
+}  // namespace
+
+namespace stats::moments {
+
+PairBinner::PairBinner(const Query& q, const LdStatsOptions& o)
+    : edges_(o.edges), r_edges_(o.r_edges), r_(!o.r_edges.empty()) {
+  if (r_) {
+    if (!o.edges.empty()) throw UsageError("ld-stats: give --bp-bins or --r-bins, not both");
+    if (o.map.empty()) throw UsageError("ld-stats: --r-bins needs --map");
+    if (r_edges_.size() < 2) throw UsageError("--r-bins: at least two bin edges are needed");
+    if (!(r_edges_.front() >= 0)) throw UsageError("--r-bins: bin edges must not be negative");
+    for (std::size_t k = 1; k < r_edges_.size(); ++k)
+      if (!(r_edges_[k] > r_edges_[k - 1])) throw UsageError("--r-bins: bin edges must increase");
+    map_ = std::make_shared<const haplo::GeneticMap>(o.map);
+    contigs_ = stats::detail::contig_labels(q);
+    max_bp_ = cm_window_bp(q, *map_, r_edges_.back() * 100, *contigs_);
+  } else {
+    if (!o.map.empty()) throw UsageError("ld-stats: --map goes with --r-bins");
+    check_bin_edges(o.edges, "--bp-bins");
+    max_bp_ = o.edges.back() - 1;
+  }
+}
+
+std::int64_t PairBinner::bin(std::int32_t contig, std::int64_t a, std::int64_t b) const {
+  if (!r_) return bin_of(edges_, b - a);
+  const std::string& c = (*contigs_)[static_cast<std::size_t>(contig)];
+  const double r = std::fabs(map_->at(c, b) - map_->at(c, a)) / 100;
+  if (!(r >= r_edges_.front() && r < r_edges_.back())) return -1;
+  return std::upper_bound(r_edges_.begin(), r_edges_.end(), r) - r_edges_.begin() - 1;
+}
+
+void PairBinner::add_columns(Table& t) const {
+  const auto kind = r_ ? Column::Kind::Float : Column::Kind::Int;
+  t.add("bin_start", kind);
+  t.add("bin_end", kind);
+}
+
+void PairBinner::push_edges(Table& t, std::size_t k) const {
+  if (r_) {
+    t.push_float(0, r_edges_[k]);
+    t.push_float(1, r_edges_[k + 1]);
+  } else {
+    t.push_int(0, edges_[k]);
+    t.push_int(1, edges_[k + 1]);
+  }
+}
+
+std::string PairBinner::what() const {
+  return r_ ? "bins of recombination distance |cM_b - cM_a| / 100 on the map"
+            : "bins of bp distance pos_b - pos_a";
+}
+
+}  // namespace stats::moments
+
+namespace {
+
 class LdScoreStatistic final
     : public stats::pairs::ReleasingPairStatistic<LdScoreStatistic, ScoreRow> {
  public:
@@ -347,31 +403,31 @@ struct MomentsBin {
 class LdMomentsStatistic final : public BinnedPairStatistic<LdMomentsStatistic> {
  public:
   LdMomentsStatistic(const Query& q, const LdStatsOptions& o)
-      : BinnedPairStatistic(q, "ld-stats"), options_(o) {
-    check_bin_edges(o.edges, "--bp-bins");
+      : BinnedPairStatistic(q, "ld-stats"), options_(o), binner_(q, o) {
     request_.measure = PairMeasure::Haplotype;  // its n and D give the four counts back
-    request_.max_bp = o.edges.back() - 1;
+    request_.max_bp = binner_.max_bp();
     request_.min_r2 = 0;
     width_ = pair_width(q, request_);
     if (width_ < 4) throw UsageError("ld-stats needs at least four haplotypes");
-    bins_.resize(o.edges.size() - 1);
+    bins_.resize(binner_.bins());
   }
 
   std::string name() const override { return "ld_stats"; }
 
   Table finish() override {
     Table t;
-    for (const char* c : {"bin_start", "bin_end", "pairs"}) t.add(c, Column::Kind::Int);
+    binner_.add_columns(t);
+    t.add("pairs", Column::Kind::Int);
     for (const char* c : {"DD_0_0", "Dz_0_0_0", "pi2_0_0_0_0"}) t.add(c, Column::Kind::Float);
     t.add("sites", Column::Kind::Int);
     t.add("H_0_0", Column::Kind::Float);
     t.note =
         "moments.LD statistics (sums over pairs of complete polymorphic sites), phased "
-        "haplotypes, bins of bp distance pos_b - pos_a";
+        "haplotypes, " +
+        binner_.what();
     for (std::size_t k = 0; k < bins_.size(); ++k) {
       const MomentsBin& b = bins_[k];
-      t.push_int(0, options_.edges[k]);
-      t.push_int(1, options_.edges[k + 1]);
+      binner_.push_edges(t, k);
       t.push_int(2, b.pairs);
       t.push_float(3, b.dd.value());
       t.push_float(4, b.dz.value());
@@ -417,7 +473,7 @@ class LdMomentsStatistic final : public BinnedPairStatistic<LdMomentsStatistic> 
 
   void load_sums(ByteReader& r) {
     bins_ = r.get_vector<MomentsBin>();
-    if (bins_.size() + 1 != options_.edges.size())
+    if (bins_.size() != binner_.bins())
       throw FormatError("statistic state: ld_stats bins do not match the edges");
     sites_ = r.get<std::int64_t>();
     h_ = r.get<ExactSum>();
@@ -427,7 +483,7 @@ class LdMomentsStatistic final : public BinnedPairStatistic<LdMomentsStatistic> 
     const PairRow& i = at(ordinal(v.a)).meta;
     const PairRow& j = at(ordinal(v.b)).meta;
     if (i.n != width_ || j.n != width_) return;  // complete sites only
-    const std::int64_t bin = bin_of(options_.edges, j.pos - i.pos);
+    const std::int64_t bin = binner_.bin(i.contig, i.pos, j.pos);
     if (bin < 0) return;
     const std::int64_t n = v.n, a = i.sum, b = j.sum;
     const std::int64_t x11 = stats::moments::ref_at_both(n, a, b, v.d);  // REF at both
@@ -441,6 +497,7 @@ class LdMomentsStatistic final : public BinnedPairStatistic<LdMomentsStatistic> 
   }
 
   LdStatsOptions options_;
+  stats::moments::PairBinner binner_;
   std::vector<MomentsBin> bins_;
   std::int64_t sites_ = 0;
   ExactSum h_;

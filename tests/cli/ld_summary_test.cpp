@@ -338,10 +338,13 @@ std::size_t expect_ld_stats_match(const std::string& store, const std::string& v
                                   const std::string& bins, const std::string& ours_args = "",
                                   const std::string& ref_args = "", std::int64_t min_pairs = 2000) {
   SCOPED_TRACE(bins + " " + ours_args);
-  const std::string ours = run_ok(binary() + " ld-stats " + shell_quote(store) + " --bp-bins " +
-                                  bins + " --max-unit-variants 23 -t 2" + ours_args);
-  const std::string ref = run_ok(python() + " " + tool("ref_ld_summary.py") + " ldstats " +
-                                 shell_quote(vcf) + " --bins " + bins + ref_args);
+  // (empty @p bins: the arguments give --r-bins)
+  const std::string ours = run_ok(binary() + " ld-stats " + shell_quote(store) +
+                                  (bins.empty() ? "" : " --bp-bins " + bins) +
+                                  " --max-unit-variants 23 -t 2" + ours_args);
+  const std::string ref =
+      run_ok(python() + " " + tool("ref_ld_summary.py") + " ldstats " + shell_quote(vcf) +
+             (bins.empty() ? "" : " --bins " + bins) + ref_args);
   std::istringstream a(ours), b(ref);
   std::string la, lb;
   std::vector<std::string> header;
@@ -363,7 +366,11 @@ std::size_t expect_ld_stats_match(const std::string& store, const std::string& v
     }
     for (std::size_t c = 0; c < fa.size(); ++c) {
       const std::string& name = header[c];
-      if (name == "bin_start" || name == "bin_end" || name == "pairs" || name == "sites") {
+      if (name == "bin_start" || name == "bin_end") {  // (r bins: the same double)
+        EXPECT_EQ(std::strtod(fa[c].c_str(), nullptr), std::strtod(fb[c].c_str(), nullptr)) << la;
+        continue;
+      }
+      if (name == "pairs" || name == "sites") {
         EXPECT_EQ(fa[c], fb[c]) << name << "\n" << la << "\n" << lb;
         continue;
       }
@@ -423,6 +430,21 @@ TEST(LdStats, TwoAndThreePopulationsEqualTheBruteForceReference) {
             3u + 15u + 1u + 3u);
   // the file's three populations (45 and 6), cut into units across bands' reach
   EXPECT_EQ(expect_ld_stats_match(store, vcf, "20,300,301,1400", p, rp, 500), 3u + 45u + 1u + 6u);
+  // bins of recombination distance on a plink .map (one and three populations)
+  const std::string map = (dir / "g.map").string();
+  {
+    std::ofstream m(map);
+    for (const char* contig : {"1", "2"}) {
+      double g = 0;
+      for (std::int64_t x = 1; x <= 40001; x += 400) {
+        g += static_cast<double>((x * 7919) % 1000) * 2e-5;
+        m << contig << "\tm" << x << "\t" << g << "\t" << x << "\n";
+      }
+    }
+  }
+  const std::string r = " --r-bins 0,1e-5,5e-5,4e-4 --map " + shell_quote(map);
+  expect_ld_stats_match(store, vcf, "", r, r, 500);
+  expect_ld_stats_match(store, vcf, "", r + p, r + rp, 500);
   // one population of the file is the one-population table of its samples
   const std::string cmd = binary() + " ld-stats " + shell_quote(store) + " --bp-bins 0,100,900";
   std::string z;
@@ -490,7 +512,10 @@ TEST(LdSummaries, BadOptionsAreUsageErrors) {
         << "ABCD"[i % 4] << "\n";
   }
   for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
-           {"", "--bp-bins"},
+           {"", "give --bp-bins or --r-bins"},
+           {" --r-bins 0,0.001", "--r-bins needs --map"},
+           {" --bp-bins 0,5 --r-bins 0,0.1", "give --bp-bins or --r-bins"},
+           {" --r-bins 0,x --map m", "not a number"},
            {" --bp-bins 5,1", "bin edges must increase"},
            {" --bp-bins 0,5 --pop A", "--pop needs -P"},
            {" --bp-bins 0,5 -P " + shell_quote(pops4) + " --pop A,B,C,D", "three populations"},

@@ -12,10 +12,12 @@ reading a VCF as text (no numpy, no zarr, so it is independent of vczstats' read
       sample s<i>; position ceil(x L), raised to one past the previous one when it repeats).
   ref_ld_summary.py decay VCF --bins E0,E1,... [--hap] [--ld-window N] [--window-size W]
       ld --decay: per distance bin [Ek, Ek+1) pairs, sum_r2, mean_r2 (TSV as vczstats prints).
-  ref_ld_summary.py ldstats VCF --bins E0,E1,... [--pops FILE [--pop-names A,B,...]]
+  ref_ld_summary.py ldstats VCF (--bins E0,E1,... | --r-bins R0,R1,... --map FILE)
+                    [--pops FILE [--pop-names A,B,...]]
       ld-stats: per bin pairs, DD_0_0, Dz_0_0_0, pi2_0_0_0_0, sites, H_0_0 (see below); with
       --pops (lines "sample<TAB>population"), the populations named (default: all, in order of
-      first appearance) and moments.LD's basis of that many populations.
+      first appearance) and moments.LD's basis of that many populations; --r-bins: bins of
+      r = |cM_b - cM_a| / 100 on a plink .map (interpolated as for ldscore).
   ref_ld_summary.py ldscore VCF (--wind-kb K | --wind-snps N | --wind-cm W --map FILE) [--hap]
       ld --ld-scores: per variant chrom pos id pairs l2.
 
@@ -348,7 +350,14 @@ def population_slots(args, rows):
 
 def ldstats(args):
     rows = read_vcf(args.vcf)
-    edges = [int(e) for e in args.bins.split(",")]
+    if args.r_bins:
+        edges = [float(e) for e in args.r_bins.split(",")]
+        gmap = read_map(args.map)
+        gpos = [genetic_position(gmap[r[0]], r[1]) for r in rows]
+        distance = lambda i, j: abs(gpos[j] - gpos[i]) / 100
+    else:
+        edges = [int(e) for e in args.bins.split(",")]
+        distance = lambda i, j: rows[j][1] - rows[i][1]
     slots = population_slots(args, rows)
     pops = len(slots)
     haps = []
@@ -369,9 +378,9 @@ def ldstats(args):
         if haps[i] is None:
             continue
         for j in range(i + 1, len(rows)):
-            if rows[j][0] != rows[i][0] or rows[j][1] - rows[i][1] >= edges[-1]:
+            if rows[j][0] != rows[i][0] or distance(i, j) >= edges[-1]:
                 break
-            d = rows[j][1] - rows[i][1]
+            d = distance(i, j)
             if haps[j] is None or d < edges[0]:
                 continue
             # per population AB, Ab, aB, ab with A, B the REF alleles (value 0)
@@ -457,7 +466,9 @@ def main(argv=None):
     d.add_argument("--window-size", type=int, default=0)
     m = sub.add_parser("ldstats")
     m.add_argument("vcf")
-    m.add_argument("--bins", required=True)
+    m.add_argument("--bins")
+    m.add_argument("--r-bins")
+    m.add_argument("--map")
     m.add_argument("--pops")
     m.add_argument("--pop-names")
     s = sub.add_parser("ldscore")
