@@ -87,36 +87,6 @@ PruneOptions parse_indep_pairwise(const std::vector<std::string>& a) {
   return o;
 }
 
-/// A bin edge of --decay: 0, or a length in bp (kb/Mb suffixes allowed).
-std::int64_t bin_edge(const std::string& text, const std::string& option) {
-  return text == "0" ? 0 : parse_bp_length(text, option);
-}
-
-/// Bin edges of @p option (--decay, --bp-bins): "E0,E1,...,En" or "START:STOP:STEP" (START,
-/// START + STEP, ..., and STOP as the last edge even when STEP does not divide STOP - START).
-std::vector<std::int64_t> parse_bins(const std::string& text, const std::string& option) {
-  std::vector<std::int64_t> e;
-  if (text.find(':') != std::string::npos) {
-    const auto parts = vcz::split_list(text, ':');
-    if (parts.size() != 3)
-      throw UsageError(option + ": expected START:STOP:STEP, got '" + text + "'");
-    const std::int64_t start = bin_edge(parts[0], option), stop = bin_edge(parts[1], option);
-    const std::int64_t step = parse_bp_length(parts[2], option + " STEP");  // positive
-    if (stop <= start) throw UsageError(option + ": STOP must be above START in '" + text + "'");
-    if ((stop - start) / step > 10000000)
-      throw UsageError(option + ": more than 10^7 bins in '" + text + "'");
-    for (std::int64_t x = start; x < stop; x += step) e.push_back(x);
-    e.push_back(stop);
-  } else {
-    for (const auto& x : vcz::split_list(text)) e.push_back(bin_edge(x, option));
-  }
-  if (e.size() < 2)
-    throw UsageError(option + ": at least two bin edges are needed in '" + text + "'");
-  for (std::size_t k = 1; k < e.size(); ++k)
-    if (e[k] <= e[k - 1]) throw UsageError(option + ": bin edges must increase in '" + text + "'");
-  return e;
-}
-
 /// Rows of a table as cells, handed to a row writer (rows of another MPI rank travel as cells).
 using RowSink = std::function<void(const Cells&)>;
 using EmitRows = std::function<void(const Table&, const RowSink&)>;
@@ -217,7 +187,7 @@ void run_ld_summary(const CLI::App& cmd, const Options& o, bool decay) {
     if (cmd.count(opt)) throw UsageError(std::string(opt) + " is an option of --ld-scores");
   LdDecayOptions d;
   d.measure = measure;
-  d.edges = parse_bins(o.decay, "--decay");
+  d.edges = parse_bin_edges(o.decay, "--decay");
   if (cmd.count("--ld-window")) d.window_variants = o.ld.window_variants;
   if (!o.window_size.empty()) d.window_size = parse_bp_length(o.window_size, "--window-size");
   QueryOptions qo = query_options(o.common);
@@ -386,37 +356,77 @@ void add_ld(CLI::App& app) {
 void add_ld_stats(CLI::App& app) {
   struct Options {
     CommonOptions common;
-    std::string bins, pop;
+    std::string bins, r_bins, map, pop;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
       "ld-stats",
-      "moments.LD's two-locus statistics of one population (the selected samples, or -P FILE "
-      "--pop NAME) from phased haplotypes (read as stored, as ld --hap), summed in bins of bp "
-      "distance as moments.LD.Parsing.compute_ld_statistics "
-      "sums them: per bin the pairs of sites on one contig, both polymorphic and called at "
-      "every haplotype, and the sums of Ragsdale & Gravel's unbiased estimators of D^2 "
-      "(DD_0_0), D(1-2p)(1-2q) (Dz_0_0_0) and p(1-p)q(1-q) (pi2_0_0_0_0); H_0_0 sums 2p(1-p) "
-      "n/(n-1) over those sites. Multi-allelic sites count REF against the other alleles. "
-      "Output: bin_start bin_end pairs DD_0_0 Dz_0_0_0 pi2_0_0_0_0 sites H_0_0 (the last two "
-      "the same on every row); docs/ld-decay.md.");
+      "moments.LD's two-locus statistics of one, two or three populations (the selected "
+      "samples; or -P FILE: its populations, or those --pop names) from phased haplotypes (read "
+      "as stored, as ld --hap), summed in bins of bp distance as "
+      "moments.LD.Parsing.compute_ld_statistics sums them: per bin the pairs of sites on one "
+      "contig, both polymorphic (among all the populations' haplotypes) and called at every "
+      "haplotype, and the sums of Ragsdale & Gravel's unbiased estimators of D_i D_j (DD_i_j), "
+      "D_i(1-2p_j)(1-2q_k) (Dz_i_j_k) and the pi2_i_j_k_l products of p(1-p) and q(1-q) terms, "
+      "in moments.LD's names and order; H_i_j sums p_i(1-p_j)+p_j(1-p_i) over those sites. "
+      "Multi-allelic sites count REF against the other alleles. Output: bin_start bin_end pairs "
+      "DD_0_0 ... sites H_0_0 ... (sites and H the same on every row); docs/ld-decay.md.\n\n"
+      "Examples:\n"
+      "  vczstats ld-stats data.vcz --bp-bins 0,100,1kb,10kb\n"
+      "  vczstats ld-stats data.vcz --bp-bins 0:50kb:5kb -P pops.tsv --pop YRI,CEU\n"
+      "  vczstats ld-stats data.vcz --bp-bins 0,1kb,10kb -P pops.tsv   # its 1-3 populations\n"
+      "  vczstats ld-stats data.vcz --r-bins 0,1e-6,1e-5,1e-4 --map chr20.map");
   add_common_options(*cmd, o->common);
   add_population_option(*cmd, o->common);
-  cmd->add_option("--pop", o->pop, "With -P: the population (its samples) to compute for");
+  cmd->add_option("--pop", o->pop,
+                  "With -P: the populations to compute for, NAME or NAME,NAME[,NAME] (their "
+                  "indices 0, 1, 2 in the statistics' names) [default: every population of the "
+                  "file, at most three]");
   cmd->add_option("--bp-bins", o->bins,
                   "Bin edges in bp distance, E0,E1,...,En (kb/Mb suffixes allowed) or "
-                  "START:STOP:STEP; bin k is [Ek, Ek+1)")
-      ->required();
+                  "START:STOP:STEP; bin k is [Ek, Ek+1)");
+  cmd->add_option("--r-bins", o->r_bins,
+                  "Instead of --bp-bins: bin edges of recombination distance r = |cM_b - cM_a| / "
+                  "100 on --map (Morgans, as moments.LD's r_bins), R0,R1,...,Rn");
+  cmd->add_option("--map", o->map,
+                  "With --r-bins: a plink .map (chrom, id, cM, bp), linear between its positions "
+                  "(as ld --ld-scores --map)");
   cmd->callback([o] {
     LdStatsOptions so;
-    so.edges = parse_bins(o->bins, "--bp-bins");
+    if (o->bins.empty() == o->r_bins.empty())
+      throw UsageError("ld-stats: give --bp-bins or --r-bins (with --map)");
+    if (!o->bins.empty()) so.edges = parse_bin_edges(o->bins, "--bp-bins");
+    for (const auto& x : vcz::split_list(o->r_bins)) {
+      std::size_t used = 0;
+      double v = 0;
+      try {
+        v = std::stod(x, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != x.size()) throw UsageError("--r-bins: '" + x + "' is not a number");
+      so.r_edges.push_back(v);
+    }
+    so.map = o->map;
     QueryOptions qo = query_options(o->common);
     if (!qo.pops_file.empty()) {
+      const std::string file = qo.pops_file;
       const auto [names, members] = population_members(qo);
-      const auto it = std::find(names.begin(), names.end(), o->pop);
-      if (it == names.end())
-        throw UsageError("ld-stats -P: --pop must name one of the file's populations");
-      qo.pops = members[static_cast<std::size_t>(it - names.begin())];
+      const std::vector<std::string> chosen = o->pop.empty() ? names : vcz::split_list(o->pop);
+      if (chosen.empty() || chosen.size() > 3)
+        throw UsageError("ld-stats: one, two or three populations (" + file + " has " +
+                         std::to_string(names.size()) + "; choose with --pop A,B)");
+      qo.pops.clear();
+      for (std::size_t k = 0; k < chosen.size(); ++k) {
+        const auto it = std::find(names.begin(), names.end(), chosen[k]);
+        if (it == names.end())
+          throw UsageError("ld-stats --pop: '" + chosen[k] + "' is not a population of " + file);
+        if (std::find(chosen.begin(), chosen.begin() + static_cast<std::ptrdiff_t>(k), chosen[k]) !=
+            chosen.begin() + static_cast<std::ptrdiff_t>(k))
+          throw UsageError("ld-stats --pop: '" + chosen[k] + "' is named twice");
+        const auto& m = members[static_cast<std::size_t>(it - names.begin())];
+        qo.pops.insert(qo.pops.end(), m.begin(), m.end());
+      }
     } else if (!o->pop.empty()) {
       throw UsageError("ld-stats: --pop needs -P");
     }

@@ -177,45 +177,6 @@ CLI::Option* add_progress_flag(CLI::App& cmd, int& progress) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 }
 
-std::int64_t parse_bp_length(const std::string& text, const std::string& option) {
-  auto bad = [&](const std::string& why) {
-    return UsageError((option.empty() ? "" : option + ": ") + "'" + text + "' " + why +
-                      " (give bp as a whole number, e.g. 100000, or kb/Mb: 100kb, 1.5Mb)");
-  };
-  std::size_t digits = 0;
-  while (digits < text.size() &&
-         (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.'))
-    ++digits;
-  std::string unit = text.substr(digits);
-  for (auto& ch : unit) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  std::int64_t scale = 0;
-  if (unit.empty() || unit == "bp")
-    scale = 1;
-  else if (unit == "k" || unit == "kb")
-    scale = 1000;
-  else if (unit == "m" || unit == "mb")
-    scale = 1000000;
-  const std::string number = text.substr(0, digits);
-  if (number.empty() || scale == 0 || std::count(number.begin(), number.end(), '.') > 1 ||
-      number == ".")
-    throw bad("is not a length");
-  // Whole and fractional digits, exactly (1.5Mb is 1500000, 0.0001kb is not a whole base).
-  const auto dot = number.find('.');
-  const std::string whole = number.substr(0, dot);
-  std::string fraction = dot == std::string::npos ? "" : number.substr(dot + 1);
-  while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
-  const std::size_t scale_digits = scale == 1 ? 0 : scale == 1000 ? 3 : 6;
-  if (fraction.size() > scale_digits) throw bad("is not a whole number of bases");
-  std::int64_t v = 0;
-  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-  for (const char d : whole + fraction + std::string(scale_digits - fraction.size(), '0')) {
-    if (v > (kMax - (d - '0')) / 10) throw bad("is too long");
-    v = v * 10 + (d - '0');
-  }
-  if (v <= 0) throw bad("must be at least 1 bp");
-  return v;
-}
-
 void add_bp_window_options(CLI::App& cmd, WindowOptions& w, const std::string& what) {
   auto length = [] {
     return CLI::Validator(

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "vczstats/bins.hpp"  // parse_bp_length, parse_bin_edges
 #include "vczstats/compute.hpp"
 #include "vczstats/filters.hpp"
 #include "vczstats/query.hpp"
@@ -72,11 +73,6 @@ CLI::Option* add_progress_flag(CLI::App& cmd, int& progress);
 
 /// Add -P/--pops to a subcommand that reports per population.
 void add_population_option(CLI::App& cmd, CommonOptions& o);
-
-/// A length in bp from @p text: a whole number (bp), or a number with a kb or Mb suffix (100kb,
-/// 1.5Mb; also bp, k, M, any case); it must be a positive whole number of bases.
-/// @throws UsageError naming @p option (when not empty) and the text.
-std::int64_t parse_bp_length(const std::string& text, const std::string& option);
 
 /// Add --window-size and --window-step (bp, or with kb/Mb suffixes) and --window-span to a
 /// command; @p what says what the windows are of.

@@ -104,6 +104,10 @@ std::unique_ptr<Statistic> make_ld_scores(const Query& q, const LdScoreOptions& 
 struct LdStatsOptions {
   /// Bin edges in bp, strictly increasing from 0 or more (bin k: edges[k] <= d < edges[k + 1]).
   std::vector<std::int64_t> edges;
+  /// Instead of edges: bin edges of recombination distance r = |cM_b - cM_a| / 100 (Morgans, as
+  /// moments.LD's r_bins with a map in cM) on @p map, strictly increasing from 0 or more.
+  std::vector<double> r_edges;
+  std::string map;  ///< with r_edges: a plink .map (chrom, id, cM, bp), as ld --ld-scores --map
 };
 
 /// @brief moments.LD's statistics of one population from phased haplotype counts (Ragsdale &

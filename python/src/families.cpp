@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "vczstats/bins.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/haplotypes.hpp"
 #include "vczstats/ld.hpp"
@@ -99,14 +100,22 @@ void bind_ld(py::module_& m, const py::keep_alive<0, 1>& keep) {
       },
       py::arg("query"), py::arg("measure"), py::arg("window_variants"), py::arg("window_bp"),
       py::arg("window_cm"), py::arg("map"), keep);
+  m.def("parse_bin_edges", &parse_bin_edges, py::arg("text"), py::arg("option"),
+        "Bin edges in bp from 'E0,E1,...' or 'START:STOP:STEP' (kb/Mb suffixes), as the CLI.");
+  m.def("check_bin_edges", &check_bin_edges, py::arg("edges"), py::arg("option"),
+        "Raise ValueError unless the edges are two or more increasing integers from 0 on.");
   m.def(
       "make_ld_stats",
-      [](const Query& q, const std::vector<std::int64_t>& edges) {
+      [](const Query& q, const std::vector<std::int64_t>& edges, const std::vector<double>& r_edges,
+         const std::string& map) {
         LdStatsOptions o;
         o.edges = edges;
+        o.r_edges = r_edges;
+        o.map = map;
         return make_ld_stats(q, o);
       },
-      py::arg("query"), py::arg("edges"), keep);
+      py::arg("query"), py::arg("edges"), py::arg("r_edges") = std::vector<double>{},
+      py::arg("map") = std::string(), keep);
   m.def(
       "make_prune",
       [](const Query& q, std::int64_t window, bool window_kb, std::int64_t step, double r2) {

@@ -84,6 +84,44 @@ def test_ld_decay_scores_and_stats(cli, store, phased):
         vczstats.ld_scores(store)
 
 
+def test_ld_stats_of_two_populations_is_moments_layout_and_equals_the_cli(cli, phased,
+                                                                        phased_pops, tmp_path):
+    path, sets = phased_pops
+    ordered = {"B": sets["B"], "A": sets["A"]}  # the indices follow the order given
+    st = vczstats.ld_stats(phased, "0,500,2kb", sample_sets=ordered, progress=False)
+    want = cli_frame(cli, "ld-stats", phased.path, "--bp-bins", "0,500,2kb", "-P", path,
+                     "--pop", "B,A")
+    names = list(want.columns[3:want.columns.get_loc("sites")])
+    hets = list(want.columns[want.columns.get_loc("sites") + 1:])
+    assert st["stats"] == [names, hets]
+    assert names[:3] == ["DD_0_0", "DD_0_1", "DD_1_1"] and len(names) == 15
+    assert hets == ["H_0_0", "H_0_1", "H_1_1"] and st["pops"] == ["B", "A"]
+    assert [b for b in st["bins"]] == [(0, 500), (500, 2000)]
+    assert list(st["pairs"]) == [int(x) for x in want["pairs"]]
+    for i, row in enumerate(want.itertuples(index=False)):
+        np.testing.assert_allclose(st["sums"][i], [float(getattr(row, n)) for n in names],
+                                   rtol=1e-12)
+    np.testing.assert_allclose(st["sums"][-1], [float(want[n].iloc[0]) for n in hets],
+                               rtol=1e-12)
+    assert vczstats._families._bin_edges("0:2kb:500", "x") == [0, 500, 1000, 1500, 2000]
+    # bins of recombination distance on a plink .map, as the CLI's --r-bins --map
+    gmap = tmp_path / "g.map"
+    with open(gmap, "w") as f:
+        for contig in sorted({str(c) for c in phased.contigs}):
+            for k in range(200):
+                f.write(f"{contig}\tm{k}\t{k * 0.01 + (k % 7) * 0.001}\t{1 + k * 500}\n")
+    rb = vczstats.ld_stats(phased, r_bins=[0, 1e-5, 1e-4], genetic_map=gmap, sample_sets=ordered,
+                           progress=False)
+    want = cli_frame(cli, "ld-stats", phased.path, "--r-bins", "0,1e-5,1e-4", "--map", gmap,
+                     "-P", path, "--pop", "B,A")
+    assert rb["bins"] == [(0.0, 1e-5), (1e-5, 1e-4)]
+    assert list(rb["pairs"]) == [int(x) for x in want["pairs"]] and sum(rb["pairs"]) > 0
+    np.testing.assert_allclose(rb["sums"][0], [float(want[n].iloc[0]) for n in names],
+                               rtol=1e-12)
+    with pytest.raises(ValueError, match="genetic_map"):
+        vczstats.ld_stats(phased, r_bins=[0, 1e-5])
+
+
 def test_site_filters_reach_the_ld_and_matrix_families(cli, store):
     f = {"max_alleles": 2, "mac": 3, "geno": 0.2}
     flags = ["--max-alleles", 2, "--mac", 3, "--geno", 0.2]

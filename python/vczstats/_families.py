@@ -337,18 +337,12 @@ def ld(store: Any, *, measure: str = "r2", window_variants: int = 10,
 
 
 def _bin_edges(bins: Any, name: str) -> List[int]:
-    """Bin edges in bp: a sequence of increasing integers, or "START:STOP:STEP" as the CLI."""
+    """Bin edges in bp: a sequence of increasing integers, or a string as the CLI takes it
+    ("E0,E1,..." or "START:STOP:STEP", kb/Mb suffixes allowed; the library's parser)."""
     if isinstance(bins, str):
-        parts = bins.split(":")
-        if len(parts) != 3:
-            raise ValueError(f"{name}: give a sequence of edges or 'START:STOP:STEP', not {bins!r}")
-        start, stop, step = (int(float(x)) for x in parts)
-        if step <= 0 or stop <= start:
-            raise ValueError(f"{name}: 'START:STOP:STEP' needs STEP > 0 and STOP > START")
-        return list(range(start, stop, step)) + [stop]  # as the CLI: STOP is the last edge
+        return list(_core.parse_bin_edges(bins, name))
     edges = [int(e) for e in bins]
-    if len(edges) < 2 or any(b <= a for a, b in zip(edges, edges[1:])) or edges[0] < 0:
-        raise ValueError(f"{name}: at least two strictly increasing edges from 0 or more")
+    _core.check_bin_edges(edges, name)
     return edges
 
 
@@ -457,49 +451,70 @@ def ld_scores(store: Any, *, window_kb: Optional[float] = None,
     return Result("ld_scores", table, run)
 
 
-@_shared_parameters("selection", "execution")
-def ld_stats(store: Any, bp_bins: Union[str, Sequence[int]], *,
+@_shared_parameters("pops_one", "selection", "execution")
+def ld_stats(store: Any, bp_bins: Union[str, Sequence[int], None] = None, *,
+             r_bins: Optional[Sequence[float]] = None, genetic_map: Optional[PathLike] = None,
+             sample_sets: Optional[SampleSets] = None,
              regions: Optional[Regions] = None, regions_overlap: str = "record",
              samples: Optional[SampleList] = None, force_samples: bool = False,
         filters: Optional[Mapping[str, Any]] = None,
              device: str = "auto", threads: Optional[int] = None, prefetch: Optional[int] = None,
              progress: Any = None) -> Dict[str, Any]:
-    """moments.LD's two-locus statistics of one population in bins of bp distance
-    (``vczstats ld-stats``).
+    """moments.LD's two-locus statistics of one, two or three populations in bins of bp
+    distance (``vczstats ld-stats``), as ``moments.LD.Parsing.compute_ld_statistics`` returns
+    them.
 
     Parameters
     ----------
     store : Store or path
         The VCF Zarr store (haplotypes read in the order stored).
     bp_bins : str or list of int
-        Bin edges in bp, or ``"START:STOP:STEP"``.
+        Bin edges in bp, or ``"START:STOP:STEP"`` (kb/Mb suffixes as the CLI).
+    r_bins : list of float, optional
+        Instead of ``bp_bins``: bin edges of recombination distance r = |cM_b - cM_a| / 100
+        (Morgans, as moments.LD's ``r_bins``) on ``genetic_map`` (a plink ``.map``).
+    genetic_map : path, optional
+        The map of ``r_bins``.
     {shared}
 
     Returns
     -------
     dict
-        moments.LD's layout: ``bins`` (pairs of edges), ``sums`` (per bin an array of
-        DD_0_0, Dz_0_0_0, pi2_0_0_0_0, then the H_0_0 array last), ``stats`` (the statistic
-        names: ``[["DD_0_0", "Dz_0_0_0", "pi2_0_0_0_0"], ["H_0_0"]]``), ``pops`` and ``pairs``
-        (the number of pairs of each bin).
+        moments.LD's layout: ``bins`` (pairs of edges), ``sums`` (per bin an array of the
+        two-locus statistics, then the array of the H statistics last), ``stats`` (their names,
+        moments.LD's basis for that many populations: ``[["DD_0_0", "DD_0_1", ...,
+        "pi2_1_1_1_1"], ["H_0_0", "H_0_1", "H_1_1"]]`` for two), ``pops`` (the populations'
+        names, in the order of the indices) and ``pairs`` (the number of pairs of each bin).
 
     Examples
     --------
     >>> import vczstats
     >>> vczstats.ld_stats("1kg_chr20.vcz", "0:50000:10000")["sums"][0]  # doctest: +SKIP
+    >>> vczstats.ld_stats("1kg_chr20.vcz", [0, 1000, 10000],
+    ...                   sample_sets={{"YRI": yri, "CEU": ceu}})["stats"]  # doctest: +SKIP
     """
-    edges = _bin_edges(bp_bins, "bp_bins")
+    if (bp_bins is None) == (r_bins is None):
+        raise ValueError("give bp_bins or r_bins (with genetic_map)")
+    edges = [] if bp_bins is None else _bin_edges(bp_bins, "bp_bins")
+    r_edges = [] if r_bins is None else [float(x) for x in r_bins]
+    if r_bins is not None and genetic_map is None:
+        raise ValueError("r_bins needs genetic_map")
+    map_path = "" if genetic_map is None else os.fspath(genetic_map)
     statistic, table, run, query = _run_family(
-        "ld_stats", store, lambda q: _core.make_ld_stats(q, edges),
-        _selection(regions, regions_overlap, samples, force_samples, filters=filters),
+        "ld_stats", store, lambda q: _core.make_ld_stats(q, edges, r_edges, map_path),
+        _selection(regions, regions_overlap, samples, force_samples, sample_sets,
+                   filters=filters),
         _execution(device, threads, prefetch, progress))
+    order = [c["name"] for c in table["columns"]]
     cols = {c["name"]: np.asarray(c["values"]) for c in table["columns"]}
-    names = ["DD_0_0", "Dz_0_0_0", "pi2_0_0_0_0"]
+    names = order[order.index("pairs") + 1:order.index("sites")]
+    hets = order[order.index("sites") + 1:]
     sums = [np.array([cols[n][i] for n in names], dtype=float) for i in range(len(cols["pairs"]))]
-    h = float(cols["H_0_0"][0]) if len(cols["H_0_0"]) else 0.0
-    sums.append(np.array([h]))
-    return {"bins": [(int(a), int(b)) for a, b in zip(cols["bin_start"], cols["bin_end"])],
-            "sums": sums, "stats": [names, ["H_0_0"]], "pops": ["pop0"],
+    sums.append(np.array([float(cols[n][0]) if len(cols[n]) else 0.0 for n in hets]))
+    pops = list(query.populations) if sample_sets is not None else ["pop0"]
+    edge = float if r_bins is not None else int
+    return {"bins": [(edge(a), edge(b)) for a, b in zip(cols["bin_start"], cols["bin_end"])],
+            "sums": sums, "stats": [names, hets], "pops": pops,
             "pairs": np.asarray(cols["pairs"], dtype=np.int64)}
 
 

@@ -23,6 +23,10 @@ struct PairBandSpec {
   std::int64_t samples = 0;  ///< selected samples
   int ploidy = 2;
   PairRequest request;
+  /// Haplotype requests: count only the allele slots whose bit is set (one word per 64 slots,
+  /// as the planes; empty: every slot); rows' n and sum and the pairs' counts are then those of
+  /// the masked slots (e.g. one population's, stats/banded_pairs.hpp).
+  std::vector<std::uint64_t> haplotype_mask;
   unsigned threads = 0;  ///< CPU threads (0: all cores)
   int device = 0;        ///< CUDA device index (GPU band)
 };

@@ -93,7 +93,8 @@ AutoDeviceWork auto_work(const Query& q, std::span<Statistic* const> statistics,
       w.pair_variants += (r1 * (r1 + 1) - r0 * (r0 + 1)) / 2 * variants;  // rows r0..r1-1, j <= i
     }
   for (const Statistic* s : statistics)
-    if (const PairRequest* r = s->pair_request()) {
+    for (const dispatch::BandOf& band : dispatch::bands_of(*s)) {
+      const PairRequest* r = band.request;
       // Pairs of the band (at most max_variants partners a row; a bp window is not known here),
       // each counted over the words of two rows.
       double partners = std::min(static_cast<double>(r->max_variants), variants);

@@ -6,54 +6,75 @@
 
 namespace vczstats::dispatch {
 
+std::vector<BandOf> bands_of(const Statistic& s) {
+  std::vector<BandOf> out;
+  if (const auto* banded = dynamic_cast<const stats::pairs::BandedPairs*>(&s)) {
+    for (const auto* b : banded->pair_bands()) out.push_back({&b->request, &b->haplotype_mask});
+  } else if (const PairRequest* r = s.pair_request()) {
+    out.push_back({r, nullptr});
+  }
+  return out;
+}
+
 PairPasses::PairPasses(const Query& q, std::span<Statistic* const> statistics,
                        const RunOptions& run, bool gpu) {
   for (Statistic* s : statistics) {
-    const PairRequest* r = s->pair_request();
-    if (!r) continue;
-    if (!q.store.has_genotypes()) throw FormatError(q.store.path() + ": no call_genotype");
-    backend::PairBandSpec spec;
-    spec.store = &q.store;
-    spec.plan = &q.plan;
-    spec.samples = q.samples.size();
-    spec.ploidy = static_cast<int>(q.store.ploidy());
-    spec.request = *r;
-    spec.threads = run.threads;
-    spec.device = run.device.index;
-    bands_.emplace_back(
-        s, gpu ? backend::make_pair_band_gpu(spec) : backend::make_pair_band_cpu(spec));
-    (r->haplotypes() ? haplotypes_ : genotypes_) = true;
+    const std::vector<BandOf> bands = bands_of(*s);
+    for (std::size_t k = 0; k < bands.size(); ++k) {
+      const PairRequest* r = bands[k].request;
+      if (!q.store.has_genotypes()) throw FormatError(q.store.path() + ": no call_genotype");
+      backend::PairBandSpec spec;
+      spec.store = &q.store;
+      spec.plan = &q.plan;
+      spec.samples = q.samples.size();
+      spec.ploidy = static_cast<int>(q.store.ploidy());
+      spec.request = *r;
+      spec.threads = run.threads;
+      spec.device = run.device.index;
+      if (bands[k].haplotype_mask) spec.haplotype_mask = *bands[k].haplotype_mask;
+      bands_.push_back(
+          {s, dynamic_cast<stats::pairs::BandedPairs*>(s), k,
+           gpu ? backend::make_pair_band_gpu(spec) : backend::make_pair_band_cpu(spec)});
+      (r->haplotypes() ? haplotypes_ : genotypes_) = true;
+    }
   }
 }
 
+void PairPasses::hand(Band& b, PairBatch&& batch) {
+  if (b.banded)
+    b.banded->accumulate_band(b.index, std::move(batch));
+  else
+    b.statistic->accumulate_pairs(std::move(batch));
+}
+
 void PairPasses::deliver() {
-  for (auto& [s, band] : bands_)
-    for (auto& b : band->take()) s->accumulate_pairs(std::move(b));
+  for (auto& x : bands_)
+    for (auto& b : x.band->take()) hand(x, std::move(b));
 }
 
 void PairPasses::finish() {
-  for (auto& [s, band] : bands_)
-    for (auto& b : band->finish()) s->accumulate_pairs(std::move(b));
+  for (auto& x : bands_)
+    for (auto& b : x.band->finish()) hand(x, std::move(b));
 }
 
 double PairPasses::compute_seconds() const {
   double t = 0;
-  for (const auto& b : bands_) t += b.second->compute_seconds();
+  for (const auto& b : bands_) t += b.band->compute_seconds();
   return t;
 }
 
 void PairPasses::host_unit(std::int64_t unit, const PackedGenotypeView& view) {
-  for (auto& b : bands_) b.second->host_unit(unit, view);
+  for (auto& b : bands_) b.band->host_unit(unit, view);
 }
 void PairPasses::device_unit(std::int64_t unit, const PackedGenotypeView& view, void* stream) {
-  for (auto& b : bands_) b.second->device_unit(unit, view, stream);
+  for (auto& b : bands_) b.band->device_unit(unit, view, stream);
 }
 void PairPasses::host_haplotypes(std::int64_t unit, const backend::PackedHaplotypeView& view) {
-  for (auto& b : bands_) b.second->host_haplotypes(unit, view);
+  for (auto& b : bands_) b.band->host_haplotypes(unit, view);
 }
 void PairPasses::device_haplotypes(std::int64_t unit, const backend::PackedHaplotypeView& view,
                                    void* stream) {
-  for (auto& b : bands_) b.second->device_haplotypes(unit, view, stream);
+  for (auto& b : bands_) b.band->device_haplotypes(unit, view, stream);
 }
 
 }  // namespace vczstats::dispatch

@@ -1,6 +1,7 @@
 #pragma once
 // The variant-pair family in a run (dispatch/compute.cpp): one band per statistic that asks for
-// pairs (Statistic::pair_request), on the run's device, fed by the heavy pass's packed genotypes
+// pairs (Statistic::pair_request), or one per band of a statistic that asks for several
+// (stats::pairs::BandedPairs), on the run's device, fed by the heavy pass's packed genotypes
 // or haplotype planes, its batches handed to the statistic in plan order.
 
 #include <memory>
@@ -9,11 +10,20 @@
 #include <vector>
 
 #include "backend/pair_band.hpp"
+#include "stats/banded_pairs.hpp"
 #include "vczstats/query.hpp"
 #include "vczstats/run.hpp"
 #include "vczstats/statistic.hpp"
 
 namespace vczstats::dispatch {
+
+/// One band a statistic asks for: its request and its haplotype mask (null: every slot).
+struct BandOf {
+  const PairRequest* request = nullptr;
+  const std::vector<std::uint64_t>* haplotype_mask = nullptr;
+};
+/// The bands of @p s: its BandedPairs bands, or its pair_request(), or none.
+std::vector<BandOf> bands_of(const Statistic& s);
 
 class PairPasses final : public backend::PackedSink, public backend::HaplotypeSink {
  public:
@@ -36,7 +46,15 @@ class PairPasses final : public backend::PackedSink, public backend::HaplotypeSi
                          void* stream) override;
 
  private:
-  std::vector<std::pair<Statistic*, std::unique_ptr<backend::PairBand>>> bands_;
+  struct Band {
+    Statistic* statistic = nullptr;
+    stats::pairs::BandedPairs* banded = nullptr;  // the statistic, when it has several bands
+    std::size_t index = 0;                        // in its pair_bands()
+    std::unique_ptr<backend::PairBand> band;
+  };
+  /// Hand @p batch of band @p b to its statistic.
+  static void hand(Band& b, PairBatch&& batch);
+  std::vector<Band> bands_;
   bool genotypes_ = false, haplotypes_ = false;
 };
 

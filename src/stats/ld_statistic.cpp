@@ -32,9 +32,9 @@ struct LdRow {
   std::vector<LdOut> out;
 };
 
-class LdStatistic final : public stats::pairs::PairStatistic<LdRow> {
+class LdStatistic final : public stats::pairs::ReleasingPairStatistic<LdStatistic, LdRow> {
  public:
-  LdStatistic(const Query& q, const LdOptions& o) : PairStatistic(q, "ld"), options_(o) {
+  LdStatistic(const Query& q, const LdOptions& o) : ReleasingPairStatistic(q, "ld"), options_(o) {
     if (o.measure == PairMeasure::PruneEdge) throw UsageError("ld: PruneEdge is prune's test");
     if (o.window_variants < 1) throw UsageError("--ld-window must be at least 1");
     if (o.window_bp < 0) throw UsageError("--ld-window-kb must not be negative");
@@ -57,44 +57,24 @@ class LdStatistic final : public stats::pairs::PairStatistic<LdRow> {
     for (const PairValue& v : batch.pairs) add_pair(v);
   }
 
-  Table take_rows() override {
-    Table t = empty_table();
-    release(final_end(released_), t);
-    return t;
-  }
-
-  Table finish() override {
-    Table t = empty_table();
-    release(count_, t);
-    return t;
-  }
-
-  void merge(Statistic& later_base) override {
-    auto& later = stats::detail::same_statistic(*this, later_base);
-    expect_whole(later, later.released_);
-    merge_partition(
-        later, [](Row&, std::int64_t) {}, [&](const PairValue& v) { add_pair(v); });
-  }
-
   void save(ByteWriter& w) const override {
-    save_rows(w, [](ByteWriter& to, const Row& r) {
+    save_released(w, [](ByteWriter& to, const Row& r) {
       to.put(r.meta);
       to.put_vector(r.out);
     });
-    w.put(released_);
   }
 
   void load(ByteReader& r) override {
-    load_rows(r, [](ByteReader& from) {
+    load_released(r, [](ByteReader& from) {
       Row row;
       row.meta = from.get<PairRow>();
       row.out = from.get_vector<Out>();
       return row;
     });
-    released_ = r.get<std::int64_t>();
   }
 
  private:
+  friend ReleasingPairStatistic;
   using Out = LdOut;
   using Row = LdRow;
 
@@ -168,34 +148,28 @@ class LdStatistic final : public stats::pairs::PairStatistic<LdRow> {
     }
   }
 
-  /// Emit the rows led by ordinals [released_, end) into @p t, then drop the rows no later
-  /// variant pairs with.
-  void release(std::int64_t end, Table& t) {
+  /// The output rows led by @p r, sorted by their other variant, into @p t.
+  void emit(Row& r, Table& t) const {
     const bool hap = options_.measure == PairMeasure::Haplotype;
     const bool em = options_.measure == PairMeasure::GenotypeEm;
-    for (; released_ < end; ++released_) {
-      Row& r = at(released_);
-      std::sort(r.out.begin(), r.out.end(), [](const Out& x, const Out& y) { return x.b < y.b; });
-      for (const Out& o : r.out) {
-        int c = 0;
-        t.push_int(c++, r.meta.variant);
-        t.push_int(c++, r.meta.contig);
-        t.push_int(c++, r.meta.pos);
-        t.push_int(c++, o.b);
-        t.push_int(c++, o.contig_b);
-        t.push_int(c++, o.pos_b);
-        t.push_int(c++, o.n);
-        t.push_float(c++, o.r2);
-        if (hap) t.push_float(c++, o.d);
-        if (hap || em) t.push_float(c++, o.dprime);
-      }
-      std::vector<Out>().swap(r.out);
+    std::sort(r.out.begin(), r.out.end(), [](const Out& x, const Out& y) { return x.b < y.b; });
+    for (const Out& o : r.out) {
+      int c = 0;
+      t.push_int(c++, r.meta.variant);
+      t.push_int(c++, r.meta.contig);
+      t.push_int(c++, r.meta.pos);
+      t.push_int(c++, o.b);
+      t.push_int(c++, o.contig_b);
+      t.push_int(c++, o.pos_b);
+      t.push_int(c++, o.n);
+      t.push_float(c++, o.r2);
+      if (hap) t.push_float(c++, o.d);
+      if (hap || em) t.push_float(c++, o.dprime);
     }
-    drop_rows(released_);
+    std::vector<Out>().swap(r.out);
   }
 
   LdOptions options_;
-  std::int64_t released_ = 0;  // rows whose output rows are handed out
 };
 
 }  // namespace

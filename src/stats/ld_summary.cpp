@@ -12,7 +12,9 @@
 
 #include "stats/haplo_rows.hpp"
 #include "stats/ld_math.hpp"
+#include "stats/ld_moments.hpp"
 #include "stats/pair_statistic.hpp"
+#include "vczstats/bins.hpp"
 #include "vczstats/exact_sum.hpp"
 #include "vczstats/ld.hpp"
 
@@ -30,23 +32,55 @@ std::int64_t pair_width(const Query& q, const PairRequest& r) {
   return r.haplotypes() ? q.samples.size() * q.store.ploidy() : q.samples.size();
 }
 
-/// @throws UsageError naming @p option unless @p e are two or more increasing edges from 0 on.
-void check_edges(const std::vector<std::int64_t>& e, const std::string& option) {
-  if (e.size() < 2) throw UsageError(option + ": at least two bin edges are needed");
-  if (e.front() < 0) throw UsageError(option + ": bin edges must not be negative");
-  for (std::size_t k = 1; k < e.size(); ++k)
-    if (e[k] <= e[k - 1]) throw UsageError(option + ": bin edges must increase");
-}
-
-/// The bin of distance @p d among the edges @p e, or -1 outside them.
-std::int64_t bin_of(const std::vector<std::int64_t>& e, std::int64_t d) {
-  if (d < e.front() || d >= e.back()) return -1;
-  return std::upper_bound(e.begin(), e.end(), d) - e.begin() - 1;
-}
-
 /// The rows of a summary: the band's row only.
 struct MetaRow {
   PairRow meta;
+};
+
+/// A summary that sums its pairs into bins and keeps only the rows within the band's reach
+/// (ld --decay, ld-stats). @p Derived gives add_pair(const PairValue&), merge_sums(Derived&
+/// later) (adding the later partition's sums to its own, leaving the later one's empty),
+/// save_sums(ByteWriter&), load_sums(ByteReader&), and may give add_rows(rows) (sums over
+/// sites).
+template <class Derived>
+class BinnedPairStatistic : public stats::pairs::PairStatistic<MetaRow> {
+ public:
+  void accumulate_pairs(PairBatch&& batch) override {
+    if (!take_batch(batch, [](const PairRow& r) { return MetaRow{r}; })) return;
+    self().add_rows(batch.rows);
+    for (const PairValue& v : batch.pairs) self().add_pair(v);
+    drop_done();
+  }
+
+  void merge(Statistic& later_base) override {
+    auto& later = stats::detail::same_statistic(self(), later_base);
+    self().merge_sums(later);
+    merge_partition(
+        later, [](MetaRow&, std::int64_t) {}, [&](const PairValue& v) { self().add_pair(v); });
+    drop_done();
+  }
+
+  void save(ByteWriter& w) const override {
+    save_rows(w, [](ByteWriter& to, const MetaRow& r) { to.put(r.meta); });
+    static_cast<const Derived&>(*this).save_sums(w);
+  }
+
+  void load(ByteReader& r) override {
+    load_rows(r, [](ByteReader& from) { return MetaRow{from.get<PairRow>()}; });
+    self().load_sums(r);
+  }
+
+ protected:
+  using PairStatistic::PairStatistic;
+  void add_rows(const std::vector<PairRow>&) {}
+
+ private:
+  Derived& self() { return static_cast<Derived&>(*this); }
+  /// Drop the rows no later variant pairs with (a partition that starts the run only: the others
+  /// keep theirs for the merge); the last row stays, for place().
+  void drop_done() {
+    if (resolved_) drop_rows(count_ - 1);
+  }
 };
 
 // ---- ld --decay -------------------------------------------------------------------------------
@@ -56,13 +90,13 @@ struct DecayBin {
   ExactSum sum;
 };
 
-class LdDecayStatistic final : public stats::pairs::PairStatistic<MetaRow> {
+class LdDecayStatistic final : public BinnedPairStatistic<LdDecayStatistic> {
  public:
   LdDecayStatistic(const Query& q, const LdDecayOptions& o)
-      : PairStatistic(q, "ld --decay"), options_(o) {
+      : BinnedPairStatistic(q, "ld --decay"), options_(o) {
     check_measure(o.measure, "ld --decay");
     const auto& e = o.edges;
-    check_edges(e, "--decay");
+    check_bin_edges(e, "--decay");
     if (o.window_variants < 1) throw UsageError("--ld-window must be at least 1");
     if (o.window_size < 0) throw UsageError("--window-size must not be negative");
     request_.measure = o.measure;
@@ -73,12 +107,6 @@ class LdDecayStatistic final : public stats::pairs::PairStatistic<MetaRow> {
   }
 
   std::string name() const override { return "ld_decay"; }
-
-  void accumulate_pairs(PairBatch&& batch) override {
-    if (!take_batch(batch, [](const PairRow& r) { return MetaRow{r}; })) return;
-    for (const PairValue& v : batch.pairs) add_pair(v);
-    drop_done();
-  }
 
   Table finish() override {
     Table t;
@@ -118,8 +146,10 @@ class LdDecayStatistic final : public stats::pairs::PairStatistic<MetaRow> {
     return t;
   }
 
-  void merge(Statistic& later_base) override {
-    auto& later = stats::detail::same_statistic(*this, later_base);
+ private:
+  friend BinnedPairStatistic;
+
+  void merge_sums(LdDecayStatistic& later) {
     for (const auto& [key, bins] : later.groups_) {
       auto& ours = group(key);
       for (std::size_t b = 0; b < bins.size(); ++b) {
@@ -128,13 +158,9 @@ class LdDecayStatistic final : public stats::pairs::PairStatistic<MetaRow> {
       }
     }
     later.groups_.clear();
-    merge_partition(
-        later, [](MetaRow&, std::int64_t) {}, [&](const PairValue& v) { add_pair(v); });
-    drop_done();
   }
 
-  void save(ByteWriter& w) const override {
-    save_rows(w, [](ByteWriter& to, const MetaRow& r) { to.put(r.meta); });
+  void save_sums(ByteWriter& w) const {
     w.put<std::uint64_t>(groups_.size());
     for (const auto& [key, bins] : groups_) {
       w.put(key.first);
@@ -143,8 +169,7 @@ class LdDecayStatistic final : public stats::pairs::PairStatistic<MetaRow> {
     }
   }
 
-  void load(ByteReader& r) override {
-    load_rows(r, [](ByteReader& from) { return MetaRow{from.get<PairRow>()}; });
+  void load_sums(ByteReader& r) {
     groups_.clear();
     const auto n = r.get<std::uint64_t>();
     for (std::uint64_t g = 0; g < n; ++g) {
@@ -157,7 +182,6 @@ class LdDecayStatistic final : public stats::pairs::PairStatistic<MetaRow> {
     }
   }
 
- private:
   using Key = std::pair<std::int32_t, std::int64_t>;  // contig, window (0, 0: the one curve)
 
   std::vector<DecayBin> empty_bins() const {
@@ -179,12 +203,6 @@ class LdDecayStatistic final : public stats::pairs::PairStatistic<MetaRow> {
     DecayBin& x = group(key)[static_cast<std::size_t>(bin)];
     ++x.pairs;
     x.sum += v.r2;
-  }
-
-  /// Drop the rows no later variant pairs with (a partition that starts the run only: the others
-  /// keep theirs for the merge); the last row stays, for place().
-  void drop_done() {
-    if (resolved_) drop_rows(count_ - 1);
   }
 
   LdDecayOptions options_;
@@ -229,10 +247,67 @@ std::int64_t cm_window_bp(const Query& q, const stats::haplo::GeneticMap& map, d
   return reach;
 }
 
-class LdScoreStatistic final : public stats::pairs::PairStatistic<ScoreRow> {
+}  // namespace
+
+namespace stats::moments {
+
+PairBinner::PairBinner(const Query& q, const LdStatsOptions& o)
+    : edges_(o.edges), r_edges_(o.r_edges), r_(!o.r_edges.empty()) {
+  if (r_) {
+    if (!o.edges.empty()) throw UsageError("ld-stats: give --bp-bins or --r-bins, not both");
+    if (o.map.empty()) throw UsageError("ld-stats: --r-bins needs --map");
+    if (r_edges_.size() < 2) throw UsageError("--r-bins: at least two bin edges are needed");
+    if (!(r_edges_.front() >= 0)) throw UsageError("--r-bins: bin edges must not be negative");
+    for (std::size_t k = 1; k < r_edges_.size(); ++k)
+      if (!(r_edges_[k] > r_edges_[k - 1])) throw UsageError("--r-bins: bin edges must increase");
+    map_ = std::make_shared<const haplo::GeneticMap>(o.map);
+    contigs_ = stats::detail::contig_labels(q);
+    max_bp_ = cm_window_bp(q, *map_, r_edges_.back() * 100, *contigs_);
+  } else {
+    if (!o.map.empty()) throw UsageError("ld-stats: --map goes with --r-bins");
+    check_bin_edges(o.edges, "--bp-bins");
+    max_bp_ = o.edges.back() - 1;
+  }
+}
+
+std::int64_t PairBinner::bin(std::int32_t contig, std::int64_t a, std::int64_t b) const {
+  if (!r_) return bin_of(edges_, b - a);
+  const std::string& c = (*contigs_)[static_cast<std::size_t>(contig)];
+  const double r = std::fabs(map_->at(c, b) - map_->at(c, a)) / 100;
+  if (!(r >= r_edges_.front() && r < r_edges_.back())) return -1;
+  return std::upper_bound(r_edges_.begin(), r_edges_.end(), r) - r_edges_.begin() - 1;
+}
+
+void PairBinner::add_columns(Table& t) const {
+  const auto kind = r_ ? Column::Kind::Float : Column::Kind::Int;
+  t.add("bin_start", kind);
+  t.add("bin_end", kind);
+}
+
+void PairBinner::push_edges(Table& t, std::size_t k) const {
+  if (r_) {
+    t.push_float(0, r_edges_[k]);
+    t.push_float(1, r_edges_[k + 1]);
+  } else {
+    t.push_int(0, edges_[k]);
+    t.push_int(1, edges_[k + 1]);
+  }
+}
+
+std::string PairBinner::what() const {
+  return r_ ? "bins of recombination distance |cM_b - cM_a| / 100 on the map"
+            : "bins of bp distance pos_b - pos_a";
+}
+
+}  // namespace stats::moments
+
+namespace {
+
+class LdScoreStatistic final
+    : public stats::pairs::ReleasingPairStatistic<LdScoreStatistic, ScoreRow> {
  public:
   LdScoreStatistic(const Query& q, const LdScoreOptions& o)
-      : PairStatistic(q, "ld --ld-scores"), options_(o) {
+      : ReleasingPairStatistic(q, "ld --ld-scores"), options_(o) {
     check_measure(o.measure, "ld --ld-scores");
     if ((o.window_variants >= 0) + (o.window_bp >= 0) + (o.window_cm >= 0) != 1)
       throw UsageError(
@@ -262,36 +337,17 @@ class LdScoreStatistic final : public stats::pairs::PairStatistic<ScoreRow> {
     for (const PairValue& v : batch.pairs) add_pair(v);
   }
 
-  Table take_rows() override {
-    Table t = empty_table();
-    release(final_end(released_), t);
-    return t;
-  }
-
-  Table finish() override {
-    Table t = empty_table();
-    release(count_, t);
-    return t;
-  }
-
-  void merge(Statistic& later_base) override {
-    auto& later = stats::detail::same_statistic(*this, later_base);
-    expect_whole(later, later.released_);
-    merge_partition(
-        later, [](ScoreRow&, std::int64_t) {}, [&](const PairValue& v) { add_pair(v); });
-  }
-
   void save(ByteWriter& w) const override {
-    save_rows(w, [](ByteWriter& to, const ScoreRow& r) { to.put(r); });
-    w.put(released_);
+    save_released(w, [](ByteWriter& to, const ScoreRow& r) { to.put(r); });
   }
 
   void load(ByteReader& r) override {
-    load_rows(r, [](ByteReader& from) { return from.get<ScoreRow>(); });
-    released_ = r.get<std::int64_t>();
+    load_released(r, [](ByteReader& from) { return from.get<ScoreRow>(); });
   }
 
  private:
+  friend ReleasingPairStatistic;
+
   void add_pair(const PairValue& v) {
     if (v.a == v.b || v.n <= 2) return;
     ScoreRow &a = at(ordinal(v.a)), &b = at(ordinal(v.b));
@@ -321,23 +377,19 @@ class LdScoreStatistic final : public stats::pairs::PairStatistic<ScoreRow> {
     return t;
   }
 
-  void release(std::int64_t end, Table& t) {
-    for (; released_ < end; ++released_) {
-      const ScoreRow& r = at(released_);
-      t.push_int(0, r.meta.variant);
-      t.push_int(1, r.meta.contig);
-      t.push_int(2, r.meta.pos);
-      t.push_int(3, r.pairs);
-      ExactSum l2 = r.l2;
-      l2 += 1.0;  // the variant itself
-      t.push_float(4, varies(r.meta) ? l2.value() : std::numeric_limits<double>::quiet_NaN());
-    }
-    drop_rows(released_);
+  /// A released row's LD score into @p t.
+  void emit(const ScoreRow& r, Table& t) const {
+    t.push_int(0, r.meta.variant);
+    t.push_int(1, r.meta.contig);
+    t.push_int(2, r.meta.pos);
+    t.push_int(3, r.pairs);
+    ExactSum l2 = r.l2;
+    l2 += 1.0;  // the variant itself
+    t.push_float(4, varies(r.meta) ? l2.value() : std::numeric_limits<double>::quiet_NaN());
   }
 
   LdScoreOptions options_;
   std::shared_ptr<const stats::haplo::GeneticMap> map_;  // cM windows
-  std::int64_t released_ = 0;
 };
 
 // ---- ld-stats -----------------------------------------------------------------------------------
@@ -348,65 +400,34 @@ struct MomentsBin {
   ExactSum dd, dz, pi2;
 };
 
-/// moments.LD's one-population estimators (Ragsdale & Gravel) from the haplotype counts c1 (AB),
-/// c2 (Ab), c3 (aB), c4 (ab) of n haplotypes: numerators exact in 128 bits, then one division.
-struct MomentsTerms {
-  double dd = 0, dz = 0, pi2 = 0;
-};
-MomentsTerms moments_terms(std::int64_t c1, std::int64_t c2, std::int64_t c3, std::int64_t c4) {
-  __extension__ typedef __int128 I;
-  const I a = c1, b = c2, c = c3, d = c4, n = a + b + c + d;
-  const double den = static_cast<double>(n * (n - 1) * (n - 2) * (n - 3));
-  const I dd = a * (a - 1) * d * (d - 1) + b * (b - 1) * c * (c - 1) - 2 * a * b * c * d;
-  const I dz = (a * d - b * c) * (c + d - a - b) * (b + d - a - c) +
-               (a * d - b * c) * (b + c - a - d) + 2 * (b * c + a * d);
-  const I pi2 = (a + b) * (a + c) * (b + d) * (c + d) - a * d * (-1 + a + 3 * b + 3 * c + d) -
-                b * c * (-1 + 3 * a + b + c + 3 * d);
-  return {static_cast<double>(dd) / den, static_cast<double>(dz) / den,
-          static_cast<double>(pi2) / den};
-}
-
-class LdMomentsStatistic final : public stats::pairs::PairStatistic<MetaRow> {
+class LdMomentsStatistic final : public BinnedPairStatistic<LdMomentsStatistic> {
  public:
   LdMomentsStatistic(const Query& q, const LdStatsOptions& o)
-      : PairStatistic(q, "ld-stats"), options_(o) {
-    check_edges(o.edges, "--bp-bins");
+      : BinnedPairStatistic(q, "ld-stats"), options_(o), binner_(q, o) {
     request_.measure = PairMeasure::Haplotype;  // its n and D give the four counts back
-    request_.max_bp = o.edges.back() - 1;
+    request_.max_bp = binner_.max_bp();
     request_.min_r2 = 0;
     width_ = pair_width(q, request_);
     if (width_ < 4) throw UsageError("ld-stats needs at least four haplotypes");
-    bins_.resize(o.edges.size() - 1);
+    bins_.resize(binner_.bins());
   }
 
   std::string name() const override { return "ld_stats"; }
 
-  void accumulate_pairs(PairBatch&& batch) override {
-    if (!take_batch(batch, [](const PairRow& r) { return MetaRow{r}; })) return;
-    for (const PairRow& r : batch.rows)
-      if (r.n == width_ && r.sum > 0 && r.sum < r.n) {  // H over the complete polymorphic
-                                                        // sites: 2 a (n - a) / (n (n - 1))
-        ++sites_;
-        h_ += 2.0 * static_cast<double>(r.sum) * static_cast<double>(r.n - r.sum) /
-              (static_cast<double>(r.n) * static_cast<double>(r.n - 1));
-      }
-    for (const PairValue& v : batch.pairs) add_pair(v);
-    if (resolved_) drop_rows(count_ - 1);
-  }
-
   Table finish() override {
     Table t;
-    for (const char* c : {"bin_start", "bin_end", "pairs"}) t.add(c, Column::Kind::Int);
+    binner_.add_columns(t);
+    t.add("pairs", Column::Kind::Int);
     for (const char* c : {"DD_0_0", "Dz_0_0_0", "pi2_0_0_0_0"}) t.add(c, Column::Kind::Float);
     t.add("sites", Column::Kind::Int);
     t.add("H_0_0", Column::Kind::Float);
     t.note =
         "moments.LD statistics (sums over pairs of complete polymorphic sites), phased "
-        "haplotypes, bins of bp distance pos_b - pos_a";
+        "haplotypes, " +
+        binner_.what();
     for (std::size_t k = 0; k < bins_.size(); ++k) {
       const MomentsBin& b = bins_[k];
-      t.push_int(0, options_.edges[k]);
-      t.push_int(1, options_.edges[k + 1]);
+      binner_.push_edges(t, k);
       t.push_int(2, b.pairs);
       t.push_float(3, b.dd.value());
       t.push_float(4, b.dz.value());
@@ -417,8 +438,20 @@ class LdMomentsStatistic final : public stats::pairs::PairStatistic<MetaRow> {
     return t;
   }
 
-  void merge(Statistic& later_base) override {
-    auto& later = stats::detail::same_statistic(*this, later_base);
+ private:
+  friend BinnedPairStatistic;
+
+  /// H over the complete polymorphic sites: 2 a (n - a) / (n (n - 1)).
+  void add_rows(const std::vector<PairRow>& rows) {
+    for (const PairRow& r : rows)
+      if (r.n == width_ && r.sum > 0 && r.sum < r.n) {
+        ++sites_;
+        h_ += 2.0 * static_cast<double>(r.sum) * static_cast<double>(r.n - r.sum) /
+              (static_cast<double>(r.n) * static_cast<double>(r.n - 1));
+      }
+  }
+
+  void merge_sums(LdMomentsStatistic& later) {
     for (std::size_t k = 0; k < bins_.size(); ++k) {
       bins_[k].pairs += later.bins_[k].pairs;
       bins_[k].dd += later.bins_[k].dd;
@@ -430,51 +463,32 @@ class LdMomentsStatistic final : public stats::pairs::PairStatistic<MetaRow> {
     later.bins_.assign(bins_.size(), {});
     later.sites_ = 0;
     later.h_ = {};
-    merge_partition(
-        later, [](MetaRow&, std::int64_t) {}, [&](const PairValue& v) { add_pair(v); });
-    if (resolved_) drop_rows(count_ - 1);
   }
 
-  void save(ByteWriter& w) const override {
-    save_rows(w, [](ByteWriter& to, const MetaRow& r) { to.put(r.meta); });
+  void save_sums(ByteWriter& w) const {
     w.put_vector(bins_);
     w.put(sites_);
     w.put(h_);
   }
 
-  void load(ByteReader& r) override {
-    load_rows(r, [](ByteReader& from) { return MetaRow{from.get<PairRow>()}; });
+  void load_sums(ByteReader& r) {
     bins_ = r.get_vector<MomentsBin>();
-    if (bins_.size() + 1 != options_.edges.size())
+    if (bins_.size() != binner_.bins())
       throw FormatError("statistic state: ld_stats bins do not match the edges");
     sites_ = r.get<std::int64_t>();
     h_ = r.get<ExactSum>();
   }
 
- private:
   void add_pair(const PairValue& v) {
     const PairRow& i = at(ordinal(v.a)).meta;
     const PairRow& j = at(ordinal(v.b)).meta;
     if (i.n != width_ || j.n != width_) return;  // complete sites only
-    const std::int64_t bin = bin_of(options_.edges, j.pos - i.pos);
+    const std::int64_t bin = binner_.bin(i.contig, i.pos, j.pos);
     if (bin < 0) return;
-    // The counts from the pair's D = x11 / n - p q (REF frequencies p, q over the n haplotypes):
-    // x11 = n D + (n - a)(n - b) / n, an integer to far better than 1/2; checked by computing D
-    // again from the counts.
     const std::int64_t n = v.n, a = i.sum, b = j.sum;
-    const double x = static_cast<double>(n) * v.d +
-                     static_cast<double>((n - a) * (n - b)) / static_cast<double>(n);
-    const std::int64_t x11 = std::llround(x);  // REF at both
-    stats::ld::HaplotypeCounts c;
-    c.n = n;
-    c.a = a;
-    c.b = b;
-    c.ab = x11 - (n - a - b);
-    // (one haplotype more or less in a cell moves D by 1/n)
-    if (!(c.ab >= 0 && c.ab <= std::min(a, b)) ||
-        !(std::fabs(stats::ld::haplotype_values(c).d - v.d) < 0.25 / static_cast<double>(n)))
-      throw Error("ld-stats: the haplotype counts of a pair could not be recovered");
-    const MomentsTerms m = moments_terms(x11, (n - a) - x11, (n - b) - x11, c.ab);
+    const std::int64_t x11 = stats::moments::ref_at_both(n, a, b, v.d);  // REF at both
+    const auto m =
+        stats::moments::moments_terms(x11, (n - a) - x11, (n - b) - x11, x11 - (n - a - b));
     MomentsBin& s = bins_[static_cast<std::size_t>(bin)];
     ++s.pairs;
     s.dd += m.dd;
@@ -483,6 +497,7 @@ class LdMomentsStatistic final : public stats::pairs::PairStatistic<MetaRow> {
   }
 
   LdStatsOptions options_;
+  stats::moments::PairBinner binner_;
   std::vector<MomentsBin> bins_;
   std::int64_t sites_ = 0;
   ExactSum h_;
@@ -499,6 +514,7 @@ std::unique_ptr<Statistic> make_ld_scores(const Query& q, const LdScoreOptions& 
 }
 
 std::unique_ptr<Statistic> make_ld_stats(const Query& q, const LdStatsOptions& options) {
+  if (q.pops.count() > 1) return stats::moments::make_ld_stats_pops(q, options);
   return std::make_unique<LdMomentsStatistic>(q, options);
 }
 

@@ -176,4 +176,58 @@ class PairStatistic : public Statistic {
   BoundaryRows head_, tail_;
 };
 
+/// A pair statistic whose rows each lead output rows, released in order once no later variant
+/// can pair with the row (ld, ld --ld-scores). @p Derived gives empty_table() (the columns),
+/// add_pair(const PairValue&) and emit(Row&, Table&) (a released row's output rows).
+template <class Derived, class Row>
+class ReleasingPairStatistic : public PairStatistic<Row> {
+ public:
+  Table take_rows() override {
+    Table t = self().empty_table();
+    release(this->final_end(released_), t);
+    return t;
+  }
+
+  Table finish() override {
+    Table t = self().empty_table();
+    release(this->count_, t);
+    return t;
+  }
+
+  void merge(Statistic& later_base) override {
+    auto& later = stats::detail::same_statistic(self(), later_base);
+    this->expect_whole(later, later.released_);
+    this->merge_partition(
+        later, [](Row&, std::int64_t) {}, [&](const PairValue& v) { self().add_pair(v); });
+  }
+
+ protected:
+  using PairStatistic<Row>::PairStatistic;
+
+  /// The shared state and the released count, rows written by @p save_row (as save_rows()).
+  template <class SaveRow>
+  void save_released(ByteWriter& w, SaveRow&& save_row) const {
+    this->save_rows(w, save_row);
+    w.put(released_);
+  }
+  /// What save_released() wrote, rows read by @p load_row (as load_rows()).
+  template <class LoadRow>
+  void load_released(ByteReader& r, LoadRow&& load_row) {
+    this->load_rows(r, load_row);
+    released_ = r.get<std::int64_t>();
+  }
+
+  std::int64_t released_ = 0;  // rows whose output rows are handed out
+
+ private:
+  Derived& self() { return static_cast<Derived&>(*this); }
+
+  /// Emit the rows led by ordinals [released_, end) into @p t, then drop the rows no later
+  /// variant pairs with.
+  void release(std::int64_t end, Table& t) {
+    for (; released_ < end; ++released_) self().emit(this->at(released_), t);
+    this->drop_rows(released_);
+  }
+};
+
 }  // namespace vczstats::stats::pairs

@@ -17,6 +17,7 @@
 #include "backend/gpu_test_support.hpp"
 #include "ld_compare.hpp"
 #include "test_util.hpp"
+#include "vczstats/vcz.hpp"
 
 namespace {
 
@@ -50,6 +51,15 @@ int expect_ld_same_on_both_devices(const vcztest::TempDir& dir, const std::strin
   // Ag1000G: 100 kb of it (about 25,000 variants) keeps the small units quick.
   const std::string s = shell_quote(store) + " " +
                         (store.find("ag1000g") != std::string::npos ? "-r X:8000000-8100000 " : "");
+  const std::string pops = (dir / "ldstats.pops").string();  // A, B, C interleaved
+  {
+    std::ofstream f(pops);
+    int i = 0;
+    for (const auto& id : vczstats::vcz::VczStore::open(store).sample_ids())
+      if (!id.empty())
+        f << id << "\t"
+          << "ABC"[i++ % 3] << "\n";
+  }
   const std::vector<std::string> commands = {
       "ld " + s + "--ld-window 10 --ld-window-r2 0 --max-unit-variants 7",
       "ld " + s + "--ld-window 25 --ld-window-r2 0.1 --max-unit-variants 3",
@@ -67,6 +77,8 @@ int expect_ld_same_on_both_devices(const vcztest::TempDir& dir, const std::strin
       "ld " + s + "--ld-scores --ld-wind-kb 0.5 --max-unit-variants 5",
       "ld " + s + "--ld-scores --ld-wind-snps 20",
       "ld-stats " + s + "--bp-bins 0,10,100,1000 --max-unit-variants 6",
+      // three populations: one masked band per population (the row kernel's haplotype mask)
+      "ld-stats " + s + "--bp-bins 0,10,100,1000 --max-unit-variants 6 -P " + shell_quote(pops),
   };
   int ok = 0;
   for (std::size_t k = 0; k < commands.size(); ++k) {

@@ -254,6 +254,9 @@ TEST(MpiCli, PairAndMatrixCommandsSplitAcrossRanksAndRankZeroWritesAlone) {
       {"ld " + s + "--hap --decay 0,5,50,500 --ld-window 40", true},
       {"ld " + s + "--ld-scores --ld-wind-kb 0.2", true},
       {"ld-stats " + s + "--bp-bins 0,20,200,600", true},
+      // three populations: a band per population joined per unit, merged band by band
+      {"ld-stats " + s + "--bp-bins 0,20,200,600 -P " + shell_quote(write_pops(dir, "mm", path)),
+       true},
       {"prune " + s + "--indep-pairwise 20 3 0.3 --out OUT/pr", true},
       {"prune " + s + "--indep-pairwise 2 kb 1 0.1", true},
       {"king " + s, true},
@@ -331,7 +334,8 @@ TEST(MpiCli, HaplotypeScansAreByteIdenticalForOneToFourRanks) {
   }
   for (const std::string& c : {"haplotypes " + s + "--window-size 20000", "ihs " + s + "--maf 0.05",
                                "nsl " + s + "--maf 0.05", "xpehh " + s, "xpnsl " + s,
-                               "ehh " + s + "--focal " + chrom + ":" + pos}) {
+                               "ehh " + s + "--focal " + chrom + ":" + pos,
+                               "ld-stats " + s + "--bp-bins 0,1kb,10kb,30kb"}) {
     const std::string want = vcztest::run_ok(plain() + c + " -t 2");
     EXPECT_GT(want.size(), 0u) << c;
     for (int k : {2, 4}) {

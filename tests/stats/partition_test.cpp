@@ -336,7 +336,15 @@ TEST(StatisticPartitions, MergedPartitionsEqualOnePass) {
                        }});
     configs.push_back({"ld stats regions", [&](QueryOptions& o) { o.regions = regions; },
                        [](const Query& q) {
-                         return make_ld_stats(q, {{0, 5, 40, 200}});
+                         LdStatsOptions o;
+                         o.edges = {0, 5, 40, 200};
+                         return make_ld_stats(q, o);
+                       }});
+    // ld-stats of three populations: one band per population but the last, joined per unit.
+    configs.push_back({"ld stats three pops", with_pops, [](const Query& q) {
+                         LdStatsOptions o;
+                         o.edges = {0, 7, 60, 300};
+                         return make_ld_stats(q, o);
                        }});
     configs.push_back({"prune 7 3", [](QueryOptions&) {},
                        [](const Query& q) {

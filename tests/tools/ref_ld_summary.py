@@ -7,10 +7,17 @@ reading a VCF as text (no numpy, no zarr, so it is independent of vczstats' read
       random VCF with LD: each contig's haplotypes are mosaics of a few founders (a switch
       between founders every ~200 bp on average), with new mutations; IDs v0, v1, ...;
       positions with gaps of 1-60 bp (and repeats); a fraction of alleles missing ('.').
+  ref_ld_summary.py msvcf MS OUT.vcf --length L
+      the first replicate of ms/scrm output as a phased diploid VCF (haplotypes 2i, 2i + 1 are
+      sample s<i>; position ceil(x L), raised to one past the previous one when it repeats).
   ref_ld_summary.py decay VCF --bins E0,E1,... [--hap] [--ld-window N] [--window-size W]
       ld --decay: per distance bin [Ek, Ek+1) pairs, sum_r2, mean_r2 (TSV as vczstats prints).
-  ref_ld_summary.py ldstats VCF --bins E0,E1,...
-      ld-stats: per bin pairs, DD_0_0, Dz_0_0_0, pi2_0_0_0_0, sites, H_0_0 (see below).
+  ref_ld_summary.py ldstats VCF (--bins E0,E1,... | --r-bins R0,R1,... --map FILE)
+                    [--pops FILE [--pop-names A,B,...]]
+      ld-stats: per bin pairs, DD_0_0, Dz_0_0_0, pi2_0_0_0_0, sites, H_0_0 (see below); with
+      --pops (lines "sample<TAB>population"), the populations named (default: all, in order of
+      first appearance) and moments.LD's basis of that many populations; --r-bins: bins of
+      r = |cM_b - cM_a| / 100 on a plink .map (interpolated as for ldscore).
   ref_ld_summary.py ldscore VCF (--wind-kb K | --wind-snps N | --wind-cm W --map FILE) [--hap]
       ld --ld-scores: per variant chrom pos id pairs l2.
 
@@ -32,6 +39,17 @@ f's; each monomial f1^k1 f2^k2 f3^k3 f4^k4 has the unbiased estimator (c1)_k1 (c
 (c4)_k4 / (n)_(k1+k2+k3+k4) from the counts c (falling factorials: sampling k haplotypes without
 replacement). Sums are exact fractions. Sites: called at every haplotype (phased diploid) and
 polymorphic; H = sum of 2 c_A c_a / (n (n - 1)).
+
+Several populations: the frequencies f_{i,1..4} of each population i are variables of their own,
+D_i = f_{i,1} f_{i,4} - f_{i,2} f_{i,3}, p_i = f_{i,1} + f_{i,2}, q_i = f_{i,1} + f_{i,3}, and
+  DD_i_j = D_i D_j,  Dz_i_j_k = D_i (1 - 2 p_j)(1 - 2 q_k),
+  pi2_i_j_k_l = 1/4 (p_i (1 - p_j) + p_j (1 - p_i)) (q_k (1 - q_l) + q_l (1 - q_k)),
+  H_i_j = p_i (1 - p_j) + p_j (1 - p_i) (one site; f_{i,A}, f_{i,a}),
+with moments.LD's names and order (DD_i_j, i <= j; Dz_i_j_k, j <= k; pi2_i_j_k_l, i <= j, k <= l,
+(i, j) <= (k, l); H_i_j, i <= j). The samples of different populations are independent, so a
+monomial's unbiased estimator is the product over the populations of each one's falling-factorial
+estimator (a constant is its own). Sites: called at every haplotype of the populations and
+polymorphic among them all.
 """
 
 import argparse
@@ -83,6 +101,41 @@ def make_vcf(args):
                 out.write(f"{c + 1}\t{pos}\tv{index}\tA\t{alt}\t.\tPASS\t.\tGT\t")
                 out.write("\t".join(calls) + "\n")
                 index += 1
+
+
+def ms_vcf(args):
+    """The first replicate of ms output as a phased VCF (see the usage)."""
+    with open(args.ms) as f:
+        lines = [l.strip() for l in f]
+    at = next(i for i, l in enumerate(lines) if l.startswith("segsites:"))
+    sites = int(lines[at].split()[1])
+    xs = [float(x) for x in lines[at + 1].split()[1:]]
+    haps = []
+    for l in lines[at + 2:]:
+        if not l or l.startswith("//"):
+            break
+        haps.append(l)
+    assert len(xs) == sites and len(haps) % 2 == 0
+    with open(args.out, "w") as out:
+        out.write("##fileformat=VCFv4.2\n##contig=<ID=1,length=%d>\n" % (args.length + sites))
+        out.write('##FORMAT=<ID=GT,Number=1,Type=String,Description="Genotype">\n')
+        out.write("#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\t" +
+                  "\t".join(f"s{i}" for i in range(len(haps) // 2)) + "\n")
+        last = 0
+        for k, x in enumerate(xs):
+            pos = max(math.ceil(x * args.length), last + 1)
+            last = pos
+            gts = [f"{haps[2 * i][k]}|{haps[2 * i + 1][k]}" for i in range(len(haps) // 2)]
+            out.write(f"1\t{pos}\tv{k}\tA\tT\t.\t.\t.\tGT\t" + "\t".join(gts) + "\n")
+
+
+def read_samples(path):
+    """The sample names of a VCF's #CHROM line."""
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#CHROM"):
+                return line.rstrip("\n").split("\t")[9:]
+    return []
 
 
 def read_vcf(path):
@@ -211,62 +264,151 @@ def falling(x, k):
     return r
 
 
-def unbiased(poly, counts):
-    """The unbiased estimator of a homogeneous polynomial in the haplotype frequencies."""
-    n = sum(counts)
+def unbiased(poly, counts, width=4):
+    """The unbiased estimator of a polynomial in the haplotype frequencies: variables in groups
+    of @p width per population (counts in the same order), each population sampled apart."""
     total = Fraction(0)
     for k, c in poly.items():
-        num = c
-        for ci, ki in zip(counts, k):
-            num *= falling(ci, ki)
-        total += Fraction(num, falling(n, sum(k)))
+        value = Fraction(c)
+        for g in range(0, len(k), width):
+            cs, ks = counts[g:g + width], k[g:g + width]
+            num = 1
+            for ci, ki in zip(cs, ks):
+                num *= falling(ci, ki)
+            value *= Fraction(num, falling(sum(cs), sum(ks)))
+        total += value
     return total
 
 
-def moments_polynomials():
-    f = [{tuple(int(i == j) for j in range(4)): 1} for i in range(4)]
-    d = poly_add((1, poly_mul(f[0], f[3])), (-1, poly_mul(f[1], f[2])))
-    p, q = poly_add((1, f[0]), (1, f[1])), poly_add((1, f[0]), (1, f[2]))
-    not_p, not_q = poly_add((1, f[2]), (1, f[3])), poly_add((1, f[1]), (1, f[3]))
-    z = poly_mul(poly_add((1, not_p), (-1, p)), poly_add((1, not_q), (-1, q)))
-    return {"DD_0_0": poly_mul(d, d), "Dz_0_0_0": poly_mul(d, z),
-            "pi2_0_0_0_0": poly_mul(poly_mul(p, not_p), poly_mul(q, not_q))}
+def variables(pops, width):
+    """The frequency variables of @p pops populations, width per population."""
+    size = pops * width
+    return [[{tuple(int(j == i * width + t) for j in range(size)): 1} for t in range(width)]
+            for i in range(pops)]
+
+
+def basis(pops):
+    """moments.LD's two-locus names and the one-locus (H) names for @p pops populations."""
+    dd = [(i, j) for i in range(pops) for j in range(i, pops)]
+    dz = [(i, j, k) for i in range(pops) for j in range(pops) for k in range(j, pops)]
+    pi2 = [x + y for x in dd for y in dd if x <= y]
+    name = lambda s, t: s + "_" + "_".join(map(str, t))
+    return ([name("DD", x) for x in dd] + [name("Dz", x) for x in dz] +
+            [name("pi2", x) for x in pi2], [name("H", x) for x in dd], dd, dz, pi2)
+
+
+def moments_polynomials(pops=1):
+    f = variables(pops, 4)
+    one = {tuple([0] * (4 * pops)): 1}
+    d = [poly_add((1, poly_mul(x[0], x[3])), (-1, poly_mul(x[1], x[2]))) for x in f]
+    p = [poly_add((1, x[0]), (1, x[1])) for x in f]
+    q = [poly_add((1, x[0]), (1, x[2])) for x in f]
+    not_p = [poly_add((1, one), (-1, x)) for x in p]
+    not_q = [poly_add((1, one), (-1, x)) for x in q]
+    zp = [poly_add((1, one), (-2, x)) for x in p]
+    zq = [poly_add((1, one), (-2, x)) for x in q]
+    names, _, dd, dz, pi2 = basis(pops)
+    out = {}
+    for i, j in dd:
+        out[f"DD_{i}_{j}"] = poly_mul(d[i], d[j])
+    for i, j, k in dz:
+        out[f"Dz_{i}_{j}_{k}"] = poly_mul(d[i], poly_mul(zp[j], zq[k]))
+    for i, j, k, l in pi2:
+        left = poly_add((1, poly_mul(p[i], not_p[j])), (1, poly_mul(p[j], not_p[i])))
+        right = poly_add((1, poly_mul(q[k], not_q[l])), (1, poly_mul(q[l], not_q[k])))
+        out[f"pi2_{i}_{j}_{k}_{l}"] = {m: Fraction(c, 4) for m, c in poly_mul(left, right).items()}
+    assert list(out) == names
+    return out
+
+
+def het_polynomials(pops):
+    f = variables(pops, 2)  # REF, non-REF
+    _, hnames, dd, _, _ = basis(pops)
+    return {f"H_{i}_{j}": poly_add((1, poly_mul(f[i][0], f[j][1])), (1, poly_mul(f[j][0], f[i][1])))
+            for i, j in dd}
+
+
+def population_slots(args, rows):
+    """Per population (in order) the haplotype slots of its samples; one population of every
+    slot without --pops."""
+    if not args.pops:
+        return [list(range(2 * len(rows[0][3])))] if rows else [[]]
+    samples = read_samples(args.vcf)
+    of = {}
+    order = []
+    with open(args.pops) as f:
+        for line in f:
+            if line.strip():
+                sample, pop = line.split()[:2]
+                of[sample] = pop
+                if pop not in order:
+                    order.append(pop)
+    names = args.pop_names.split(",") if args.pop_names else order
+    return [[2 * i + k for i, s in enumerate(samples) if of.get(s) == name for k in (0, 1)]
+            for name in names]
 
 
 def ldstats(args):
     rows = read_vcf(args.vcf)
-    edges = [int(e) for e in args.bins.split(",")]
+    if args.r_bins:
+        edges = [float(e) for e in args.r_bins.split(",")]
+        gmap = read_map(args.map)
+        gpos = [genetic_position(gmap[r[0]], r[1]) for r in rows]
+        distance = lambda i, j: abs(gpos[j] - gpos[i]) / 100
+    else:
+        edges = [int(e) for e in args.bins.split(",")]
+        distance = lambda i, j: rows[j][1] - rows[i][1]
+    slots = population_slots(args, rows)
+    pops = len(slots)
     haps = []
     for r in rows:
         h = values(r, True)
-        complete = all(len(gt) == 2 for gt in r[3]) and None not in h
+        h = [h[s] for pop in slots for s in pop]
+        complete = all(len(r[3][s // 2]) == 2 for pop in slots for s in pop) and None not in h
         haps.append(h if complete and 0 < sum(h) < len(h) else None)
-    polys = moments_polynomials()
+    polys = moments_polynomials(pops)
+    hets = het_polynomials(pops)
     names = list(polys)
+    bounds = [0]
+    for pop in slots:
+        bounds.append(bounds[-1] + len(pop))
+    seen = [{} for _ in edges[:-1]]  # per bin: counts -> pairs
     bins = [[0] + [Fraction(0)] * len(names) for _ in edges[:-1]]
     for i in range(len(rows)):
         if haps[i] is None:
             continue
         for j in range(i + 1, len(rows)):
-            if rows[j][0] != rows[i][0] or rows[j][1] - rows[i][1] >= edges[-1]:
+            if rows[j][0] != rows[i][0] or distance(i, j) >= edges[-1]:
                 break
-            d = rows[j][1] - rows[i][1]
+            d = distance(i, j)
             if haps[j] is None or d < edges[0]:
                 continue
-            counts = [0, 0, 0, 0]  # AB, Ab, aB, ab with A, B the REF alleles (value 0)
-            for x, y in zip(haps[i], haps[j]):
-                counts[2 * x + y] += 1
-            b = bins[bisect.bisect_right(edges, d) - 1]
-            b[0] += 1
+            # per population AB, Ab, aB, ab with A, B the REF alleles (value 0)
+            counts = [0] * (4 * pops)
+            for g in range(pops):
+                for x, y in zip(haps[i][bounds[g]:bounds[g + 1]], haps[j][bounds[g]:bounds[g + 1]]):
+                    counts[4 * g + 2 * x + y] += 1
+            bins[bisect.bisect_right(edges, d) - 1][0] += 1
+            key = tuple(counts)  # pairs with the same counts have the same values: sum once
+            k = bisect.bisect_right(edges, d) - 1
+            seen[k][key] = seen[k].get(key, 0) + 1
+    for b, pairs in zip(bins, seen):
+        for key, times in pairs.items():
             for k, name in enumerate(names):
-                b[k + 1] += unbiased(polys[name], counts)
+                b[k + 1] += times * unbiased(polys[name], list(key))
     sites = [h for h in haps if h is not None]
-    h = sum((Fraction(2 * sum(x) * (len(x) - sum(x)), len(x) * (len(x) - 1)) for x in sites),
-            Fraction(0))
-    print("bin_start\tbin_end\tpairs\t" + "\t".join(names) + "\tsites\tH_0_0")
+    h = {name: Fraction(0) for name in hets}
+    for x in sites:
+        counts = []
+        for g in range(pops):
+            part = x[bounds[g]:bounds[g + 1]]
+            counts += [len(part) - sum(part), sum(part)]
+        for name in hets:
+            h[name] += unbiased(hets[name], counts, 2)
+    print("bin_start\tbin_end\tpairs\t" + "\t".join(names) + "\tsites\t" + "\t".join(hets))
     for k, b in enumerate(bins):
         cells = [edges[k], edges[k + 1], b[0]] + [repr(float(x)) for x in b[1:]]
-        cells += [len(sites), repr(float(h))]
+        cells += [len(sites)] + [repr(float(v)) for v in h.values()]
         print("\t".join(str(c) for c in cells))
 
 
@@ -312,6 +454,10 @@ def main(argv=None):
     v.add_argument("--missing", type=float, default=0.03)
     v.add_argument("--multiallelic", type=float, default=0.05)
     v.add_argument("--phased", action="store_true")
+    ms = sub.add_parser("msvcf")
+    ms.add_argument("ms")
+    ms.add_argument("out")
+    ms.add_argument("--length", type=int, required=True)
     d = sub.add_parser("decay")
     d.add_argument("vcf")
     d.add_argument("--bins", required=True)
@@ -320,7 +466,11 @@ def main(argv=None):
     d.add_argument("--window-size", type=int, default=0)
     m = sub.add_parser("ldstats")
     m.add_argument("vcf")
-    m.add_argument("--bins", required=True)
+    m.add_argument("--bins")
+    m.add_argument("--r-bins")
+    m.add_argument("--map")
+    m.add_argument("--pops")
+    m.add_argument("--pop-names")
     s = sub.add_parser("ldscore")
     s.add_argument("vcf")
     s.add_argument("--hap", action="store_true")
@@ -330,7 +480,7 @@ def main(argv=None):
     g.add_argument("--wind-cm", type=float)
     s.add_argument("--map")
     args = p.parse_args(argv)
-    {"vcf": make_vcf, "decay": decay, "ldscore": ldscore, "ldstats": ldstats}[args.cmd](args)
+    {"vcf": make_vcf, "msvcf": ms_vcf, "decay": decay, "ldscore": ldscore, "ldstats": ldstats}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -38,9 +38,21 @@ class CpuPairBand final : public PairBand {
 
   void host_haplotypes(std::int64_t u, const PackedHaplotypeView& view) override {
     if (!rows_.haplotypes()) return;
+    const std::vector<std::uint64_t>& mask = spec_.haplotype_mask;
+    if (!mask.empty() && static_cast<std::int64_t>(mask.size()) < rows_.plane_words())
+      throw Error("variant pairs: a haplotype mask narrower than the selection");
     add_unit(u, [&](std::int64_t r, std::uint64_t* out) {
-      std::memcpy(out, view.words + r * 2 * view.words_per_plane,
-                  static_cast<std::size_t>(rows_.row_words()) * 8);
+      const std::uint64_t* row = view.words + r * 2 * view.words_per_plane;
+      const std::int64_t w = rows_.plane_words();
+      if (mask.empty()) {
+        std::memcpy(out, row, static_cast<std::size_t>(rows_.row_words()) * 8);
+        return;
+      }
+      // The planes are non-REF (w words) then called, each w words (view.words_per_plane apart).
+      for (std::int64_t k = 0; k < w; ++k) {
+        out[k] = row[k] & mask[static_cast<std::size_t>(k)];
+        out[w + k] = row[view.words_per_plane + k] & mask[static_cast<std::size_t>(k)];
+      }
     });
   }
 

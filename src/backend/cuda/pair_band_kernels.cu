@@ -91,7 +91,8 @@ __global__ void __launch_bounds__(kRowThreads)
   std::uint64_t* out = a.planes + k * a.row_words;
   unsigned long long n = 0, alt = 0;
   for (std::int64_t w = threadIdx.x; w < a.words; w += blockDim.x) {
-    const std::uint64_t x = row[w], c = row[words_per_plane + w];
+    const std::uint64_t m = a.mask ? a.mask[w] : ~std::uint64_t{0};
+    const std::uint64_t x = row[w] & m, c = row[words_per_plane + w] & m;
     out[w] = x;
     out[a.words + w] = c;
     alt += static_cast<unsigned long long>(__popcll(x));
