@@ -55,7 +55,8 @@ int expect_ld_same_on_both_devices(const vcztest::TempDir& dir, const std::strin
   {
     std::ofstream f(pops);
     int i = 0;
-    for (const auto& id : vczstats::vcz::VczStore::open(store).sample_ids())
+    const auto opened = vczstats::vcz::VczStore::open(store);  // sample_ids() are views into it
+    for (const auto& id : opened.sample_ids())
       if (!id.empty())
         f << id << "\t"
           << "ABC"[i++ % 3] << "\n";

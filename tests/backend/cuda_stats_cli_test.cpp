@@ -106,9 +106,11 @@ TEST(CudaStatsCli, FiltersProjectionsAndLdSummariesAreTheSameOnGpuAndCpu) {
         "prune " + q + f + "--indep-pairwise 50 5 0.2 --out " +
             vcztest::shell_quote((dir / "pr").string()) + " && cat " +
             vcztest::shell_quote((dir / "pr.prune.in").string()),
-        "grm " + q + f,
+
         "king " + q + "--geno 0.2 --table",
         "afdist " + q + f,
+        "freq " + s + "-i 'MAF>0.05 && F_MISSING<0.2 && N_ALT=1'",
+        "stats " + s + "-e 'AC<3 || TYPE!=\"snp\"' --window-size 2000 --stats pi,fst_hudson",
     };
     for (const auto& c : commands) {
       // (prune's `&& cat`: the device options go before the &&)
@@ -126,14 +128,17 @@ TEST(CudaStatsCli, FiltersProjectionsAndLdSummariesAreTheSameOnGpuAndCpu) {
         continue;
       }
       EXPECT_EQ(b.exit_code, 0) << c << "\n" << b.err;
-      EXPECT_EQ(a.out, b.out) << c;
-      EXPECT_GT(a.out.size(), 0u) << c;
+      EXPECT_TRUE(a.out == b.out) << c;  // (not EXPECT_EQ: the outputs run to megabytes)
+      // prune of a non-diploid store keeps nothing, on both devices
+      if (!c.starts_with("prune")) EXPECT_GT(a.out.size(), 0u) << c;
       ++compared;
     }
   });
   if (stores == 0)
     GTEST_SKIP() << "skipped: no test store (needs python3-zarr and bcftools, or "
                     "VCZSTATS_TEST_STORES from scripts/fetch-gpu-deps.sh)";
+  // (grm is left out: the GPU's GEMM sums in another order; CudaMatrixCli compares it within
+  // rounding.)
   std::cout << "compared " << compared << " outputs, " << refused << " refused on both\n";
   EXPECT_GE(compared, 60);
 }
