@@ -151,6 +151,12 @@ def tables(cli, small_store, small_pops, phased, tmp):
     out.append(("ld", path, ["ld"], {"points": 1, "line": 1}))
     path, t = write("ld_decay", "ld", "--decay", "0:2000:200")
     out.append(("ld_decay", path, ["ld"], {"line": t["pop"].nunique() if "pop" in t else 1}))
+    # moments.LD statistics: a line per population
+    path, t = write("ld_stats", "ld-stats", "-P", ppops, "--bp-bins", "0,500,1000,2000",
+                    store=ppath)
+    out.append(("ld_stats", path, ["ld-stats"],
+                {"line": sum(1 for c in t.columns if c.startswith("DD_")
+                             and len(set(c.split("_")[1:])) == 1)}))
     # kinship: the KING pairs as points; the matrix (square, with its .id) as an image
     path, t = write("king", "king", "--table")
     out.append(("king", path, ["king"], {"points": 1}))
@@ -192,7 +198,7 @@ def test_every_cli_table_plots(cli, small_store, small_pops, phased, tmp_path):
         assert got == want, f"{name}: {dict(found)}"
         assert all(v > 0 for v in want.values()), f"{name}: nothing expected ({want})"
         checked.append(name)
-    assert len(checked) == 25, checked
+    assert len(checked) == 26, checked
 
 
 def test_image_formats(cli, small_store, small_pops, tmp_path):
@@ -282,6 +288,10 @@ def test_every_python_result_plots(small_store, small_pops, phased, tmp_path):
     ax = keep(plot.fstats(f))
     assert len(ax.get_yticks()) == len(f["estimate"]) == 1
     assert len(ax.collections) == 1  # the error bars
+    two = dict(list(psets.items())[:2])
+    ax = keep(plot.ld_stats(vczstats.ld_stats(p, [0, 500, 1000, 2000], sample_sets=two,
+                                              progress=False)))
+    assert len(ax.lines) == len(two)
     ax = keep(plot.garud_h(p.haplotypes(sample_sets=psets, windows=800, progress=False)))
     assert len(ax.lines) == kp
     freq = p.allele_frequencies(regions="chr1", progress=False)
@@ -307,7 +317,7 @@ def test_every_python_result_plots(small_store, small_pops, phased, tmp_path):
         w, h = fig.get_size_inches() * 50
         check_png(tmp_path / f"f{i}.png", int(round(w)), int(round(h)), min_colored=0.002,
                   min_colors=1)
-    assert len(figures) == 23
+    assert len(figures) == 24
 
 
 @pytest.mark.parametrize("kind,extra,phased_store", [

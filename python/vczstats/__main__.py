@@ -40,7 +40,7 @@ import sys
 from typing import Any, Dict, List, Optional
 
 DIVERSITY_DEFAULT = ["pi_per_bp", "tajima_d"]
-KINDS = ("sfs", "windows", "fst", "afdist", "pca", "ld", "ihs", "nsl", "xpehh", "xpnsl", "h12",
+KINDS = ("sfs", "windows", "fst", "afdist", "pca", "ld", "ld-stats", "ihs", "nsl", "xpehh", "xpnsl", "h12",
          "ehh", "king", "kinship", "matrix", "samples", "fstats")
 IMAGE_TYPES = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
 
@@ -252,6 +252,10 @@ def _plot(args) -> Any:
             (values, samples), name = _square_matrix(first), None
         labels = [pops.get(s, "other") for s in samples] if pops and samples else None
         plot.matrix(values, ax, samples=samples, populations=labels, label=name)
+    elif args.kind == "ld-stats":
+        if store:
+            raise SystemExit("plot ld-stats: give the table `vczstats ld-stats` wrote")
+        plot.ld_stats(_read_tsv(first), ax)
     elif args.kind == "ld":
         if store:  # the library's r2, as `vczstats ld` computes it
             sel = _selection(args)

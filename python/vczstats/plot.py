@@ -370,6 +370,49 @@ def _ld_decay_bins(df, ax, max_distance):
         ax.legend(frameon=False)
     return _ld_decay_labels(ax, "mean r²")
 
+# ---- moments.LD statistics -------------------------------------------------------------------
+def ld_stats(data: Any, ax: Any = None):
+    """sigma_D^2 = DD / pi2 of each population per distance bin (the decay curve moments.LD
+    fits), from :func:`vczstats.ld_stats`'s dictionary or the ``vczstats ld-stats`` table: one
+    line per population, at the bins' middles."""
+    import pandas as pd
+
+    if isinstance(data, dict):
+        names = list(data["stats"][0])
+        lo = np.array([b[0] for b in data["bins"]], dtype=float)
+        hi = np.array([b[1] for b in data["bins"]], dtype=float)
+        sums = np.array(data["sums"][:len(data["bins"])], dtype=float).reshape(len(lo), -1)
+        cols = {n: sums[:, i] for i, n in enumerate(names)}
+        pops = [str(p) for p in data.get("pops", [])]
+    else:
+        df = _frame(data)
+        if not isinstance(df, pd.DataFrame) or "bin_start" not in df.columns:
+            raise ValueError("ld_stats: needs vczstats.ld_stats's result or the ld-stats table "
+                             "(bin_start, bin_end, DD_*, pi2_*)")
+        lo, hi = df["bin_start"].to_numpy(float), df["bin_end"].to_numpy(float)
+        cols = {c: df[c].to_numpy(float) for c in df.columns
+                if c.startswith("DD_") or c.startswith("pi2_")}
+        pops = []
+    k = 0
+    while f"DD_{k}_{k}" in cols and f"pi2_{k}_{k}_{k}_{k}" in cols:
+        k += 1
+    if k == 0:
+        raise ValueError("ld_stats: no DD_i_i and pi2_i_i_i_i columns")
+    ax = _axes(ax, (6, 4))
+    mid = (lo + hi) / 2
+    scale, unit = (1e3, "kb") if hi.max() > 10 else (1.0, "r")
+    for i, color in zip(range(k), _colors(k)):
+        dd, pi2 = cols[f"DD_{i}_{i}"], cols[f"pi2_{i}_{i}_{i}_{i}"]
+        ok = pi2 > 0
+        label = pops[i] if i < len(pops) else f"population {i}"
+        ax.plot(mid[ok] / scale, dd[ok] / pi2[ok], color=color, lw=2, marker=".", label=label)
+    ax.set_xlabel(f"distance ({unit})")
+    ax.set_ylabel("σ_D² = DD / π₂")
+    ax.set_title("moments.LD statistics")
+    ax.legend(frameon=False)
+    return ax
+
+
 # ---- joint site frequency spectrum ----------------------------------------------------------------
 def joint_sfs(data: Any, ax: Any = None, *, log: bool = True, monomorphic: bool = False):
     """Heatmap of a joint (2-D) site frequency spectrum: derived allele count in the first
