@@ -471,8 +471,9 @@ def ld_stats(store: Any, bp_bins: Union[str, Sequence[int], None] = None, *,
     bp_bins : str or list of int
         Bin edges in bp, or ``"START:STOP:STEP"`` (kb/Mb suffixes as the CLI).
     r_bins : list of float, optional
-        Instead of ``bp_bins``: bin edges of recombination distance r = |cM_b - cM_a| / 100
-        (Morgans, as moments.LD's ``r_bins``) on ``genetic_map`` (a plink ``.map``).
+        Instead of ``bp_bins``: bin edges of recombination distance
+        ``r = abs(cM_b - cM_a) / 100`` (Morgans, as moments.LD's ``r_bins``) on
+        ``genetic_map`` (a plink ``.map``).
     genetic_map : path, optional
         The map of ``r_bins``.
     {shared}
