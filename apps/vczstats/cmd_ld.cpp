@@ -396,17 +396,7 @@ void add_ld_stats(CLI::App& app) {
     if (o->bins.empty() == o->r_bins.empty())
       throw UsageError("ld-stats: give --bp-bins or --r-bins (with --map)");
     if (!o->bins.empty()) so.edges = parse_bin_edges(o->bins, "--bp-bins");
-    for (const auto& x : vcz::split_list(o->r_bins)) {
-      std::size_t used = 0;
-      double v = 0;
-      try {
-        v = std::stod(x, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == 0 || used != x.size()) throw UsageError("--r-bins: '" + x + "' is not a number");
-      so.r_edges.push_back(v);
-    }
+    if (!o->r_bins.empty()) so.r_edges = parse_number_list(o->r_bins, "--r-bins");
     so.map = o->map;
     QueryOptions qo = query_options(o->common);
     if (!qo.pops_file.empty()) {

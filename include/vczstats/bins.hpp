@@ -21,6 +21,10 @@ std::int64_t parse_bp_length(const std::string& text, const std::string& option)
 /// edges (at most 10^7 bins).
 std::vector<std::int64_t> parse_bin_edges(const std::string& text, const std::string& option);
 
+/// @brief Numbers from @p text, comma-separated (e.g. `--r-bins` edges, in Morgans).
+/// @throws UsageError naming @p option and the first item that is not a number.
+std::vector<double> parse_number_list(const std::string& text, const std::string& option);
+
 /// @brief Check bin edges given as numbers. @throws UsageError naming @p option unless @p edges
 /// are two or more strictly increasing edges from 0 on.
 void check_bin_edges(const std::vector<std::int64_t>& edges, const std::string& option);

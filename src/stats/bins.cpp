@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 #include "vczstats/error.hpp"
 #include "vczstats/vcz.hpp"
@@ -56,6 +58,22 @@ std::int64_t bin_edge(const std::string& text, const std::string& option) {
   return text == "0" ? 0 : parse_bp_length(text, option);
 }
 }  // namespace
+
+std::vector<double> parse_number_list(const std::string& text, const std::string& option) {
+  std::vector<double> out;
+  for (const auto& x : vcz::split_list(text)) {
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(x, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != x.size()) throw UsageError(option + ": '" + x + "' is not a number");
+    out.push_back(v);
+  }
+  return out;
+}
 
 std::vector<std::int64_t> parse_bin_edges(const std::string& text, const std::string& option) {
   std::vector<std::int64_t> e;
