@@ -200,13 +200,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   // --gpu-decode on with an array the device cannot decode fails before any GPU is looked for.
   if (run.gpu_decode == GpuDecode::On && run.device.kind != DeviceKind::Cpu)
     (void)choose_gpu_decode(q.store, GpuDecode::On);
-  bool gpu = use_gpu(run.device, rs);       // validates --device gpu even for empty plans
-  if (gpu && q.filters.genotype_masks()) {  // the device decoders do not read call_GQ/call_DP
-    if (run.device.kind == DeviceKind::Gpu)
-      throw UsageError("--min-gq/--min-dp run on the CPU only for now: use --device cpu");
-    gpu = false;
-    rs.note = "--min-gq/--min-dp: using the CPU (the GPU does not mask genotypes yet)";
-  }
+  bool gpu = use_gpu(run.device, rs);  // validates --device gpu even for empty plans
   // auto leaves the GPU when its setup would cost more than the CPU needs for the whole run
   // (small stores); --gpu-decode on asks for the GPU's decoders, so it keeps the GPU.
   if (gpu && run.device.kind == DeviceKind::Auto && run.gpu_decode != GpuDecode::On) {
