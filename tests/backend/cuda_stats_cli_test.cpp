@@ -167,7 +167,7 @@ TEST(CudaStatsCli, GenotypeMasksAreTheSameOnGpuAndCpu) {
              "sfs " + s + "--project 6", "fstats " + s + "--f2 p0,p1", "afdist " + q,
              "sample-stats " + q, "ld " + q + "--r2 --ld-window-r2 0 --ld-window-kb 2",
              "ld-stats " + q + "--bp-bins 0,500,2kb", "king " + q + "--table"}) {
-      const std::string cmd = c + masks;
+      const std::string cmd = c + " " + masks;
       SCOPED_TRACE(cmd);
       const auto a = vcztest::run(vcztest::binary() + " " + cmd + " --device cpu -t 2");
       const auto b = vcztest::run(vcztest::binary() + " " + cmd + " --device gpu -t 3");
