@@ -112,7 +112,7 @@ TEST(CliFusedFilters, SiteAndWindowCommandsEqualTheCountingPassFirstByteForByte)
     EXPECT_NE(two.err.find("keep none of the 600 variants"), std::string::npos) << two.err;
   }
   // Statistics that need more than the counts keep the counting pass first.
-  for (const std::string& c : {"afdist", "sample-stats " + p, "grm"}) {
+  for (const std::string& c : {std::string("afdist"), "sample-stats " + p, std::string("grm")}) {
     const CommandResult r = run_command(c, s.path, "--maf 0.05", false);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.err.find(kFusedNote), std::string::npos) << c << ": " << r.err;
