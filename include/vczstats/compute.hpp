@@ -36,8 +36,9 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
 /// @brief Apply the query's count filters (--maf, --max-maf, --mac, --max-mac, --geno, --hwe:
 /// filters.hpp) to its plan: one counting pass over the genotypes of the plan's sites and the
 /// selected samples (on the device @p run selects), whose failing rows are masked. Call it once,
-/// after make_query and before partitioning the plan (MPI ranks): compute() refuses a query whose
-/// count filters are pending. Nothing is read when the query has no count filter.
+/// after make_query and before partitioning the plan (MPI ranks), or let prepare_count_filters
+/// choose: compute() refuses a query whose count filters are pending unless it fuses them.
+/// Nothing is read when the query has no count filter.
 /// @throws FormatError for a sites-only store, IoError, UsageError, CudaError.
 void apply_count_filters(Query& q, const RunOptions& run);
 
