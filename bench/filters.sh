@@ -14,8 +14,10 @@
 #   BENCH_DIR=dir  where the store is simulated once and kept (default .data/bench)
 #
 # Prints the median wall and CPU seconds (user + system) of each, and the filtered run relative
-# to the plain one (issue 29's goal: at most 1.10x). The filters' counting pass reads the
-# genotypes once more (src/dispatch/filters.cpp), so the ratio is what that pass costs.
+# to the plain one (issue 29's goal: at most 1.10x). `stats` decides the count filters from the
+# counts of its own pass (compute()'s fused path, src/dispatch/compute.cpp): the ratio is what
+# deciding them and finding the windows' spans cost. VCZSTATS_TEST_TWO_PASS_FILTERS=1 in the
+# environment (a switch for tests) times the counting pass first instead.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)

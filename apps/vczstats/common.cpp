@@ -311,14 +311,8 @@ QueryOptions query_options(const CommonOptions& o) {
   return q;
 }
 
-Query build_query(const QueryOptions& o, unsigned threads) {
+Query build_query(const QueryOptions& o) {
   Query q = make_query(o);
-  if (q.count_filters_pending()) {
-    RunOptions run;
-    run.threads = threads;
-    run.device = parse_device("cpu");
-    apply_count_filters(q, run);
-  }
   g_query_store = q.store.store_ptr();
   if (primary_process())  // once, not once per MPI rank
     for (const auto& w : q.warnings) fmt::print(stderr, "vczstats: warning: {}\n", w);
@@ -831,7 +825,7 @@ void write_rows(TableWriter& w, const Table& t) {
   }
 }
 
-void run_table_command(const CommonOptions& o, const Query& q,
+void run_table_command(const CommonOptions& o, Query& q,
                        const std::function<std::unique_ptr<Statistic>()>& make,
                        const std::function<void(Statistic&)>& written) {
   StatisticRun run(o, q, make);

@@ -324,8 +324,22 @@ const std::vector<std::pair<std::int64_t, std::int64_t>>& Query::data_spans() co
       }
     }
     cache.by_key = std::move(spans);
+    cache.computed = true;
   });
   return cache.by_key;
+}
+
+bool detail::set_count_filtered_data_spans(
+    const Query& q, std::vector<std::pair<std::int64_t, std::int64_t>> spans) {
+  auto& cache = *q.data_span_cache;
+  bool set = false;
+  std::call_once(cache.once, [&] {
+    cache.by_key = std::move(spans);
+    cache.computed = true;
+    cache.count_filtered = true;
+    set = true;
+  });
+  return set;
 }
 
 // ---- site filters -------------------------------------------------------------------------
