@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark the site filters: a windowed `vczstats stats` run with
-# --maf 0.01 --geno 0.05 --hwe 1e-6 against the same run without filters, on a simulated store.
+# --maf 0.01 --geno 0.05 --hwe 1e-6 --apply-filters PASS (issue 29's QC set) against the same run
+# without filters, on a simulated store (whose sites all PASS: the FILTER column is read, keeps all).
 #
 # Usage: bench/filters.sh [-s SAMPLES] [-m VARIANTS] [-n RUNS] [-t THREADS] [-d DEVICE] [-S STORE]
 #   -s SAMPLES   samples of the simulated store (default 2000)
@@ -58,7 +59,7 @@ fi
 common=(stats "$store" -P "$pops" --window-size 100000 --stats pi,theta_w,tajima_d,dxy,fst_hudson
   --device "$device" --no-progress)
 [ -n "$threads" ] && common+=(-t "$threads")
-filters=(--maf 0.01 --geno 0.05 --hwe 1e-6)
+filters=(--maf 0.01 --geno 0.05 --hwe 1e-6 --apply-filters PASS)
 
 median() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 plain_log=$(mktemp)
