@@ -19,9 +19,9 @@
 // and checks that every kernel produced the same sites / counts as the baseline.
 //
 // End to end (--counts-e2e STORE): run_allele_counts on the CPU (all cores), the GPU pipeline
-// and the seed-style baseline (RunOptions::gpu_seed_baseline), one population or --pops N equal
-// runs, --reps times each after a warm-up run; prints wall seconds, calls/s, the -v style stage
-// breakdown, and whether the counts are identical.
+// and the seed-style baseline (hooks::set_gpu_seed_baseline of vczstats/testing.hpp), one
+// population or --pops N equal runs, --reps times each after a warm-up run; prints wall
+// seconds, calls/s, the -v style stage breakdown, and whether the counts are identical.
 //
 // Registers (nvcc 13.0, sm_90, -Xptxas -v): afdist heavy kernels capped at 64 by
 // __launch_bounds__(256, 4): SWAR bcftools 62, SWAR zarr-afdist 59, word path 47-62, generic
@@ -52,6 +52,7 @@
 #include "gpu_timing.cuh"
 #include "stats/afdist_math.hpp"
 #include "vczstats/run.hpp"
+#include "vczstats/testing.hpp"
 #include "vczstats/thread_pool.hpp"
 #include "vczstats/vcz.hpp"
 
@@ -229,7 +230,7 @@ int counts_e2e(const std::string& path, int pops, int reps) {
   for (const char* mode : {"cpu", "gpu", "gpu-seed-baseline"}) {
     RunOptions run;
     run.device.kind = std::string(mode) == "cpu" ? DeviceKind::Cpu : DeviceKind::Gpu;
-    run.gpu_seed_baseline = std::string(mode) == "gpu-seed-baseline";
+    hooks::set_gpu_seed_baseline(std::string(mode) == "gpu-seed-baseline");
     backend::SitePassSpec spec;
     spec.store = &store;
     spec.plan = &plan;

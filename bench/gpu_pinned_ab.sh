@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Pinned host memory on huge pages against cudaHostAlloc (VCZSTATS_PINNED=hostalloc, the way
+# Pinned host memory on huge pages against cudaHostAlloc (the hidden --pinned-hostalloc, the way
 # every pinned buffer was allocated before), end to end: `afdist`, `stats` (windowed pi,
 # theta_W, Tajima's D, Hudson Fst, dxy; two populations) and `king` (binary matrix) on the GPU,
 # the two configurations interleaved run by run so that both see the same machine state.
@@ -56,11 +56,10 @@ run() {  # run CONFIG COMMAND: time one run, keep its output
                  --stats pi,theta_w,tajima_d,fst_hudson,dxy) ;;
     king) args=(king "$mstore" --bin -o "$out.bin") ;;
   esac
-  local env=(env)
-  [ "$cfg" = hostalloc ] && env=(env VCZSTATS_PINNED=hostalloc)
+  [ "$cfg" = hostalloc ] && args+=(--pinned-hostalloc)
   local a b
   a=$(date +%s.%N)
-  "${env[@]}" "$vczstats" "${args[@]}" --device gpu >"$out" 2>>"$work/err"
+  "$vczstats" "${args[@]}" --device gpu >"$out" 2>>"$work/err"
   b=$(date +%s.%N)
   echo "$cfg $cmd $(python3 -c "print($b - $a)")" >>"$work/times"
 }

@@ -11,8 +11,9 @@ set(VCZSTATS_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/vczstats
   CACHE STRING "Where the CMake package of vczstats is installed (relative to the prefix)")
 
 install(TARGETS vczstats_core EXPORT vczstatsTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# testing.hpp: the test and benchmark hooks, not part of the installed API.
 install(DIRECTORY include/vczstats DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-  FILES_MATCHING PATTERN "*.hpp")
+  FILES_MATCHING PATTERN "*.hpp" PATTERN "testing.hpp" EXCLUDE)
 if(TARGET vczstats)
   install(TARGETS vczstats RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()

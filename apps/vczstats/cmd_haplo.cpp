@@ -109,7 +109,7 @@ Query haplo_query(const HaploCliOptions& o) {
   QueryOptions q = query_options(o.common);
   q.windows = o.windows;
   q.ancestral = o.ancestral;
-  return build_query(q);
+  return build_query(q, o.common);
 }
 
 void add_scan(CLI::App& app, const char* name, SelectionScan scan, const std::string& help) {

@@ -68,7 +68,7 @@ void add_matrix_options(CLI::App& cmd, MatrixCliOptions& o, bool matrix_output =
 }
 
 Query matrix_query(const MatrixCliOptions& o) {
-  Query q = build_query(query_options(o.common));
+  Query q = build_query(query_options(o.common), o.common);
   if (!o.extract.empty()) {
     // The count filters of the whole selection first, as their warnings count it (no matrix
     // statistic fuses them).

@@ -109,7 +109,7 @@ void add_sfs(CLI::App& app) {
       throw UsageError("sfs: windows (--window-size, --windows-file) need --project");
     if (windowed && o->common.format == "fs")
       throw UsageError("--format fs holds one spectrum: not with windows");
-    Query q = build_query(qo);
+    Query q = build_query(qo, o->common);
     if (o->common.format == "fs") return write_fs(o->common, q, o->sfs);
     run_table_command(o->common, q, [&q, &o] { return make_sfs(q, o->sfs); });
   });
@@ -138,7 +138,7 @@ void add_fstats(CLI::App& app) {
   cmd->callback([o] {
     const int given = !o->f.f2.empty() + !o->f.f3.empty() + !o->f.d.empty();
     if (given != 1) throw UsageError("fstats: give exactly one of --f2, --f3, --d");
-    Query q = build_query(query_options(o->common));
+    Query q = build_query(query_options(o->common), o->common);
     run_table_command(o->common, q, [&q, &o] { return make_fstats(q, o->f); });
   });
 }

@@ -48,7 +48,7 @@ Query window_query(const WindowCliOptions& o) {
   q.windows = o.windows;
   q.ancestral = o.ancestral;
   q.accessible = o.accessible;
-  return build_query(q);
+  return build_query(q, o.common);
 }
 
 void add_diversity(CLI::App& app) {

@@ -23,6 +23,7 @@
 #include "processes.hpp"
 #include "statistic_run.hpp"
 #include "vczstats/error.hpp"
+#include "vczstats/testing.hpp"
 #include "vczstats/zarr_writer.hpp"
 
 namespace vczstats::cli {
@@ -135,6 +136,10 @@ void add_common_options(CLI::App& cmd, CommonOptions& o, FilterSet filters) {
   cmd.add_flag("--gpu-seed-baseline", o.gpu_seed_baseline,
                "Benchmarks only: run the GPU as the seed implementations did (one thread per "
                "variant, pageable copies, no overlap)")
+      ->group("");
+  cmd.add_flag("--pinned-hostalloc", o.pinned_hostalloc,
+               "Benchmarks only: pinned host buffers from cudaHostAlloc, not huge pages "
+               "(bench/gpu_pinned_ab.sh)")
       ->group("");
   cmd.add_option("--gpu-streams", o.gpu_streams,
                  "CUDA streams of the GPU pipeline (copies and kernels overlap across them) "
@@ -301,7 +306,6 @@ QueryOptions query_options(const CommonOptions& o) {
   q.force_samples = o.force_samples;
   q.pops_file = o.pops;
   q.pop_column = o.pop_column;
-  q.max_unit_variants = o.max_unit_variants;
   q.store_options = remote_options(o.remote, o.verbose);
   q.filters = o.filters;
   if (!o.apply_filters.empty()) {
@@ -311,8 +315,8 @@ QueryOptions query_options(const CommonOptions& o) {
   return q;
 }
 
-Query build_query(const QueryOptions& o) {
-  Query q = make_query(o);
+Query build_query(const QueryOptions& o, const CommonOptions& c) {
+  Query q = hooks::make_query(o, c.max_unit_variants);
   g_query_store = q.store.store_ptr();
   if (primary_process())  // once, not once per MPI rank
     for (const auto& w : q.warnings) fmt::print(stderr, "vczstats: warning: {}\n", w);
@@ -348,7 +352,9 @@ RunOptions run_options(const CommonOptions& o) {
   r.threads = o.threads;
   r.prefetch = o.prefetch;
   r.gpu_streams = o.gpu_streams;
-  r.gpu_seed_baseline = o.gpu_seed_baseline;
+  // The hidden benchmark options: process-wide switches (one command per process).
+  hooks::set_gpu_seed_baseline(o.gpu_seed_baseline);
+  hooks::set_pinned_hostalloc(o.pinned_hostalloc);
   r.device = parse_device(o.device);
   // One statistic per process: CUDA initialises the device the run uses and no other.
   if (r.device.kind != DeviceKind::Cpu && !mpi_ranks())

@@ -30,20 +30,21 @@ struct CommonOptions {
   unsigned threads = 0;
   unsigned prefetch = 0;
   unsigned gpu_streams = 0;
-  bool gpu_seed_baseline = false;
+  bool gpu_seed_baseline = false;  // hidden benchmark options (vczstats/testing.hpp)
+  bool pinned_hostalloc = false;
   std::string gpu_decode = "auto";
   std::string device = "auto";
   std::string output;
   std::string format = "tsv";
   int progress = -1;  // -1: when stderr is a terminal
   bool verbose = false;
-  std::string log;  // --log FILE: notes and the -v report
-  std::int64_t max_unit_variants = 0;
-  std::string pops;              // -P/--pops (commands that add_population_option)
-  std::string pop_column;        // --pop-column
-  zarr::StoreOptions remote;     // URLs: --s3-endpoint, --anonymous, --cache-dir, ...
-  VariantFilterOptions filters;  // --snps-only, --maf, --geno, --hwe, ... (filters.hpp)
-  std::string apply_filters;     // --apply-filters LIST (into filters)
+  std::string log;                     // --log FILE: notes and the -v report
+  std::int64_t max_unit_variants = 0;  // hidden testing option (vczstats/testing.hpp)
+  std::string pops;                    // -P/--pops (commands that add_population_option)
+  std::string pop_column;              // --pop-column
+  zarr::StoreOptions remote;           // URLs: --s3-endpoint, --anonymous, --cache-dir, ...
+  VariantFilterOptions filters;        // --snps-only, --maf, --geno, --hwe, ... (filters.hpp)
+  std::string apply_filters;           // --apply-filters LIST (into filters)
 };
 
 /// Which site filters a command takes: all, or all but --maf (the command has a --maf of its own
@@ -78,13 +79,16 @@ void add_population_option(CLI::App& cmd, CommonOptions& o);
 /// command; @p what says what the windows are of.
 void add_bp_window_options(CLI::App& cmd, WindowOptions& w, const std::string& what);
 
-/// The library's query options from the common options (windows etc. are added by commands).
+/// The library's query options from the common options (windows etc. are added by commands;
+/// --max-unit-variants by build_query).
 QueryOptions query_options(const CommonOptions& o);
 
-/// Build the query (printing its warnings, e.g. regions on contigs the store lacks). Its count
-/// filters stay pending: StatisticRun gets them applied, in the run's pass or by a counting pass
-/// first (prepare_count_filters in vczstats/compute.hpp decides).
-Query build_query(const QueryOptions& o);
+/// Build the query (printing its warnings, e.g. regions on contigs the store lacks), with work
+/// units of at most c.max_unit_variants variants (the hidden testing option,
+/// vczstats/testing.hpp). Its count filters stay pending: StatisticRun's Runner gets them
+/// applied, in the run's pass or by a counting pass first (prepare_count_filters in
+/// vczstats/compute.hpp decides).
+Query build_query(const QueryOptions& o, const CommonOptions& c);
 
 RunOptions run_options(const CommonOptions& o);
 

@@ -46,7 +46,6 @@ struct QueryOptions {
   std::string pop_column;            ///< --pop-column: the header's population column
   /// Populations given in memory (sample, population), instead of a file.
   std::vector<std::pair<std::string, std::string>> pops;
-  std::int64_t max_unit_variants = 0;  ///< split work units (testing; 0: one chunk)
   WindowOptions windows;
   std::string ancestral = "ref";  ///< ref, aa or an ancestral FASTA
   std::string accessible;         ///< accessibility mask (BED or CHROM BEG END)

@@ -28,9 +28,6 @@ struct RunOptions {
   unsigned prefetch = 0;     ///< work items decoded ahead of the consumer (0: backend default)
   DeviceSpec device;         ///< cpu, gpu:N or auto
   unsigned gpu_streams = 0;  ///< CUDA streams of the GPU pipeline (0: 3)
-  /// For benchmarks only: run the GPU the way the project's seed implementations did (one
-  /// thread per variant, pageable copies, one stream, nothing overlapped), as a baseline.
-  bool gpu_seed_baseline = false;
   GpuDecode gpu_decode = GpuDecode::Auto;  ///< GPU runs: device or host decode of the genotypes
   ProgressFn progress;  ///< called after each work unit, on the calling thread (may be empty)
   /// The matrix family's backends return sums, never final per-pair values (CellValue): the

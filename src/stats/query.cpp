@@ -10,6 +10,7 @@
 
 #include "stats/site_fields.hpp"
 #include "vczstats/error.hpp"
+#include "vczstats/testing.hpp"
 #include "vczstats/variants.hpp"
 
 namespace vczstats {
@@ -86,7 +87,10 @@ stats::WindowSpec window_spec(const WindowOptions& o, const vcz::VczStore& store
 
 }  // namespace
 
-Query make_query(const QueryOptions& o) {
+namespace {
+
+// make_query, with work units of at most max_unit_variants variants (0: one chunk).
+Query build(const QueryOptions& o, std::int64_t max_unit_variants) {
   vcz::SetupTimes setup;
   Query q{vcz::VczStore::open(o.store, o.store_options, &setup),
           {},
@@ -111,7 +115,7 @@ Query make_query(const QueryOptions& o) {
   if (!o.regions.empty()) q.regions = vcz::parse_regions(o.regions);
   if (!o.regions_file.empty()) q.regions = vcz::read_regions_file(o.regions_file);
   std::vector<std::string> missing;
-  q.plan = q.store.plan(q.regions, q.overlap, o.max_unit_variants, &missing);
+  q.plan = q.store.plan(q.regions, q.overlap, max_unit_variants, &missing);
   q.data_span_cache->plan = q.plan;  // partitions of the plan share the spans of the whole
   for (const auto& c : missing)
     q.warnings.push_back("contig '" + c + "' is not in " + o.store +
@@ -170,6 +174,16 @@ Query make_query(const QueryOptions& o) {
                            std::to_string(q.unfiltered_sites) + " selected variants of " + o.store);
   }
   return q;
+}
+
+}  // namespace
+
+Query make_query(const QueryOptions& o) {
+  return build(o, 0);
+}
+
+Query hooks::make_query(const QueryOptions& o, std::int64_t max_unit_variants) {
+  return build(o, max_unit_variants);
 }
 
 int Query::population(const std::string& name, const char* option) const {

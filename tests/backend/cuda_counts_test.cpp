@@ -30,6 +30,7 @@
 #include "vczstats/device.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/populations.hpp"
+#include "vczstats/testing.hpp"
 #include "vczstats/vcz.hpp"
 #ifdef VCZSTATS_HAVE_CUDA
 #include "backend/cuda/counts_kernels.cuh"
@@ -556,12 +557,12 @@ TEST(CudaCountsGpu, SeedBaselineModeEqualsPipeline) {
     RunOptions gpu;
     gpu.device.kind = DeviceKind::Gpu;
     const auto want = vcztest::run_counts(store, plan, store.all_samples(), pass, gpu);
-    RunOptions seed = gpu;
-    seed.gpu_seed_baseline = true;
+    hooks::set_gpu_seed_baseline(true);
     RunStats rs;
-    const auto got = vcztest::run_counts(store, plan, store.all_samples(), pass, seed, &rs);
+    const auto got = vcztest::run_counts(store, plan, store.all_samples(), pass, gpu, &rs);
     AfdistOptions o;
-    const auto afdist_seed = vcztest::run_afdist(store, plan, store.all_samples(), o, seed);
+    const auto afdist_seed = vcztest::run_afdist(store, plan, store.all_samples(), o, gpu);
+    hooks::set_gpu_seed_baseline(false);
     expect_same_counts(want, got, pass.layout(), "seed baseline");
     EXPECT_NE(rs.device.find("seed-style"), std::string::npos) << rs.device;
     EXPECT_EQ(afdist_seed.counts,

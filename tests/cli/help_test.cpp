@@ -100,8 +100,9 @@ TEST(CliHelp, EveryCommandEndsWithExamplesAndHidesTestingOptions) {
     EXPECT_LE(examples.size(), 3u) << cmd << "\n" << r.out;
     for (const auto& e : examples)
       EXPECT_EQ(e.rfind("  vczstats " + cmd + " ", 0), 0u) << cmd << ": " << e;
-    for (const std::string hidden : {"--gpu-seed-baseline", "--max-unit-variants", "--segment",
-                                     "--context", "(testing)", "Benchmarks only", "{false}"})
+    for (const std::string hidden :
+         {"--gpu-seed-baseline", "--pinned-hostalloc", "--max-unit-variants", "--segment",
+          "--context", "(testing)", "Benchmarks only", "{false}"})
       EXPECT_EQ(r.out.find(hidden), std::string::npos) << cmd << " shows " << hidden;
   }
   // Every statistic lists the site filters (the commands of stores read no sites).
@@ -222,6 +223,7 @@ TEST(CliMistakes, HiddenTestingOptionsAreStillAccepted) {
   const auto plain = run_ok(binary() + " afdist " + store);
   EXPECT_EQ(run_ok(binary() + " afdist " + store + " --max-unit-variants 7"), plain);
   EXPECT_EQ(run_ok(binary() + " afdist " + store + " --gpu-seed-baseline --device cpu"), plain);
+  EXPECT_EQ(run_ok(binary() + " afdist " + store + " --pinned-hostalloc --device cpu"), plain);
   run_ok(binary() + " ihs " + store + " --segment 64 --context 16 -o " +
          shell_quote((dir / "ihs.tsv").string()));
 }

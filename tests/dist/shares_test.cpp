@@ -14,6 +14,7 @@
 #include "backend/gpu_test_support.hpp"
 #include "dist/shares.hpp"
 #include "test_util.hpp"
+#include "vczstats/testing.hpp"
 
 using namespace vczstats;
 namespace fs = std::filesystem;
@@ -63,10 +64,10 @@ TEST(DistShares, UnitWeightsAreStoredGenotypeBytesPlusSites) {
     SCOPED_TRACE(spec.name);
     QueryOptions o;
     o.store = path;
-    o.max_unit_variants = 7;
     const auto all = vcz::VczStore::open(path).sample_ids();
-    o.samples = {std::string(all[1]), std::string(all[all.size() - 1])};  // two sample chunks at most
-    const Query q = make_query(o);
+    o.samples = {std::string(all[1]),
+                 std::string(all[all.size() - 1])};  // two sample chunks at most
+    const Query q = hooks::make_query(o, 7);
     const auto weights = dist::unit_weights(q);
     ASSERT_EQ(weights.size(), q.plan.units.size());
     const auto& gt = q.store.genotypes();
@@ -125,9 +126,8 @@ TEST(DistShares, FoldedSummariesEqualTheSiteCursor) {
     for (std::size_t c = 0; c < configs.size(); ++c) {
       QueryOptions o;
       o.store = path;
-      o.max_unit_variants = 9;
       configs[c](o);
-      const Query q = make_query(o);
+      const Query q = hooks::make_query(o, 9);
       const auto n = static_cast<std::int64_t>(q.plan.units.size());
       for (int rep = 0; rep < 4; ++rep) {
         std::vector<std::int64_t> cuts{0};

@@ -14,6 +14,7 @@
 #include "test_util.hpp"
 #include "vczstats/compute.hpp"
 #include "vczstats/haplotypes.hpp"
+#include "vczstats/testing.hpp"
 
 using namespace vczstats;
 
@@ -164,15 +165,12 @@ TEST(HaploPartitions, MergedPartitionsEqualOnePass) {
   for (const auto& c : configs) {
     QueryOptions o;
     o.store = store;
-    o.max_unit_variants = 97;
     c.options(o);
-    const Query q = make_query(o);
+    const Query q = hooks::make_query(o, 97);
     const Table want = single_pass(q, c.make, 2);
     expect_equal_tables(want, single_pass(q, c.make, 1), c.name + ", one thread");
     {
-      QueryOptions whole = o;
-      whole.max_unit_variants = 0;
-      const Query qw = make_query(whole);
+      const Query qw = make_query(o);
       expect_equal_tables(want, single_pass(qw, c.make, 3), c.name + ", whole chunks");
     }
     for (int k : {2, 3, 6}) {

@@ -21,6 +21,7 @@
 #include "vczstats/ld.hpp"
 #include "vczstats/matrix.hpp"
 #include "vczstats/statistics.hpp"
+#include "vczstats/testing.hpp"
 
 using namespace vczstats;
 namespace fs = std::filesystem;
@@ -378,9 +379,8 @@ TEST(StatisticPartitions, MergedPartitionsEqualOnePass) {
     for (const auto& c : configs) {
       QueryOptions o;
       o.store = path;
-      o.max_unit_variants = 11;  // many units, so cuts fall inside and between them
       c.options(o);
-      const Query q = make_query(o);
+      const Query q = hooks::make_query(o, 11);  // many units: cuts fall inside and between them
       auto single = c.make(q);
       const Table want = one_pass(q, *single);
       pair_rows[c.name] += want.rows();
@@ -390,7 +390,7 @@ TEST(StatisticPartitions, MergedPartitionsEqualOnePass) {
       if (c.name.starts_with("prune"))
         for (const auto k : want.column("kept").ints) pruned[c.name] += k == 0;
       {  // A fresh query: the partitions' copies of it must see the windows of the whole run.
-        const Query fresh = make_query(o);
+        const Query fresh = hooks::make_query(o, 11);
         const auto cuts = random_cuts(fresh.plan, 3, rng);
         expect_same(want, in_partitions(fresh, c.make, cuts), c.name + ", fresh query");
       }

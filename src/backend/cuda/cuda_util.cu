@@ -8,10 +8,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
-#include <string_view>
 #include <utility>
 
 #include "backend/cuda/cuda_util.cuh"
+#include "vczstats/testing.hpp"
 
 namespace vczstats::cuda {
 
@@ -58,14 +58,10 @@ std::size_t mapping_bytes(std::int64_t bytes) {
   return static_cast<std::size_t>(align_up(bytes, kHugePage) + kHugePage);
 }
 
-/// Huge pages for pinned memory, unless VCZSTATS_PINNED=hostalloc (benchmarks: the peer,
+/// Huge pages for pinned memory, unless hooks::set_pinned_hostalloc (benchmarks: the peer,
 /// cudaHostAlloc and small pages, as before; bench/gpu_pinned_ab.sh).
 bool huge_pinned() {
-  static const bool on = [] {
-    const char* v = std::getenv("VCZSTATS_PINNED");
-    return !(v && std::string_view(v) == "hostalloc");
-  }();
-  return on;
+  return !hooks::pinned_hostalloc();
 }
 }  // namespace
 

@@ -84,8 +84,8 @@ class Event {
 /// the GPU (cudaHostRegister) then costs about half, and freeing it a seventh: on the H100 host
 /// (bench/gpu_pinned_bench) 256 MiB were pinned and written in 0.067 s against 0.144 s with
 /// cudaHostAlloc, and freed in 0.005 s against 0.037 s. A no-op where THP is off, or with
-/// VCZSTATS_PINNED=hostalloc in the environment (for benchmarks: PinnedBuffer then uses
-/// cudaHostAlloc at every size).
+/// hooks::set_pinned_hostalloc (for benchmarks: PinnedBuffer then uses cudaHostAlloc at every
+/// size).
 void advise_huge_pages(void* p, std::size_t bytes);
 
 /// @brief Page-locked host memory, so copies from it run asynchronously at full PCIe speed.

@@ -24,7 +24,7 @@
 // checked (decode statuses) before its decoder takes the next one and before the unit's outputs
 // are handed over, so a corrupt chunk stops the run with an error naming it.
 //
-// Seed-style baseline (RunOptions::gpu_seed_baseline, for benchmarks): one decode at a time into
+// Seed-style baseline (hooks::set_gpu_seed_baseline, for benchmarks): one decode at a time into
 // pageable memory, pageable copies, one stream, the one-thread-per-variant kernels, every step
 // waiting for the last: what the project's seed implementations did.
 
@@ -50,6 +50,7 @@
 #include "stream/phased_reader.hpp"
 #include "stream/scheduler.hpp"
 #include "vczstats/error.hpp"
+#include "vczstats/testing.hpp"
 #include "vczstats/thread_pool.hpp"
 
 namespace vczstats::backend {
@@ -148,7 +149,7 @@ class GpuSitePass {
         totals_out_(totals),
         ctx_(cuda::DeviceContext::get(spec.device)),
         reader_(*spec.store, *spec.samples, {spec.min_gq, spec.min_dp}),
-        seed_(run_.gpu_seed_baseline) {
+        seed_(hooks::gpu_seed_baseline()) {
     nunits_ = static_cast<std::int64_t>(plan_.units.size());
     reader_.prefetch(plan_.units);  // remote stores: many requests in flight ahead of the readers
     nblocks_ = static_cast<std::int64_t>(reader_.num_blocks());

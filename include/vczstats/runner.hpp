@@ -1,0 +1,95 @@
+#pragma once
+/// @file runner.hpp
+/// @brief One statistic computed over a query, in this process (compute.hpp) or, under MPI,
+/// across the ranks of the distributed driver, with the same output: the run path that the CLI's
+/// statistic commands share. Rows reach the sink's write() in output order, on the process that
+/// writes (rank 0, or this process alone).
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vczstats/query.hpp"
+#include "vczstats/run.hpp"
+#include "vczstats/statistic.hpp"
+
+namespace vczstats {
+
+namespace dist {
+class Ranks;  // the MPI ranks of a run (an MPI build's src/dist/ranks.hpp)
+}
+
+/// @brief Builds the run's statistic afresh (the same query and options every time): once for
+/// this process, and under MPI once more on rank 0 for each other rank's saved state.
+using StatisticMaker = std::function<std::unique_ptr<Statistic>()>;
+
+/// @brief Cells of one output row (rows of another rank travel to rank 0 as cells).
+using Cells = std::vector<std::string>;
+
+/// @brief Where a run streams its rows. Every member may be left empty.
+struct RowStream {
+  PassNeeds needs;  ///< variant fields unit_rows reads, besides the statistic's
+  /// After each unit, on every process: hand the rows the statistic finished (take_rows) to
+  /// @p row as cells.
+  std::function<void(const UnitData& unit, Statistic& statistic,
+                     const std::function<void(const Cells&)>& row)>
+      unit_rows;
+  /// On the writing process: write one row (its own, or another rank's, in output order).
+  std::function<void(const Cells&)> write;
+  /// On the writing process, after it merged another rank's part and before writing that rank's
+  /// rows: write the rows the merge finished (take_rows).
+  std::function<void(Statistic& statistic)> after_merge;
+};
+
+/// @brief The processes a run spreads over.
+struct RunnerRanks {
+  dist::Ranks* ranks = nullptr;     ///< the MPI ranks; null: this process alone
+  bool device_index_given = false;  ///< MPI: every rank uses run.device.index (`gpu:N`), rather
+                                    ///< than GPU local_rank mod the node's GPUs
+};
+
+/// @brief What a run did.
+struct RunnerResult {
+  bool writes = true;  ///< this process writes the results (false on MPI ranks but 0: done)
+  RunStats stats;      ///< on the writing process: every rank's stage times, added up
+  /// MPI, on rank 0: one line per rank (its share, device and times) and one for the merge,
+  /// for -v; empty in one process.
+  std::vector<std::string> rank_lines;
+};
+
+/// @brief One statistic, computed over a query by this process or across MPI ranks.
+///
+/// Under MPI every rank builds the same Runner (same query, same maker). run() splits the
+/// plan's units into contiguous shares, runs each share on its rank (threads: the node's cores
+/// shared among its ranks unless run.threads is set; GPU: one per rank), and merges the states
+/// and rows on rank 0 in rank order, so the output is byte-identical to one process. Afterwards
+/// the writing process takes the remaining rows of statistic() and finishes it.
+class Runner {
+ public:
+  /// @brief A run of the statistic @p make builds over @p q. @p q's pending count filters
+  /// (filters.hpp) are got ready here (prepare_count_filters in compute.hpp): left to the run's
+  /// pass when compute() fuses them with this statistic in one process, else applied now by a
+  /// counting pass on the CPU with run.threads (which may add to q.warnings). @p make is called
+  /// once, or twice when that filtered the plan.
+  Runner(Query& q, StatisticMaker make, RunOptions run, RunnerRanks ranks = {});
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+
+  /// @brief The statistic (before run(): e.g. to read the columns of the rows it will stream;
+  /// after, on the writing process: holding the merged state of the whole plan).
+  Statistic& statistic() { return *statistic_; }
+
+  /// @brief Compute, streaming rows through @p rows. Call once.
+  /// @throws what compute() throws; under MPI dist::Stopped when another rank failed.
+  RunnerResult run(const RowStream& rows = {});
+
+ private:
+  Query& q_;
+  StatisticMaker make_;
+  RunOptions run_;
+  RunnerRanks ranks_;
+  std::unique_ptr<Statistic> statistic_;
+};
+
+}  // namespace vczstats

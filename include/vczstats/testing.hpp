@@ -1,0 +1,36 @@
+#pragma once
+/// @file testing.hpp
+/// @brief Test and benchmark hooks. Not part of the stable API, and not installed: for the
+/// project's tests, its benchmarks and the CLI's hidden options (--max-unit-variants,
+/// --gpu-seed-baseline, --pinned-hostalloc). Results never depend on them; only how the work
+/// is cut and run does.
+
+#include <cstdint>
+
+namespace vczstats {
+struct Query;         // vczstats/query.hpp
+struct QueryOptions;  // (this header stays light: CUDA sources include it)
+}  // namespace vczstats
+
+namespace vczstats::hooks {
+
+/// @brief make_query with work units of at most @p max_unit_variants variants each (0: one
+/// variant chunk, as make_query): many small units, so that tests see results that do not
+/// depend on where units, partitions and MPI shares are cut.
+Query make_query(const QueryOptions& options, std::int64_t max_unit_variants);
+
+/// @brief Benchmarks: GPU runs from now on (process-wide) run as the project's seed
+/// implementations did (one thread per variant, pageable copies, one stream, nothing
+/// overlapped), as a baseline (bench/gpu_afdist_bench, scripts/gpu-check.sh).
+void set_gpu_seed_baseline(bool on);
+/// @brief Whether set_gpu_seed_baseline is on.
+bool gpu_seed_baseline();
+
+/// @brief Benchmarks: pinned host buffers allocated from now on (process-wide) come from
+/// cudaHostAlloc at every size, rather than huge pages registered with cudaHostRegister (the
+/// allocation before huge pages; bench/gpu_pinned_ab.sh compares the two).
+void set_pinned_hostalloc(bool on);
+/// @brief Whether set_pinned_hostalloc is on.
+bool pinned_hostalloc();
+
+}  // namespace vczstats::hooks

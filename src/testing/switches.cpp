@@ -1,0 +1,28 @@
+// The benchmark switches of vczstats/testing.hpp (hooks::make_query is in src/stats/query.cpp).
+
+#include <atomic>
+
+#include "vczstats/testing.hpp"
+
+namespace vczstats::hooks {
+
+namespace {
+std::atomic<bool> g_seed_baseline{false};
+std::atomic<bool> g_pinned_hostalloc{false};
+}  // namespace
+
+void set_gpu_seed_baseline(bool on) {
+  g_seed_baseline = on;
+}
+bool gpu_seed_baseline() {
+  return g_seed_baseline;
+}
+
+void set_pinned_hostalloc(bool on) {
+  g_pinned_hostalloc = on;
+}
+bool pinned_hostalloc() {
+  return g_pinned_hostalloc;
+}
+
+}  // namespace vczstats::hooks
