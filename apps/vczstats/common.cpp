@@ -137,6 +137,10 @@ void add_common_options(CLI::App& cmd, CommonOptions& o, FilterSet filters) {
                "Benchmarks only: run the GPU as the seed implementations did (one thread per "
                "variant, pageable copies, no overlap)")
       ->group("");
+  cmd.add_flag("--two-pass-filters", o.two_pass_filters,
+               "Tests and benchmarks only: the count filters' counting pass first, even where "
+               "the statistic's own pass decides them")
+      ->group("");
   cmd.add_flag("--pinned-hostalloc", o.pinned_hostalloc,
                "Benchmarks only: pinned host buffers from cudaHostAlloc, not huge pages "
                "(bench/gpu_pinned_ab.sh)")
@@ -355,6 +359,7 @@ RunOptions run_options(const CommonOptions& o) {
   // The hidden benchmark options: process-wide switches (one command per process).
   hooks::set_gpu_seed_baseline(o.gpu_seed_baseline);
   hooks::set_pinned_hostalloc(o.pinned_hostalloc);
+  hooks::set_two_pass_count_filters(o.two_pass_filters);
   r.device = parse_device(o.device);
   // One statistic per process: CUDA initialises the device the run uses and no other.
   if (r.device.kind != DeviceKind::Cpu && !mpi_ranks())

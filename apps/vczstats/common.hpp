@@ -32,6 +32,7 @@ struct CommonOptions {
   unsigned gpu_streams = 0;
   bool gpu_seed_baseline = false;  // hidden benchmark options (vczstats/testing.hpp)
   bool pinned_hostalloc = false;
+  bool two_pass_filters = false;
   std::string gpu_decode = "auto";
   std::string device = "auto";
   std::string output;

@@ -2,7 +2,7 @@
 /// @file testing.hpp
 /// @brief Test and benchmark hooks. Not part of the stable API, and not installed: for the
 /// project's tests, its benchmarks and the CLI's hidden options (--max-unit-variants,
-/// --gpu-seed-baseline, --pinned-hostalloc). Results never depend on them; only how the work
+/// --gpu-seed-baseline, --pinned-hostalloc, --two-pass-filters). Results never depend on them; only how the work
 /// is cut and run does.
 
 #include <cstdint>
@@ -32,5 +32,12 @@ bool gpu_seed_baseline();
 void set_pinned_hostalloc(bool on);
 /// @brief Whether set_pinned_hostalloc is on.
 bool pinned_hostalloc();
+
+/// @brief Tests and benchmarks: count filters prepared from now on (process-wide,
+/// prepare_count_filters) take the counting pass first even where the statistic's own pass
+/// could decide them, to compare the two paths (tests/cli/fused_filters_test.cpp).
+void set_two_pass_count_filters(bool on);
+/// @brief Whether set_two_pass_count_filters is on.
+bool two_pass_count_filters();
 
 }  // namespace vczstats::hooks

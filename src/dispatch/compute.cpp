@@ -22,6 +22,7 @@
 #include "vczstats/ancestral.hpp"
 #include "vczstats/device.hpp"
 #include "vczstats/error.hpp"
+#include "vczstats/testing.hpp"
 #include "vczstats/thread_pool.hpp"
 #include "vczstats/variants.hpp"
 
@@ -138,9 +139,9 @@ bool fuses_count_filters(const Query& q, std::span<Statistic* const> statistics,
 bool prepare_count_filters(Query& q, std::span<Statistic* const> statistics, const RunOptions& run,
                            const PassNeeds& extra, bool partitioned) {
   if (!q.count_filters_pending()) return false;
-  // A test-only switch (no option, no header): the counting pass first even where the run
-  // would fuse, to compare the two paths (tests/cli/fused_filters_test.cpp).
-  const bool two_pass = std::getenv("VCZSTATS_TEST_TWO_PASS_FILTERS") != nullptr;
+  // A test and benchmark hook (vczstats/testing.hpp, the CLI's hidden --two-pass-filters): the
+  // counting pass first even where the run would fuse, to compare the two paths.
+  const bool two_pass = hooks::two_pass_count_filters();
   if (!partitioned && !two_pass && fuses_count_filters(q, statistics, extra)) return false;
   apply_count_filters(q, run);
   return true;

@@ -9,6 +9,7 @@ namespace vczstats::hooks {
 namespace {
 std::atomic<bool> g_seed_baseline{false};
 std::atomic<bool> g_pinned_hostalloc{false};
+std::atomic<bool> g_two_pass_count_filters{false};
 }  // namespace
 
 void set_gpu_seed_baseline(bool on) {
@@ -23,6 +24,13 @@ void set_pinned_hostalloc(bool on) {
 }
 bool pinned_hostalloc() {
   return g_pinned_hostalloc;
+}
+
+void set_two_pass_count_filters(bool on) {
+  g_two_pass_count_filters = on;
+}
+bool two_pass_count_filters() {
+  return g_two_pass_count_filters;
 }
 
 }  // namespace vczstats::hooks

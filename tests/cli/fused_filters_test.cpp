@@ -1,7 +1,7 @@
 // Count filters (--maf, --geno, --hwe, -i of the counts, ...) applied inside the run's own pass
 // (compute()'s fused path, for statistics that need only per-site counts) give byte for byte the
-// output of the counting pass first (apply_count_filters, forced here by the test-only
-// environment variable VCZSTATS_TEST_TWO_PASS_FILTERS): every site and window command, windows
+// output of the counting pass first (apply_count_filters, forced here by the hidden test
+// option --two-pass-filters, hooks::set_two_pass_count_filters): every site and window command, windows
 // over the data (whose spans are those of the kept sites), regions, small units, the warning of
 // filters that keep nothing. The two-pass path itself equals statistics of the store that
 // bcftools filtered (filters_reference_test.cpp); the windowed `stats` of the fused path is
@@ -49,9 +49,8 @@ CommandResult run_command(const std::string& command, const std::string& store,
                           const std::string& args, bool two_pass) {
   const auto space = command.find(' ');
   const std::string rest = space == std::string::npos ? "" : command.substr(space);
-  return run(std::string(two_pass ? "VCZSTATS_TEST_TWO_PASS_FILTERS=1 " : "") + binary() + " " +
-             command.substr(0, space) + " " + shell_quote(store) + rest + " " + args +
-             " --device cpu -t 2 -v");
+  return run(binary() + " " + command.substr(0, space) + " " + shell_quote(store) + rest + " " +
+             args + (two_pass ? " --two-pass-filters" : "") + " --device cpu -t 2 -v");
 }
 
 const char* kFusedNote = "applied in this pass";
