@@ -39,6 +39,7 @@ PassNeeds PassNeeds::operator|(const PassNeeds& o) const {
   n.ancestral = ancestral || o.ancestral;
   n.packed = packed || o.packed;
   n.haplotypes = haplotypes || o.haplotypes;
+  n.data_spans = data_spans || o.data_spans;
   return n;
 }
 
@@ -118,6 +119,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
                      ") were not applied: call apply_count_filters before compute");
   PassNeeds needs = hooks.needs;
   for (Statistic* s : statistics) needs = needs | s->needs();
+  if (needs.data_spans) (void)q.data_spans();  // before the pass's read-ahead (see PassNeeds)
   if (!q.store.has_genotypes() && (needs.counts || needs.afdist || needs.tallies ||
                                    needs.sample_sums || needs.packed || needs.haplotypes)) {
     // A statistic of genotype calls: a sites-only store would give a table of zeros.

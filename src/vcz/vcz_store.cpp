@@ -187,6 +187,8 @@ VczStore VczStore::open(const std::string& path, const zarr::StoreOptions& optio
     // answer in flight with the others).
     for (const char* name : {"sample_id", "contig_id", "contig_length", "filter_id"})
       keys.push_back(std::string(name) + (s.zarr_format_ == 3 ? "/c/0" : "/0"));
+    // region_index (2-D, one chunk): the plan of regions and the windows' data spans read it.
+    keys.push_back(s.zarr_format_ == 3 ? "region_index/c/0/0" : "region_index/0.0");
     s.store_->prefetch(keys);
   }
   s.attributes_ = group.attributes;

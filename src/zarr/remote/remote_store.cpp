@@ -571,6 +571,15 @@ std::shared_ptr<const Store> prefetch_zip_metadata(std::shared_ptr<const Store> 
   return std::make_shared<const MetadataKeepingStore>(std::move(zip), keys);
 }
 
+/// A directory-style store: the documents with_consolidated_metadata and open_group look for
+/// (consolidated metadata, then the root group's documents of either format) asked for at once,
+/// one round trip instead of one each in series (0.4 s of a run at 100 ms per answer).
+std::shared_ptr<const Store> prefetch_root_documents(std::shared_ptr<const Store> store) {
+  const std::string keys[] = {".zmetadata", "zarr.json", ".zgroup", ".zattrs"};
+  store->prefetch(keys);
+  return store;
+}
+
 /// Bytes fetched from the end of a remote zip first: its end records (with the largest comment
 /// allowed) and, for small stores, the central directory; a larger directory takes one more.
 constexpr std::uint64_t kZipTail = 65 * 1024 + 512;
@@ -627,7 +636,8 @@ std::shared_ptr<const Store> open_remote_store(const std::string& url, const Sto
       spec.base = u.scheme + "://" + u.authority + "/" + key_path + (key_path.empty() ? "" : "/");
       if (!u.query.empty()) spec.query = "?" + u.query;
       spec.listing = Listing::Html;
-      store = std::make_shared<const ObjectStore>(std::move(spec), client, cache, o);
+      store = prefetch_root_documents(
+          std::make_shared<const ObjectStore>(std::move(spec), client, cache, o));
     }
   } else if (u.scheme == "s3" || u.scheme == "gs") {
     if (!u.query.empty())
@@ -665,7 +675,8 @@ std::shared_ptr<const Store> open_remote_store(const std::string& url, const Sto
       spec.base = s3_object_url(s, bucket, uri_encode(spec.prefix, true));
       spec.bucket_url = s3_object_url(s, bucket, "");
       spec.listing = Listing::S3;
-      store = std::make_shared<const ObjectStore>(std::move(spec), client, cache, o);
+      store = prefetch_root_documents(
+          std::make_shared<const ObjectStore>(std::move(spec), client, cache, o));
     }
   } else {
     throw UsageError(
