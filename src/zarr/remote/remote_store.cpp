@@ -586,7 +586,7 @@ constexpr std::uint64_t kZipTail = 65 * 1024 + 512;
 
 HttpClientOptions client_options(const StoreOptions& o) {
   HttpClientOptions c;
-  c.max_requests = o.max_requests ? o.max_requests : 128;
+  c.max_requests = o.max_requests ? o.max_requests : 256;
   c.max_retries = std::max(0, o.max_retries);
   c.stall_seconds = o.stall_seconds;
   c.connect_seconds = o.connect_seconds;
