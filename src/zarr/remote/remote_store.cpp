@@ -515,26 +515,33 @@ std::shared_ptr<const Store> with_consolidated_metadata(std::shared_ptr<const St
 
 /// A remote zip's metadata documents, read once and kept for the store's lifetime: a remote
 /// zip keeps no answer once it has been read, and arrays are opened more than once (the query,
-/// then each statistic), each time one round trip per document otherwise. A document whose read
-/// fails is not kept: its error comes when it is used, as without this cache.
+/// then each statistic), each time one round trip per document otherwise. Each is kept when
+/// first read (not waited for here, so that what the caller hints next travels with them); a
+/// document whose read fails is not kept: its error comes each time it is used, as without this
+/// cache.
 class MetadataKeepingStore final : public Store {
  public:
   MetadataKeepingStore(std::shared_ptr<const Store> inner, std::span<const std::string> keys)
-      : inner_(std::move(inner)) {
-    for (const auto& k : keys) {
-      try {
-        if (auto b = inner_->get(k)) docs_.emplace(k, std::move(*b));
-      } catch (const Error&) {
-        // reported by get() when an array needs it
-      }
-    }
-  }
+      : inner_(std::move(inner)), keep_(keys.begin(), keys.end()) {}
   std::optional<Bytes> get(std::string_view key) const override {
-    if (auto it = docs_.find(key); it != docs_.end()) return it->second;
-    return inner_->get(key);
+    if (!keep_.contains(key)) return inner_->get(key);
+    {
+      std::lock_guard lock(mutex_);
+      if (auto it = docs_.find(key); it != docs_.end()) return it->second;
+    }
+    auto b = inner_->get(key);
+    if (b) {
+      std::lock_guard lock(mutex_);
+      docs_.emplace(std::string(key), *b);
+    }
+    return b;
   }
   bool contains(std::string_view key) const override {
-    return docs_.find(key) != docs_.end() || inner_->contains(key);
+    {
+      std::lock_guard lock(mutex_);
+      if (docs_.find(key) != docs_.end()) return true;
+    }
+    return inner_->contains(key);
   }
   std::vector<StoreEntry> list(std::string_view prefix) const override {
     return inner_->list(prefix);
@@ -545,8 +552,11 @@ class MetadataKeepingStore final : public Store {
   const std::string& path() const override { return inner_->path(); }
   void prefetch(std::span<const std::string> keys) const override {
     std::vector<std::string> rest;
-    for (const auto& k : keys)
-      if (docs_.find(k) == docs_.end()) rest.push_back(k);
+    {
+      std::lock_guard lock(mutex_);
+      for (const auto& k : keys)
+        if (docs_.find(k) == docs_.end()) rest.push_back(k);
+    }
     if (!rest.empty()) inner_->prefetch(rest);
   }
   void cancel_prefetch() const override { inner_->cancel_prefetch(); }
@@ -555,7 +565,9 @@ class MetadataKeepingStore final : public Store {
 
  private:
   std::shared_ptr<const Store> inner_;
-  std::map<std::string, Bytes, std::less<>> docs_;
+  std::set<std::string, std::less<>> keep_;  // the documents kept once read
+  mutable std::mutex mutex_;
+  mutable std::map<std::string, Bytes, std::less<>> docs_;
 };
 
 /// A zip's directory names its metadata documents: without consolidated metadata, ask for
