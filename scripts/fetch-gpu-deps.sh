@@ -63,6 +63,13 @@ while IFS=$'\t' read -r name vcf_args convert_args; do
   # shellcheck disable=SC2086
   "$python" tests/tools/vcf2vcz.py "$vcf" "$out" $convert_args
 done <tests/backend/gpu_test_stores.tsv
+# and one with FORMAT GQ and DP (call_GQ, call_DP) for the genotype masks (gputest::gq_store)
+"$python" tests/tools/random_vcf.py --seed 109 --samples 53 --variants 400 --contigs 2 \
+  --missing 0.05 --multiallelic 0.1 --mean-spacing 10 -o "$tmp/gq_dp.vcf.gz"
+"$python" tests/tools/qc_vcf.py "$tmp/gq_dp.vcf.gz" --gq-dp -o "$tmp/gq_dp.vcf"
+rm -rf "$stores/gq_dp.vcz"
+"$python" tests/tools/vcf2vcz.py "$tmp/gq_dp.vcf" "$stores/gq_dp.vcz" \
+  --variants-chunk-size 45 --samples-chunk-size 20
 echo "fetch-gpu-deps: test stores in $stores ($(du -sh "$stores" | cut -f1))"
 
 # The VCZ stores of ../shared/data (the GPU end-to-end tests run on them too; ../shared does not

@@ -37,7 +37,7 @@ void add_afdist_command(CLI::App& app) {
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
   cmd->callback([o] {
-    const Query q = build_query(query_options(o->common), o->common.threads);
+    Query q = build_query(query_options(o->common));
     stats::AfdistOptions opt;
     opt.method = stats::parse_afdist_method(o->method);
     opt.bins = o->bins;

@@ -109,7 +109,7 @@ Query haplo_query(const HaploCliOptions& o) {
   QueryOptions q = query_options(o.common);
   q.windows = o.windows;
   q.ancestral = o.ancestral;
-  return build_query(q, o.common.threads);
+  return build_query(q);
 }
 
 void add_scan(CLI::App& app, const char* name, SelectionScan scan, const std::string& help) {
@@ -119,7 +119,7 @@ void add_scan(CLI::App& app, const char* name, SelectionScan scan, const std::st
   add_base(*cmd, *o, xp ? FilterSet::All : FilterSet::NoMaf);  // a --maf of its own (selscan)
   add_selection(*cmd, *o, scan);
   cmd->callback([o, scan] {
-    const Query q = haplo_query(*o);
+    Query q = haplo_query(*o);
     run_table_command(
         o->common, q, [&q, o, scan] { return make_selection_scan(q, scan, o->selection); },
         [o](Statistic& s) {
@@ -142,7 +142,7 @@ void add_haplotypes(CLI::App& app) {
   add_population_option(*cmd, o->common);
   add_windows(*cmd, o->windows, "the statistics [default: one window per contig or region]");
   cmd->callback([o] {
-    const Query q = haplo_query(*o);
+    Query q = haplo_query(*o);
     run_table_command(o->common, q, [&q] { return make_haplotype_windows(q); });
   });
 }
@@ -183,7 +183,7 @@ void add_ehh(CLI::App& app) {
     }
     // Read only the windows, unless the user chose the regions.
     if (o->common.regions.empty() && o->common.regions_file.empty()) o->common.regions = regions;
-    const Query q = haplo_query(*o);
+    Query q = haplo_query(*o);
     run_table_command(o->common, q, [&q, e] { return make_ehh(q, *e); });
   });
 }

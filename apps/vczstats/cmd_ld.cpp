@@ -153,7 +153,7 @@ void run_ld_summary(const CLI::App& cmd, const Options& o, bool decay) {
       so.window_cm = o.ld_wind_cm;
     }
     so.map = o.map;
-    const Query q = build_query(query_options(o.common), o.common.threads);
+    Query q = build_query(query_options(o.common));
     StatisticRun run(o.common, q, [&q, so] { return make_ld_scores(q, so); });
     IdLookup ids(q.store);
     const std::string note = run.statistic().take_rows().note;
@@ -199,7 +199,7 @@ void run_ld_summary(const CLI::App& cmd, const Options& o, bool decay) {
   Table all;
   for (std::size_t p = 0; p < pops.size(); ++p) {
     if (!pops[p].empty()) qo.pops = members[p];
-    const Query q = build_query(qo, o.common.threads);
+    Query q = build_query(qo);
     StatisticRun run(o.common, q, [&q, d] { return make_ld_decay(q, d); });
     if (!run.compute({})) continue;  // another MPI rank writes
     run.report();
@@ -306,7 +306,7 @@ void add_ld(CLI::App& app) {
     for (auto& s : vcz::split_list(o->snps)) o->ld.focal.push_back(s);
     if (!o->snp_list.empty())
       for (std::string_view s : vcz::read_samples_file(o->snp_list)) o->ld.focal.emplace_back(s);
-    const Query q = build_query(query_options(o->common), o->common.threads);
+    Query q = build_query(query_options(o->common));
     const LdOptions options = o->ld;
     StatisticRun run(o->common, q, [&q, options] { return make_ld(q, options); });
     IdLookup ids(q.store);
@@ -420,7 +420,7 @@ void add_ld_stats(CLI::App& app) {
     } else if (!o->pop.empty()) {
       throw UsageError("ld-stats: --pop needs -P");
     }
-    const Query q = build_query(qo, o->common.threads);
+    Query q = build_query(qo);
     StatisticRun run(o->common, q, [&q, so] { return make_ld_stats(q, so); });
     if (!run.compute({})) return;  // another MPI rank writes
     write_table(o->common, run.statistic().finish());
@@ -450,7 +450,7 @@ void add_prune(CLI::App& app) {
   cmd->add_option("--out", o->out_prefix, "Write PREFIX.prune.in and PREFIX.prune.out");
   cmd->callback([o] {
     const PruneOptions po = parse_indep_pairwise(o->indep);
-    const Query q = build_query(query_options(o->common), o->common.threads);
+    Query q = build_query(query_options(o->common));
     StatisticRun run(o->common, q, [&q, po] { return make_prune(q, po); });
     IdLookup ids(q.store);
     const bool table = !o->common.output.empty() || o->out_prefix.empty();

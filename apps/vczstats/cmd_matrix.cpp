@@ -68,8 +68,19 @@ void add_matrix_options(CLI::App& cmd, MatrixCliOptions& o, bool matrix_output =
 }
 
 Query matrix_query(const MatrixCliOptions& o) {
-  Query q = build_query(query_options(o.common), o.common.threads);
-  if (!o.extract.empty()) extract_variants(q, o.extract);
+  Query q = build_query(query_options(o.common));
+  if (!o.extract.empty()) {
+    // The count filters of the whole selection first, as their warnings count it (no matrix
+    // statistic fuses them).
+    RunOptions run;
+    run.threads = o.common.threads;
+    run.device = parse_device("cpu");
+    const std::size_t warned = q.warnings.size();
+    (void)prepare_count_filters(q, {}, run);
+    for (std::size_t i = warned; i < q.warnings.size() && primary_process(); ++i)
+      fmt::print(stderr, "vczstats: warning: {}\n", q.warnings[i]);
+    extract_variants(q, o.extract);
+  }
   return q;
 }
 
@@ -244,7 +255,7 @@ std::vector<std::pair<std::int64_t, std::int64_t>> stripes(
 
 /// Compute a matrix statistic stripe by stripe (each pass across the MPI ranks, if any) and
 /// write it on the writing process.
-void run_matrix(const MatrixCliOptions& o, const Query& q, Layout layout,
+void run_matrix(const MatrixCliOptions& o, Query& q, Layout layout,
                 const std::function<std::unique_ptr<MatrixStatistic>(const MatrixOptions&)>& make) {
   const std::int64_t n = q.samples.size();
   const auto parts = stripes(o, n, layout.shape == Layout::Square, make);
@@ -294,7 +305,7 @@ void add_grm(CLI::App& app) {
   add_matrix_options(*cmd, *o);
   cmd->add_flag("--cov", *cov, "plink2 'cov': g - 2f without variance standardisation");
   cmd->callback([o, cov] {
-    const Query q = matrix_query(*o);
+    Query q = matrix_query(*o);
     GrmOptions g;
     g.cov = *cov;
     run_matrix(*o, q, layout_of(*o, true), [&](const MatrixOptions& m) {
@@ -324,7 +335,7 @@ void add_king(CLI::App& app) {
                   "(plink2 --king-table-filter)")
       ->group("Output");
   cmd->callback([o, table, filter] {
-    const Query q = matrix_query(*o);
+    Query q = matrix_query(*o);
     if (!*table) {
       run_matrix(*o, q, layout_of(*o, false),
                  [&](const MatrixOptions& m) { return make_king(q, m); });
@@ -388,7 +399,7 @@ void add_distance(CLI::App& app) {
   cmd->add_flag("--flat-missing", *flat,
                 "Scale for missing calls by the number of variants (plink 1.9 'flat-missing')");
   cmd->callback([o, metric, flat] {
-    const Query q = matrix_query(*o);
+    Query q = matrix_query(*o);
     DistanceOptions d;
     d.metric = *metric == "ibs"     ? DistanceMetric::Ibs
                : *metric == "1-ibs" ? DistanceMetric::OneMinusIbs
@@ -438,7 +449,7 @@ void add_pca(CLI::App& app) {
       ->group("Output");
   cmd->add_option("--seed", o->seed, "Seed of the randomized method")->capture_default_str();
   cmd->callback([o] {
-    const Query q = matrix_query(o->m);
+    Query q = matrix_query(o->m);
     if (o->approx && o->exact) throw UsageError("--approx and --exact exclude each other");
     if (!o->project.empty()) {
       const PcaLoadings loadings = PcaLoadings::read(o->project);

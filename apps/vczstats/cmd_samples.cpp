@@ -23,7 +23,7 @@ void add_sample_stats_command(CLI::App& app) {
   add_common_options(*cmd, *o);
   add_population_option(*cmd, *o);
   cmd->callback([o] {
-    const Query q = build_query(query_options(*o), o->threads);
+    Query q = build_query(query_options(*o));
     run_table_command(*o, q, [&q] { return make_sample_stats(q); });
   });
 }

@@ -101,6 +101,9 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--missing", s.missing, "Probability that a call is missing")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
+  cmd->add_flag("--gq-dp", s.quality,
+                "Also write call_GQ (0-99) and call_DP (0-49), uniform from a hash of each call, "
+                "for --min-gq/--min-dp");
   cmd->add_option("--ld-length", s.ld_length,
                   "Linkage scale in bp: a haplotype keeps its place in the order over d bp with "
                   "probability exp(-d / this)")

@@ -28,7 +28,7 @@ void add_table_command(CLI::App& app, const char* name, SiteTable kind, const ch
   add_common_options(*cmd, *o);
   add_population_option(*cmd, *o);
   cmd->callback([o, kind] {
-    const Query q = build_query(query_options(*o), o->threads);
+    Query q = build_query(query_options(*o));
     StatisticRun run(*o, q, [&q, kind] { return make_site_table(q, kind); });
     std::optional<Output> out;
     if (primary_process()) out.emplace(o->output);

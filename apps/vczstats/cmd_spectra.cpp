@@ -14,7 +14,7 @@ namespace {
 
 // --format fs: the one spectrum, unfolded from the statistic and folded as dadi folds, in
 // dadi's and moments' text format; the run's note as a comment line.
-void write_fs(const CommonOptions& common, const Query& q, SfsOptions sfs) {
+void write_fs(const CommonOptions& common, Query& q, SfsOptions sfs) {
   if (sfs.preview) throw UsageError("--format fs: not with --project-preview");
   const bool fold = sfs.folded;
   sfs.folded = sfs.scaled = false;
@@ -109,7 +109,7 @@ void add_sfs(CLI::App& app) {
       throw UsageError("sfs: windows (--window-size, --windows-file) need --project");
     if (windowed && o->common.format == "fs")
       throw UsageError("--format fs holds one spectrum: not with windows");
-    const Query q = build_query(qo, o->common.threads);
+    Query q = build_query(qo);
     if (o->common.format == "fs") return write_fs(o->common, q, o->sfs);
     run_table_command(o->common, q, [&q, &o] { return make_sfs(q, o->sfs); });
   });
@@ -138,7 +138,7 @@ void add_fstats(CLI::App& app) {
   cmd->callback([o] {
     const int given = !o->f.f2.empty() + !o->f.f3.empty() + !o->f.d.empty();
     if (given != 1) throw UsageError("fstats: give exactly one of --f2, --f3, --d");
-    const Query q = build_query(query_options(o->common), o->common.threads);
+    Query q = build_query(query_options(o->common));
     run_table_command(o->common, q, [&q, &o] { return make_fstats(q, o->f); });
   });
 }

@@ -48,7 +48,7 @@ Query window_query(const WindowCliOptions& o) {
   q.windows = o.windows;
   q.ancestral = o.ancestral;
   q.accessible = o.accessible;
-  return build_query(q, o.common.threads);
+  return build_query(q);
 }
 
 void add_diversity(CLI::App& app) {
@@ -62,7 +62,7 @@ void add_diversity(CLI::App& app) {
       "left out site by site. Definitions: tests/tools/POPGEN.md.");
   add_window_options(*cmd, *o);
   cmd->callback([o] {
-    const Query q = window_query(*o);
+    Query q = window_query(*o);
     run_table_command(o->common, q, [&q] { return make_diversity(q); });
   });
 }
@@ -80,7 +80,7 @@ void add_divergence(CLI::App& app) {
                   "Population pairs A,B;C,D [default: every pair, in file order]")
       ->group("Selection");
   cmd->callback([o] {
-    const Query q = window_query(*o);
+    Query q = window_query(*o);
     run_table_command(o->common, q, [&q, &o] { return make_divergence(q, o->pairs); });
   });
 }
@@ -110,7 +110,7 @@ void add_stats(CLI::App& app) {
     so.statistics = vcz::split_list(*list);
     so.pairs = o->pairs;
     so.pbs = *pbs;
-    const Query q = window_query(*o);
+    Query q = window_query(*o);
     run_table_command(o->common, q, [&q, &so] { return make_scan(q, so); });
   });
 }

@@ -72,17 +72,17 @@ void add_filter_options(CLI::App& cmd, CommonOptions& o, FilterSet filters) {
       ->group(group);
   cmd.add_option("--min-gq", f.min_gq,
                  "Count genotypes whose GQ is below this as missing (plink2 --vcf-min-gq; "
-                 "bcftools +setGT -n . -i 'FMT/GQ<N'); CPU runs")
+                 "bcftools +setGT -n . -i 'FMT/GQ<N')")
       ->group(group);
   cmd.add_option("--min-dp", f.min_dp,
-                 "Count genotypes whose DP is below this as missing (plink2 --vcf-min-dp); CPU "
-                 "runs")
+                 "Count genotypes whose DP is below this as missing (plink2 --vcf-min-dp)")
       ->group(group);
   cmd.add_option("-i,--include", f.include,
                  "Keep sites where this bcftools-style expression is true, e.g. 'QUAL>=30 && "
                  "FILTER=\"PASS\"', 'TYPE=\"snp\" && MAF>0.01', 'INFO/DP>10 || F_MISSING<0.05' "
                  "(terms: QUAL FILTER TYPE N_ALT CHROM POS ID REF ALT, INFO fields, AC AN AF MAF "
-                 "MAC F_MISSING N_MISSING of the selected samples; docs/filters.md)")
+                 "MAC F_MISSING N_MISSING of the selected samples; FMT/GQ>=N and FMT/DP>=N "
+                 "joined by && mask genotypes as --min-gq/--min-dp; docs/filters.md)")
       ->group(group);
   cmd.add_option("-e,--exclude", f.exclude,
                  "Leave out sites where this expression is true (as -i; give one of -i and -e)")
@@ -311,14 +311,8 @@ QueryOptions query_options(const CommonOptions& o) {
   return q;
 }
 
-Query build_query(const QueryOptions& o, unsigned threads) {
+Query build_query(const QueryOptions& o) {
   Query q = make_query(o);
-  if (q.count_filters_pending()) {
-    RunOptions run;
-    run.threads = threads;
-    run.device = parse_device("cpu");
-    apply_count_filters(q, run);
-  }
   g_query_store = q.store.store_ptr();
   if (primary_process())  // once, not once per MPI rank
     for (const auto& w : q.warnings) fmt::print(stderr, "vczstats: warning: {}\n", w);
@@ -831,7 +825,7 @@ void write_rows(TableWriter& w, const Table& t) {
   }
 }
 
-void run_table_command(const CommonOptions& o, const Query& q,
+void run_table_command(const CommonOptions& o, Query& q,
                        const std::function<std::unique_ptr<Statistic>()>& make,
                        const std::function<void(Statistic&)>& written) {
   StatisticRun run(o, q, make);

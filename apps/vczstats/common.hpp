@@ -81,9 +81,10 @@ void add_bp_window_options(CLI::App& cmd, WindowOptions& w, const std::string& w
 /// The library's query options from the common options (windows etc. are added by commands).
 QueryOptions query_options(const CommonOptions& o);
 
-/// Build the query (printing its warnings, e.g. regions on contigs the store lacks) and apply its
-/// count filters (one counting pass on the CPU with @p threads, 0: all cores).
-Query build_query(const QueryOptions& o, unsigned threads = 0);
+/// Build the query (printing its warnings, e.g. regions on contigs the store lacks). Its count
+/// filters stay pending: StatisticRun gets them applied, in the run's pass or by a counting pass
+/// first (prepare_count_filters in vczstats/compute.hpp decides).
+Query build_query(const QueryOptions& o);
 
 RunOptions run_options(const CommonOptions& o);
 
@@ -216,7 +217,7 @@ void write_table(const CommonOptions& o, const Table& t);
 /// statistic_run.hpp) and stream its table to -o: rows are written as the statistic finishes
 /// them (after each unit), the rest at the end; then @p written (when set) with the finished
 /// statistic, on the writing process (a second output); then the -v report.
-void run_table_command(const CommonOptions& o, const Query& q,
+void run_table_command(const CommonOptions& o, Query& q,
                        const std::function<std::unique_ptr<Statistic>()>& make,
                        const std::function<void(Statistic&)>& written = {});
 

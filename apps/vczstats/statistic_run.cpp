@@ -13,8 +13,22 @@
 
 namespace vczstats::cli {
 
-StatisticRun::StatisticRun(const CommonOptions& o, const Query& q, StatisticMaker make)
-    : o_(o), q_(q), make_(std::move(make)), statistic_(make_()) {}
+StatisticRun::StatisticRun(const CommonOptions& o, Query& q, StatisticMaker make)
+    : o_(o), q_(q), make_(std::move(make)), statistic_(make_()) {
+  if (!q_.count_filters_pending()) return;
+  // The count filters run inside compute()'s pass when the library can fuse them with this
+  // statistic; otherwise a counting pass filters the plan now, and the statistic is made again
+  // from the filtered query. Under mpirun the ranks' partitions need the filtered plan.
+  RunOptions run;
+  run.threads = o.threads;
+  run.device = parse_device("cpu");
+  const std::size_t warned = q_.warnings.size();
+  Statistic* list[] = {statistic_.get()};
+  if (prepare_count_filters(q_, list, run, {}, mpi_ranks() != nullptr)) statistic_ = make_();
+  if (primary_process())
+    for (std::size_t i = warned; i < q_.warnings.size(); ++i)
+      fmt::print(stderr, "vczstats: warning: {}\n", q_.warnings[i]);
+}
 
 #ifdef VCZSTATS_HAVE_MPI
 namespace {

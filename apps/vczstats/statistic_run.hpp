@@ -39,7 +39,7 @@ struct RowStream {
 /// @brief One statistic computed for a command.
 class StatisticRun {
  public:
-  StatisticRun(const CommonOptions& o, const Query& q, StatisticMaker make);
+  StatisticRun(const CommonOptions& o, Query& q, StatisticMaker make);
   Statistic& statistic() { return *statistic_; }
   /// @brief Compute, streaming rows through @p rows. Returns whether this process writes the
   /// results (false on MPI ranks other than 0, which are then done).
@@ -51,7 +51,7 @@ class StatisticRun {
 
  private:
   const CommonOptions& o_;
-  const Query& q_;
+  Query& q_;
   StatisticMaker make_;
   std::unique_ptr<Statistic> statistic_;
   RunStats stats_;

@@ -26,6 +26,9 @@ struct ComputeHooks {
 /// run the heavy passes they need on the device run.device selects, and feed each statistic in
 /// plan order. The statistics must have been begun (Statistic::begin) if the plan is a
 /// partition; finish() them afterwards. Results do not depend on threads, device or chunking.
+/// A query whose count filters are pending is run with them applied inside this pass when
+/// fuses_count_filters() says so (the same results as apply_count_filters first); any other
+/// query with pending count filters is refused.
 /// @throws UsageError (e.g. --device gpu without a GPU), FormatError, IoError, CudaError.
 RunStats compute(const Query& q, std::span<Statistic* const> statistics, const RunOptions& run,
                  const ComputeHooks& hooks = {});
@@ -33,10 +36,29 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
 /// @brief Apply the query's count filters (--maf, --max-maf, --mac, --max-mac, --geno, --hwe:
 /// filters.hpp) to its plan: one counting pass over the genotypes of the plan's sites and the
 /// selected samples (on the device @p run selects), whose failing rows are masked. Call it once,
-/// after make_query and before partitioning the plan (MPI ranks): compute() refuses a query whose
-/// count filters are pending. Nothing is read when the query has no count filter.
+/// after make_query and before partitioning the plan (MPI ranks), or let prepare_count_filters
+/// choose: compute() refuses a query whose count filters are pending unless it fuses them.
+/// Nothing is read when the query has no count filter.
 /// @throws FormatError for a sites-only store, IoError, UsageError, CudaError.
 void apply_count_filters(Query& q, const RunOptions& run);
+
+/// @brief Whether compute() applies @p q's pending count filters inside its own pass for
+/// @p statistics (with @p extra, what ComputeHooks::needs reads), with no counting pass first:
+/// when every statistic needs the allele counts and nothing else of the pass but per-site
+/// tallies and variant fields (no afdist, per-sample sums, packed genotypes or haplotypes,
+/// variant pairs or sample matrices), and every selected sample is in exactly one population (their
+/// counts add up to those of all selected samples, which the filters read).
+bool fuses_count_filters(const Query& q, std::span<Statistic* const> statistics,
+                         const PassNeeds& extra = {});
+
+/// @brief Get @p q's pending count filters ready for a run of @p statistics: left pending when
+/// compute() fuses them (fuses_count_filters) and the plan is not to be cut into partitions
+/// (@p partitioned: MPI ranks), applied by apply_count_filters otherwise. The one place that
+/// chooses between the two. Returns whether @p q's plan changed (then statistics built from
+/// @p q must be built again).
+/// @throws as apply_count_filters.
+bool prepare_count_filters(Query& q, std::span<Statistic* const> statistics, const RunOptions& run,
+                           const PassNeeds& extra = {}, bool partitioned = false);
 
 /// @brief compute() for one statistic, returning its whole table.
 Table compute_table(const Query& q, Statistic& statistic, const RunOptions& run,

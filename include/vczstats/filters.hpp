@@ -7,9 +7,11 @@
 /// Two kinds: those of the variant metadata alone (--snps-only, --min-alleles, --max-alleles,
 /// --apply-filters, --min-qual), applied when the query is built; and those of the genotype
 /// counts over the selected samples (--maf, --max-maf, --mac, --max-mac, --geno, --hwe), applied
-/// by apply_count_filters() (compute.hpp) with one counting pass over the genotypes. An -i/-e
-/// expression (site_expression.hpp) is of the first kind unless it reads counts (AC, AN, AF,
-/// MAF, MAC, F_MISSING, N_MISSING); then it is evaluated in that counting pass.
+/// by compute() inside its own pass for statistics that need only per-site counts, else by
+/// apply_count_filters() with one counting pass over the genotypes first (prepare_count_filters
+/// in compute.hpp chooses). An -i/-e expression (site_expression.hpp) is of the first kind
+/// unless it reads counts (AC, AN, AF, MAF, MAC, F_MISSING, N_MISSING); then it is evaluated
+/// with the count filters.
 
 #include <cstdint>
 #include <optional>

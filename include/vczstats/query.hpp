@@ -51,7 +51,8 @@ struct QueryOptions {
   std::string ancestral = "ref";  ///< ref, aa or an ancestral FASTA
   std::string accessible;         ///< accessibility mask (BED or CHROM BEG END)
   /// Site filters (filters.hpp): those of the variant metadata are applied by make_query, those
-  /// of the genotype counts by apply_count_filters (compute.hpp).
+  /// of the genotype counts by compute() or apply_count_filters (prepare_count_filters in
+  /// compute.hpp chooses).
   VariantFilterOptions filters;
 };
 
@@ -81,6 +82,8 @@ struct DataSpans {
   /// By group key (contig index, or region index with regions): first, last (first > last:
   /// no site).
   std::vector<std::pair<std::int64_t, std::int64_t>> by_key;
+  bool computed = false;        ///< by_key is filled
+  bool count_filtered = false;  ///< by_key is that of the plan once its count filters apply
 };
 }  // namespace detail
 
@@ -172,6 +175,14 @@ namespace detail {
 /// @brief Mask the rows of @p q's plan that fail the filters of the variant metadata (called by
 /// make_query). @throws FormatError naming an array the filters need that the store lacks.
 void apply_metadata_filters(Query& q);
+}  // namespace detail
+
+namespace detail {
+/// @brief Fill @p q's data spans (shared by its copies) with @p spans, those of its plan once
+/// its count filters apply (compute()'s fused path). Returns false when they were computed
+/// already (then they are left as they were).
+bool set_count_filtered_data_spans(const Query& q,
+                                   std::vector<std::pair<std::int64_t, std::int64_t>> spans);
 }  // namespace detail
 
 /// @brief Keep only the selected rows of @p q's plan for which @p keep(unit, row) is true (units

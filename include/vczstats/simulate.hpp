@@ -44,8 +44,11 @@ struct SimulateOptions {
   double theta = 1e-3;        ///< population-scaled mutation rate per bp
   int ploidy = 2;
   int populations = 1;
-  double fst = 0.05;             ///< Balding-Nichols F (with populations > 1)
-  double missing = 0;            ///< probability that a call is missing
+  double fst = 0.05;   ///< Balding-Nichols F (with populations > 1)
+  double missing = 0;  ///< probability that a call is missing
+  /// Also write call_GQ and call_DP (int8; GQ uniform over 0-99, DP over 0-49, from a hash of
+  /// the call), for the genotype masks --min-gq/--min-dp and their benchmarks.
+  bool quality = false;
   double ld_length = 10000;      ///< bp over which a haplotype keeps its place with prob. 1/e
   double shared_branches = 0.7;  ///< probability that a site reuses a recent site's carriers
   std::uint64_t seed = 1;

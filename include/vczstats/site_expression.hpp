@@ -50,7 +50,7 @@ struct SiteSchema {
 
 /// @brief One node of a parsed expression (internal to SiteExpression; plain data).
 struct SiteExpressionNode {
-  enum class Op { And, Or, Not, Compare, Bare };
+  enum class Op { And, Or, Not, Compare, Bare, Const };
   /// What an operand is: a literal, a fixed field, a count or an INFO field.
   enum class Term {
     Number,
@@ -71,7 +71,9 @@ struct SiteExpressionNode {
     MAC,
     FMissing,
     NMissing,
-    Info
+    Info,
+    FmtGq,  ///< FMT/GQ: a genotype mask (SiteExpression::genotype_mask), never evaluated
+    FmtDp   ///< FMT/DP: likewise
   };
   enum class Cmp { Eq, Ne, Lt, Le, Gt, Ge, Match, NoMatch };
   struct Operand {
@@ -91,6 +93,7 @@ struct SiteExpressionNode {
   std::size_t position = 0;  ///< of the operator
   unsigned type_mask = 0;    ///< TYPE compared with a literal: the types it names
   int filter_set = -1;       ///< FILTER compared with a literal: index of its name set
+  bool value = false;        ///< Const: its value (what an FMT/GQ or FMT/DP condition became)
 };
 
 /// @brief A parsed -i/-e expression.
@@ -103,6 +106,13 @@ class SiteExpression {
     std::vector<std::string> info;  ///< INFO fields by name (variant_<NAME>), each once
   };
 
+  /// @brief The genotype masks an expression's FMT terms ask for: a genotype whose GQ (DP) is
+  /// present and below min_gq (min_dp) counts as missing, as --min-gq/--min-dp (0: no mask).
+  struct GenotypeMask {
+    int min_gq = 0;
+    int min_dp = 0;
+  };
+
   /// @brief Parse @p text, the value of -e (@p exclude) or -i. @throws UsageError
   /// "-i 'TEXT': position N: reason" (N counts characters from 1).
   static SiteExpression parse(std::string_view text, bool exclude = false);
@@ -112,6 +122,12 @@ class SiteExpression {
   /// @brief "-i 'TEXT'" or "-e 'TEXT'", as messages name it.
   std::string describe() const;
   const Needs& needs() const { return needs_; }
+  /// @brief The masks of the FMT/GQ and FMT/DP conditions. Each must be joined to the rest by
+  /// && in -i (as FMT/GQ>=N) or by || in -e (as FMT/GQ<N), bcftools' `+setGT -n . -i
+  /// 'FMT/GQ<N'`: it masks genotypes and decides nothing about sites.
+  const GenotypeMask& genotype_mask() const { return mask_; }
+  /// @brief Whether anything but FMT conditions remains, i.e. the expression chooses sites.
+  bool selects_sites() const;
 
   /// @brief Check the expression against a store: the kinds of its INFO fields (comparisons of
   /// numbers with numbers and strings with strings; bare names are flags) and the FILTER names it
@@ -128,6 +144,7 @@ class SiteExpression {
   bool exclude_ = false;
   bool bound_ = false;
   Needs needs_;
+  GenotypeMask mask_;
   std::vector<Node> nodes_;
   int root_ = -1;
   /// FILTER literals: each a set of names ("." or "PASS;q10"), and after bind() the columns of
@@ -137,6 +154,7 @@ class SiteExpression {
   [[noreturn]] void fail(std::size_t position, const std::string& why) const;
   bool eval(int node, const SiteFields& site) const;
   bool compare(const Node& n, const SiteFields& site) const;
+  void take_genotype_masks();
   friend class SiteExpressionParser;
 };
 

@@ -89,7 +89,7 @@ struct HaplotypeRequest {
 /// @brief What one pass computes, and over what.
 struct SitePassSpec {
   const vcz::VczStore* store = nullptr;
-  int min_gq = 0, min_dp = 0;  ///< --min-gq, --min-dp (CPU backend; stream::GenotypeMask)
+  int min_gq = 0, min_dp = 0;  ///< --min-gq, --min-dp (stream::GenotypeMask; GPU: host decode)
   const vcz::ChunkPlan* plan = nullptr;
   const vcz::SampleSelection* samples = nullptr;
   const RunOptions* run = nullptr;

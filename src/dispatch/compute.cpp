@@ -11,9 +11,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 
 #include "backend/sample_matrix_pass.hpp"
 #include "backend/site_pass.hpp"
+#include "dispatch/count_filter.hpp"
 #include "dispatch/pair_passes.hpp"
 #include "stats/haplo_runner.hpp"
 #include "stats/packed_product.hpp"
@@ -112,11 +114,50 @@ AutoDeviceWork auto_work(const Query& q, std::span<Statistic* const> statistics,
 
 }  // namespace
 
+bool fuses_count_filters(const Query& q, std::span<Statistic* const> statistics,
+                         const PassNeeds& extra) {
+  if (!q.count_filters_pending() || statistics.empty() || !q.store.has_genotypes() ||
+      !dispatch::populations_partition(q))
+    return false;
+  const detail::DataSpans& spans = *q.data_span_cache;
+  // A partition of a plan (its spans are those of the whole), or spans of the unfiltered plan.
+  if ((spans.plan && spans.plan->units.size() != q.plan.units.size()) ||
+      (spans.computed && !spans.count_filtered))
+    return false;
+  PassNeeds needs = extra;
+  for (const Statistic* s : statistics) {
+    const PassNeeds n = s->needs();
+    if (!n.counts || s->pair_request() || s->sample_matrix() || !dispatch::bands_of(*s).empty())
+      return false;
+    needs = needs | n;
+  }
+  // Tallies are per site too (complete diploid tallies beside the counts); with per-sample sums
+  // they weigh a second phase over every row.
+  return !needs.afdist && !needs.sample_sums && !needs.packed && !needs.haplotypes;
+}
+
+bool prepare_count_filters(Query& q, std::span<Statistic* const> statistics, const RunOptions& run,
+                           const PassNeeds& extra, bool partitioned) {
+  if (!q.count_filters_pending()) return false;
+  // A test-only switch (no option, no header): the counting pass first even where the run
+  // would fuse, to compare the two paths (tests/cli/fused_filters_test.cpp).
+  const bool two_pass = std::getenv("VCZSTATS_TEST_TWO_PASS_FILTERS") != nullptr;
+  if (!partitioned && !two_pass && fuses_count_filters(q, statistics, extra)) return false;
+  apply_count_filters(q, run);
+  return true;
+}
+
 RunStats compute(const Query& q, std::span<Statistic* const> statistics, const RunOptions& run,
                  const ComputeHooks& hooks) {
-  if (q.count_filters_pending())
+  // Count filters pending: applied here, from this pass's own counts (the fused path).
+  const bool fused = q.count_filters_pending();
+  if (fused && !q.store.has_genotypes())
+    throw FormatError(q.store.path() + " has no call_genotype (a sites-only store): " +
+                      q.filters.describe() + " need genotype calls");
+  if (fused && !fuses_count_filters(q, statistics, hooks.needs))
     throw UsageError("the query's count filters (" + q.filters.describe() +
-                     ") were not applied: call apply_count_filters before compute");
+                     ") were not applied: call apply_count_filters (or prepare_count_filters) "
+                     "before compute");
   PassNeeds needs = hooks.needs;
   for (Statistic* s : statistics) needs = needs | s->needs();
   if (needs.data_spans) (void)q.data_spans();  // before the pass's read-ahead (see PassNeeds)
@@ -156,13 +197,37 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   RunStats rs;
   rs.setup = q.setup;
   const auto start = std::chrono::steady_clock::now();
+
+  // The fused count filters: each unit's rows that fail them are hidden from the statistics (a
+  // copy of the unit with them masked; a unit left without a row is not delivered), as if
+  // apply_count_filters had masked them in the plan: units are numbered as in that plan, the
+  // progress counts the variants kept, and the data spans of windows are those of the kept
+  // sites (found first by counting only the units at either end of each group).
+  std::optional<dispatch::CountFilter> count_filter;
+  std::vector<std::int32_t> total;
+  std::vector<std::uint8_t> keep;
+  vcz::WorkUnit kept_unit;
+  std::int64_t kept_units = 0, kept_variants = 0;
+  RunOptions pass_run = run;
+  if (fused) {
+    count_filter.emplace(q);
+    PassNeeds own;
+    for (const Statistic* s : statistics) own = own | s->needs();
+    if (dispatch::uses_data_spans(q) && (own.positions || own.alleles || own.ancestral) &&
+        !q.data_span_cache->computed)
+      (void)detail::set_count_filtered_data_spans(q, dispatch::filtered_data_spans(q, run));
+    if (run.progress)
+      pass_run.progress = [&](std::int64_t done, std::int64_t units, std::int64_t) {
+        run.progress(done, units, kept_variants);
+      };
+  }
   backend::SitePassSpec spec;
   spec.store = &q.store;
   spec.min_gq = q.filters.min_gq;
   spec.min_dp = q.filters.min_dp;
   spec.plan = &q.plan;
   spec.samples = &q.samples;
-  spec.run = &run;
+  spec.run = &pass_run;
   spec.device = run.device.index;
   spec.counts = needs.counts ? &counts : nullptr;
   spec.afdist = needs.afdist ? &afdist : nullptr;
@@ -182,6 +247,24 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
     UnitData u;
     u.index = out.index;
     u.unit = &q.plan.units[static_cast<std::size_t>(out.index)];
+    if (count_filter) {
+      dispatch::total_counts(out.counts, layout, u.unit->size(), total);
+      count_filter->decide(*u.unit, total, layout.alleles, keep);
+      kept_unit = *u.unit;
+      if (kept_unit.mask.empty()) kept_unit.mask.assign(keep.size(), 1);
+      bool any = false, all = true;
+      for (std::size_t r = 0; r < keep.size(); ++r) {
+        auto& m = kept_unit.mask[r];
+        if (m && !keep[r]) m = 0;
+        any = any || m;
+        all = all && m;
+      }
+      if (!any) return;  // apply_count_filters drops the unit
+      if (all) kept_unit.mask.clear();
+      u.unit = &kept_unit;
+      u.index = kept_units++;
+      kept_variants += kept_unit.selected();
+    }
     u.layout = layout;
     u.counts = out.counts;
     u.afdist = out.afdist;
@@ -202,13 +285,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   // --gpu-decode on with an array the device cannot decode fails before any GPU is looked for.
   if (run.gpu_decode == GpuDecode::On && run.device.kind != DeviceKind::Cpu)
     (void)choose_gpu_decode(q.store, GpuDecode::On);
-  bool gpu = use_gpu(run.device, rs);       // validates --device gpu even for empty plans
-  if (gpu && q.filters.genotype_masks()) {  // the device decoders do not read call_GQ/call_DP
-    if (run.device.kind == DeviceKind::Gpu)
-      throw UsageError("--min-gq/--min-dp run on the CPU only for now: use --device cpu");
-    gpu = false;
-    rs.note = "--min-gq/--min-dp: using the CPU (the GPU does not mask genotypes yet)";
-  }
+  bool gpu = use_gpu(run.device, rs);  // validates --device gpu even for empty plans
   // auto leaves the GPU when its setup would cost more than the CPU needs for the whole run
   // (small stores); --gpu-decode on asks for the GPU's decoders, so it keeps the GPU.
   if (gpu && run.device.kind == DeviceKind::Auto && run.gpu_decode != GpuDecode::On) {
@@ -291,6 +368,13 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   }
   pairs->finish();
   rs.compute_seconds += pairs->compute_seconds();
+  if (fused) {
+    rs.variants = kept_variants;
+    rs.note += std::string(rs.note.empty() ? "" : "; ") + "the count filters " +
+               q.filters.describe() + " were applied in this pass (no counting pass first)";
+    if (!q.plan.units.empty() && kept_units == 0)
+      rs.warnings.push_back(dispatch::no_sites_kept(q, q.plan.selected_variants()));
+  }
   if (needs.sample_sums)
     for (Statistic* s : statistics)
       if (s->needs().sample_sums) s->accumulate_samples(sample_totals);

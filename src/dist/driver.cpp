@@ -279,6 +279,10 @@ RunStats add_up(const std::vector<RankReport>& ranks, int nodes) {
 
 Report compute(Ranks& ranks, const Query& q, std::span<Statistic* const> statistics,
                const StatisticFactory& fresh, const RunOptions& run, const Hooks& hooks) {
+  // The partitions need the filtered plan (their cursors and shares): no fused count filters.
+  if (q.count_filters_pending())
+    throw UsageError("the query's count filters (" + q.filters.describe() +
+                     ") were not applied: call apply_count_filters before a distributed run");
   const auto start = Clock::now();
   const int me = ranks.rank(), k = ranks.size();
   const auto mine_at = static_cast<std::size_t>(me);

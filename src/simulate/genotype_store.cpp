@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "simulate/random.hpp"
 #include "vczstats/error.hpp"
 
 namespace vczstats::simulate::detail {
@@ -93,6 +94,12 @@ GenotypeStoreWriter::GenotypeStoreWriter(const std::filesystem::path& root, Geno
                        true, "");
   phased_ = per_call("call_genotype_phased", b, no, false, "");
   mask_ = per_call("call_genotype_mask", b, no, true, "");
+  if (spec_.quality) {
+    gq_ = per_call("call_GQ", DataType{DataKind::Int, 1}, zarr::fill_of(std::int8_t{-1}), false,
+                   "Conditional genotype quality");
+    dp_ = per_call("call_DP", DataType{DataKind::Int, 1}, zarr::fill_of(std::int8_t{-1}), false,
+                   "Read depth");
+  }
 }
 
 std::unique_ptr<zarr::ArrayWriter> GenotypeStoreWriter::variant_array(
@@ -251,6 +258,25 @@ void GenotypeStoreWriter::write_genotypes(std::int64_t chunk, std::int64_t sampl
     std::fill(ph + n, ph + sc, std::uint8_t{0});
   }
   phased_->write_chunk(i2, std::as_bytes(std::span<const std::uint8_t>(phased, vc * sc)));
+  if (spec_.quality) write_quality(chunk, sample_chunk, rows, cols);
+}
+
+void GenotypeStoreWriter::write_quality(std::int64_t chunk, std::int64_t sample_chunk,
+                                        std::int64_t rows, std::int64_t cols) const {
+  const std::int64_t vc = spec_.variants_chunk, sc = spec_.samples_chunk;
+  std::vector<std::int8_t> gq(static_cast<std::size_t>(vc * sc), -1), dp(gq.size(), -1);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    // One hash per call (variant, sample): GQ from its low bits, DP from its high bits.
+    const std::uint64_t key = hash_key({spec_.seed, 0x6751ull, std::uint64_t(chunk * vc + r)});
+    for (std::int64_t s = 0; s < cols; ++s) {
+      const std::uint64_t h = mix64(key + std::uint64_t(sample_chunk * sc + s));
+      gq[static_cast<std::size_t>(r * sc + s)] = static_cast<std::int8_t>(h % 100);
+      dp[static_cast<std::size_t>(r * sc + s)] = static_cast<std::int8_t>((h >> 32) % 50);
+    }
+  }
+  const std::vector<std::int64_t> i2 = {chunk, sample_chunk};
+  gq_->write_chunk(i2, std::as_bytes(std::span<const std::int8_t>(gq)));
+  dp_->write_chunk(i2, std::as_bytes(std::span<const std::int8_t>(dp)));
 }
 
 void GenotypeStoreWriter::small_array(const std::string& name, zarr::DataType dtype,

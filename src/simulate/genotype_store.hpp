@@ -30,7 +30,9 @@ struct GenotypeStoreSpec {
   int zarr_format = 2;
   std::vector<std::string> contigs;
   std::vector<std::int64_t> contig_lengths;
-  std::string source;                                          ///< group attribute "source"
+  std::string source;      ///< group attribute "source"
+  bool quality = false;    ///< write call_GQ and call_DP (SimulateOptions::quality)
+  std::uint64_t seed = 0;  ///< of call_GQ/call_DP's values
   nlohmann::json extra_attributes = nlohmann::json::object();  ///< merged into the group's
 };
 
@@ -73,6 +75,8 @@ class GenotypeStoreWriter {
   std::uint64_t genotype_stored_bytes() const;
 
  private:
+  void write_quality(std::int64_t chunk, std::int64_t sample_chunk, std::int64_t rows,
+                     std::int64_t cols) const;
   std::unique_ptr<zarr::ArrayWriter> variant_array(const std::string& name, zarr::DataType dtype,
                                                    std::vector<std::byte> fill,
                                                    const std::string& description,
@@ -86,7 +90,7 @@ class GenotypeStoreWriter {
   GenotypeStoreSpec spec_;
   std::shared_ptr<const zarr::DirectoryStoreWriter> store_;
   std::unique_ptr<zarr::ArrayWriter> contig_, position_, length_, allele_, id_, id_mask_, quality_,
-      filter_, genotype_, phased_, mask_;
+      filter_, genotype_, phased_, mask_, gq_, dp_;
   std::uint64_t other_bytes_ = 0;
   std::mutex mutex_;
   /// region_index rows: chunk, contig, first POS, last POS, max END, records.

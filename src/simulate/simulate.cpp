@@ -114,6 +114,8 @@ class Simulator {
     spec.contigs = {o.contig};
     spec.contig_lengths = {length_};
     spec.source = "vczstats simulate 0.1.0";
+    spec.quality = o.quality;
+    spec.seed = o.seed;
     spec.extra_attributes = {
         {"vczstats_simulate",
          {{"model",

@@ -77,6 +77,60 @@ void VariantFilterOptions::validate() const {
 
 namespace stats {
 
+namespace {
+
+/// Whether hwe_exact_p(het, hom1, hom2, midp) is surely at least @p at_least (false: not sure),
+/// in steps of the order of the spread of the heterozygote count rather than of the sample size:
+/// the probability of the observed count over an upper bound of the total. The probabilities
+/// of the heterozygote counts are log-concave around the mode (the step ratios fall away from
+/// it), so once a step ratio r is below one the rest of that tail is at most the last term times
+/// r / (1 - r). The margin covers the rounding of both computations many times over, so a site
+/// it passes is one hwe_exact_p passes too (the filter's decisions do not change).
+bool hwe_surely_at_least(std::int64_t het, std::int64_t hom1, std::int64_t hom2, bool midp,
+                         double at_least) {
+  const std::int64_t n = het + hom1 + hom2;
+  if (n <= 0) return false;
+  const std::int64_t rare = 2 * std::min(hom1, hom2) + het;
+  std::int64_t mode = rare * (2 * n - rare) / (2 * n);  // as hwe_exact_p
+  if ((mode & 1) != (rare & 1)) ++mode;
+  double total = 1.0, observed = het == mode ? 1.0 : 0.0;
+  {  // fewer heterozygotes
+    std::int64_t h = mode, rh = (rare - mode) / 2, ch = n - mode - rh;
+    for (double t = 1.0; h > 1; h -= 2) {
+      const double r = static_cast<double>(h) * static_cast<double>(h - 1) /
+                       (4.0 * static_cast<double>(rh + 1) * static_cast<double>(ch + 1));
+      t *= r;
+      total += t;
+      if (h - 2 == het) observed = t;
+      ++rh;
+      ++ch;
+      if (h - 2 <= het && r < 0.5) {  // past the observed count (or it is on the other side)
+        total += t * r / (1 - r);
+        break;
+      }
+    }
+  }
+  {  // more heterozygotes
+    std::int64_t h = mode, rh = (rare - mode) / 2, ch = n - mode - rh;
+    for (double t = 1.0; h <= rare - 2; h += 2) {
+      const double r = 4.0 * static_cast<double>(rh) * static_cast<double>(ch) /
+                       (static_cast<double>(h + 2) * static_cast<double>(h + 1));
+      t *= r;
+      total += t;
+      if (h + 2 == het) observed = t;
+      --rh;
+      --ch;
+      if (h + 2 >= het && r < 0.5) {
+        total += t * r / (1 - r);
+        break;
+      }
+    }
+  }
+  return observed * (midp ? 0.5 : 1.0) / total >= at_least * (1 + 1e-9);
+}
+
+}  // namespace
+
 bool passes_count_filters(const VariantFilterOptions& f, const std::int32_t* allele_counts,
                           int alleles, std::int64_t genotypes, std::int64_t missing,
                           std::int64_t hom_ref, std::int64_t het_ref, std::int64_t hom_other) {
@@ -98,7 +152,8 @@ bool passes_count_filters(const VariantFilterOptions& f, const std::int32_t* all
   if (f.geno && genotypes > 0 &&
       static_cast<double>(missing) > *f.geno * (1 + kEpsilon) * static_cast<double>(genotypes))
     return false;
-  if (f.hwe && hwe_exact_p(het_ref, hom_ref, hom_other, f.hwe_midp) < *f.hwe * (1 - kEpsilon))
+  if (f.hwe && !hwe_surely_at_least(het_ref, hom_ref, hom_other, f.hwe_midp, *f.hwe) &&
+      hwe_exact_p(het_ref, hom_ref, hom_other, f.hwe_midp) < *f.hwe * (1 - kEpsilon))
     return false;
   return true;
 }

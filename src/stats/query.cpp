@@ -154,9 +154,14 @@ Query make_query(const QueryOptions& o) {
   q.ancestral = o.ancestral.empty() ? "ref" : o.ancestral;
   q.filters = o.filters;
   q.filters.validate();
-  if (q.filters.expression())
-    q.expression = std::make_shared<const SiteExpression>(stats::bind_site_expression(
-        q.store, q.filters.include ? *q.filters.include : *q.filters.exclude, !q.filters.include));
+  if (q.filters.expression()) {
+    SiteExpression e = stats::bind_site_expression(
+        q.store, q.filters.include ? *q.filters.include : *q.filters.exclude, !q.filters.include);
+    // FMT/GQ and FMT/DP conditions are the genotype masks of --min-gq and --min-dp.
+    q.filters.min_gq = std::max(q.filters.min_gq, e.genotype_mask().min_gq);
+    q.filters.min_dp = std::max(q.filters.min_dp, e.genotype_mask().min_dp);
+    if (e.selects_sites()) q.expression = std::make_shared<const SiteExpression>(std::move(e));
+  }
   q.unfiltered_sites = q.plan.selected_variants();
   if (q.filters.metadata() || (q.expression && !q.expression_reads_counts())) {
     detail::apply_metadata_filters(q);
@@ -397,8 +402,22 @@ const std::vector<std::pair<std::int64_t, std::int64_t>>& Query::data_spans() co
       }
     }
     cache.by_key = std::move(spans);
+    cache.computed = true;
   });
   return cache.by_key;
+}
+
+bool detail::set_count_filtered_data_spans(
+    const Query& q, std::vector<std::pair<std::int64_t, std::int64_t>> spans) {
+  auto& cache = *q.data_span_cache;
+  bool set = false;
+  std::call_once(cache.once, [&] {
+    cache.by_key = std::move(spans);
+    cache.computed = true;
+    cache.count_filtered = true;
+    set = true;
+  });
+  return set;
 }
 
 // ---- site filters -------------------------------------------------------------------------

@@ -82,10 +82,16 @@ bool numeric_term(Term t) {
     case Term::MAC:
     case Term::FMissing:
     case Term::NMissing:
+    case Term::FmtGq:
+    case Term::FmtDp:
       return true;
     default:
       return false;
   }
+}
+
+bool fmt_term(Term t) {
+  return t == Term::FmtGq || t == Term::FmtDp;
 }
 
 bool string_term(Term t) {
@@ -179,6 +185,7 @@ class SiteExpressionParser {
     e_.root_ = parse_or(0);
     skip_space();
     if (!at_end()) unexpected();
+    e_.take_genotype_masks();
   }
 
  private:
@@ -331,10 +338,19 @@ class SiteExpressionParser {
     std::string name = s_.substr(p_, end - p_);
     bool info = false;
     if (end < s_.size() && s_[end] == '/') {
-      if (name == "FMT" || name == "FORMAT")
-        e_.fail(p_,
-                "FORMAT fields are per genotype, and site expressions read site fields "
-                "(mask genotypes with --min-gq and --min-dp)");
+      if (name == "FMT" || name == "FORMAT") {  // FMT/GQ, FMT/DP: genotype masks
+        std::size_t stop = end + 1;
+        while (stop < s_.size() && name_char(s_[stop])) ++stop;
+        const std::string field = s_.substr(end + 1, stop - end - 1);
+        if (field != "GQ" && field != "DP")
+          e_.fail(end + 1, fmt::format("FMT/{}: of the FORMAT fields only FMT/GQ and FMT/DP are "
+                                       "supported (they mask genotypes, as --min-gq/--min-dp)",
+                                       field));
+        o.term = field == "GQ" ? Term::FmtGq : Term::FmtDp;
+        o.text = "FMT/" + field;
+        p_ = stop;
+        return o;
+      }
       if (name != "INFO") e_.fail(end, "unexpected '/' (only INFO/NAME names a field so)");
       const std::size_t start = end + 1;
       end = start;
@@ -430,6 +446,10 @@ class SiteExpressionParser {
 
   void check_bare(const Node::Operand& o) {
     if (literal(o.term)) e_.fail(o.position, "a value alone is not a condition");
+    if (fmt_term(o.term))
+      e_.fail(o.position, fmt::format("{} alone is not a condition; compare it with a number, "
+                                      "e.g. {}>=20",
+                                      o.text, o.text));
     if (o.term != Term::Info)
       e_.fail(o.position,
               fmt::format("{} alone is not a condition; compare it with a value", o.text));
@@ -506,6 +526,72 @@ class SiteExpressionParser {
 };
 
 // ---- expression ------------------------------------------------------------------------------
+
+// The FMT/GQ and FMT/DP conditions become genotype masks: each must be one of the conditions
+// joined by && at the top of -i (kept genotypes: FMT/GQ>=N, >N) or by || at the top of -e
+// (left out: FMT/GQ<N, <=N), so that it takes nothing from the sites' decision; its node becomes
+// a constant that leaves the rest as it was (true in -i's &&, false in -e's ||).
+void SiteExpression::take_genotype_masks() {
+  const Node::Op join = exclude_ ? Node::Op::Or : Node::Op::And;
+  const char* join_text = exclude_ ? "||" : "&&";
+  std::vector<int> todo{root_};
+  while (!todo.empty()) {
+    const int at = todo.back();
+    todo.pop_back();
+    Node& n = nodes_[static_cast<std::size_t>(at)];
+    if (n.op == join) {
+      todo.push_back(n.a);
+      todo.push_back(n.b);
+      continue;
+    }
+    if (n.op != Node::Op::Compare || !fmt_term(n.left.term)) continue;
+    const Node::Operand& field = n.left;
+    if (n.right.term != Term::Number)
+      fail(n.right.position, fmt::format("{} is compared with a number", field.text));
+    // The least value a kept genotype has (GQ and DP are integers).
+    const double x = n.right.number;
+    double least = 0;
+    if (!exclude_ && (n.cmp == Cmp::Ge || n.cmp == Cmp::Gt))
+      least = n.cmp == Cmp::Ge ? std::ceil(x) : std::floor(x) + 1;
+    else if (exclude_ && (n.cmp == Cmp::Lt || n.cmp == Cmp::Le))
+      least = n.cmp == Cmp::Lt ? std::ceil(x) : std::floor(x) + 1;
+    else
+      fail(
+          n.position,
+          fmt::format("{} masks genotypes below a bound: write {}>=N in -i or {}<N in -e (as "
+                      "--min-{} N)",
+                      field.text, field.text, field.text, field.term == Term::FmtGq ? "gq" : "dp"));
+    const int bound = static_cast<int>(std::clamp(least, 0.0, 2147483647.0));
+    int& slot = field.term == Term::FmtGq ? mask_.min_gq : mask_.min_dp;
+    slot = std::max(slot, bound);
+    n.op = Node::Op::Const;
+    n.value = !exclude_;
+  }
+  for (const Node& n : nodes_)
+    if (n.op == Node::Op::Compare || n.op == Node::Op::Bare)
+      for (const Node::Operand* o : {&n.left, &n.right})
+        if (fmt_term(o->term))
+          fail(o->position,
+               fmt::format("{} masks genotypes, so it must be joined to the rest of {} with {} "
+                           "at the top level (not under ! or {})",
+                           o->text, exclude_ ? "-e" : "-i", join_text, exclude_ ? "&&" : "||"));
+}
+
+bool SiteExpression::selects_sites() const {
+  // Only constants joined by the top-level operator: the FMT conditions were all there was.
+  std::vector<int> todo{root_};
+  while (!todo.empty()) {
+    const Node& n = nodes_[static_cast<std::size_t>(todo.back())];
+    todo.pop_back();
+    if (n.op == Node::Op::And || n.op == Node::Op::Or) {
+      todo.push_back(n.a);
+      todo.push_back(n.b);
+    } else if (n.op != Node::Op::Const) {
+      return true;
+    }
+  }
+  return false;
+}
 
 SiteExpression SiteExpression::parse(std::string_view text, bool exclude) {
   SiteExpression e;
@@ -803,6 +889,8 @@ bool SiteExpression::eval(int node, const SiteFields& site) const {
     }
     case Node::Op::Compare:
       return compare(n, site);
+    case Node::Op::Const:
+      return n.value;
   }
   return false;
 }

@@ -144,3 +144,48 @@ TEST(CudaStatsCli, FiltersProjectionsAndLdSummariesAreTheSameOnGpuAndCpu) {
   std::cout << "compared " << compared << " outputs, " << refused << " refused on both\n";
   EXPECT_GE(compared, 60);
 }
+
+// --min-gq/--min-dp and the FMT/GQ, FMT/DP terms of -i/-e on the GPU: the host decodes and masks
+// the genotypes (the device decoders do not read call_GQ), and every family gives the CPU's
+// output byte for byte (grm and distance are left out: the GEMM sums in another order).
+TEST(CudaStatsCli, GenotypeMasksAreTheSameOnGpuAndCpu) {
+  VCZ_REQUIRE_GPU();
+  vcztest::TempDir dir;
+  const std::string store = gputest::gq_store(dir);
+  if (store.empty())
+    GTEST_SKIP() << "skipped: no GQ store (needs python3-zarr and bcftools, or "
+                    "VCZSTATS_TEST_STORES from scripts/fetch-gpu-deps.sh)";
+  const std::string pops = gputest::write_pops(dir, store);
+  const std::string q = vcztest::shell_quote(store) + " ";
+  const std::string s = q + "-P " + vcztest::shell_quote(pops) + " ";
+  int compared = 0;
+  for (const char* masks : {"--min-gq 20", "--min-dp 8 --maf 0.05",
+                                  "-i 'FMT/GQ>=20 && FMT/DP>=8'", "-e 'FMT/GQ<30 || N_ALT>1'"}) {
+    for (const std::string& c : std::vector<std::string>{
+             "freq " + s, "missing " + q, "hardy " + q,
+             "stats " + s + "--window-size 2000 --stats pi,theta_w,tajima_d,dxy,fst_hudson",
+             "sfs " + s + "--project 6", "fstats " + s + "--f2 p0,p1", "afdist " + q,
+             "sample-stats " + q, "ld " + q + "--r2 --ld-window-r2 0 --ld-window-kb 2",
+             "ld-stats " + q + "--bp-bins 0,500,2kb", "king " + q + "--table"}) {
+      const std::string cmd = c + " " + masks;
+      SCOPED_TRACE(cmd);
+      const auto a = vcztest::run(vcztest::binary() + " " + cmd + " --device cpu -t 2");
+      const auto b = vcztest::run(vcztest::binary() + " " + cmd + " --device gpu -t 3");
+      ASSERT_EQ(a.exit_code, 0) << a.err;
+      ASSERT_EQ(b.exit_code, 0) << b.err;
+      EXPECT_TRUE(a.out == b.out);
+      EXPECT_GT(a.out.size(), 0u);
+      ++compared;
+    }
+    // The masks change the result (else the comparison above would prove nothing).
+    const auto plain = vcztest::run(vcztest::binary() + " missing " + q + "--device gpu");
+    const auto masked = vcztest::run(vcztest::binary() + " missing " + q + masks + " --device gpu");
+    EXPECT_NE(plain.out, masked.out) << masks;
+  }
+  // --gpu-decode on cannot mask: a usage error, not a silently unmasked result.
+  const auto on =
+      vcztest::run(vcztest::binary() + " freq " + q + "--min-gq 20 --device gpu --gpu-decode on");
+  EXPECT_EQ(on.exit_code, 2) << on.err;
+  EXPECT_NE(on.err.find("--gpu-decode on"), std::string::npos) << on.err;
+  std::cout << "compared " << compared << " outputs\n";
+}

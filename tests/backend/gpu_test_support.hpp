@@ -183,6 +183,30 @@ inline std::string obtain_store(const vcztest::TempDir& dir, const StoreSpec& sp
   return "";
 }
 
+/// A store with FORMAT GQ and DP (call_GQ, call_DP) for the genotype masks, made as
+/// scripts/fetch-gpu-deps.sh makes $VCZSTATS_TEST_STORES/gq_dp.vcz; "" if neither can be had.
+inline std::string gq_store(const vcztest::TempDir& dir) {
+  if (vcztest::have_python_zarr() && vcztest::have_program("bcftools")) {
+    const auto gz = (dir / "gq_dp.vcf.gz").string(), vcf = (dir / "gq_dp.vcf").string();
+    const auto store = (dir / "gq_dp.vcz").string();
+    vcztest::run_ok(vcztest::python() + " " + vcztest::tool("random_vcf.py") +
+                    " --seed 109 --samples 53 --variants 400 --contigs 2 --missing 0.05 "
+                    "--multiallelic 0.1 --mean-spacing 10 -o " +
+                    vcztest::shell_quote(gz));
+    vcztest::run_ok(vcztest::python() + " " + vcztest::tool("qc_vcf.py") + " " +
+                    vcztest::shell_quote(gz) + " --gq-dp -o " + vcztest::shell_quote(vcf));
+    vcztest::run_ok(vcztest::python() + " " + vcztest::tool("vcf2vcz.py") + " " +
+                    vcztest::shell_quote(vcf) + " " + vcztest::shell_quote(store) +
+                    " --variants-chunk-size 45 --samples-chunk-size 20");
+    return store;
+  }
+  if (const char* dir_env = std::getenv("VCZSTATS_TEST_STORES")) {
+    const fs::path p = fs::path(dir_env) / "gq_dp.vcz";
+    if (fs::exists(p)) return p.string();
+  }
+  return "";
+}
+
 /// Call @p check (under a trace of the store's name) with each store of gpu_test_stores.tsv that
 /// can be obtained, then the Ag1000G store when ../shared/data has it; the number of stores.
 template <class Check>

@@ -294,19 +294,27 @@ TEST(CliFilters, GenotypeMasksEqualBcftoolsSetGtThenTheStatistic) {
     return out;
   };
   const std::string store = convert(vcf, "gq.vcz");
+  // ours: our options; setgt: bcftools +setGT's condition; view: then bcftools view's site
+  // filter (FMT terms of -i/-e are genotype masks, the rest of the expression chooses sites).
   struct Case {
-    std::string ours, setgt;
+    std::string ours, setgt, view;
   };
+  int cases = 0;
   for (const auto& c : std::vector<Case>{
-           {"--min-gq 20", "-i 'FMT/GQ<20'"},
-           {"--min-dp 8", "-i 'FMT/DP<8'"},
-           {"--min-gq 20 --min-dp 8", "-i 'FMT/GQ<20 | FMT/DP<8'"},
+           {"--min-gq 20", "-i 'FMT/GQ<20'", ""},
+           {"--min-dp 8", "-i 'FMT/DP<8'", ""},
+           {"--min-gq 20 --min-dp 8", "-i 'FMT/GQ<20 | FMT/DP<8'", ""},
+           {"-e 'FMT/GQ<20'", "-i 'FMT/GQ<20'", ""},
+           {"-i 'FMT/GQ>=20 && FMT/DP>7.5'", "-i 'FMT/GQ<20 | FMT/DP<8'", ""},
+           {"-i 'QUAL>=30 && FMT/DP>=8'", "-i 'FMT/DP<8'", "-i 'QUAL>=30'"},
+           {"-e 'FMT/GQ<=19 || QUAL<30'", "-i 'FMT/GQ<20'", "-e 'QUAL<30'"},
        }) {
     SCOPED_TRACE(c.ours);
     const std::string masked_vcf = (dir / "masked.vcf").string();
-    run_ok("bcftools +setGT " + shell_quote(vcf) + " -- -t q -n . " + c.setgt + " > " +
-           shell_quote(masked_vcf) + " 2>/dev/null");
-    const std::string masked = convert(masked_vcf, "masked" + std::to_string(c.ours.size()));
+    run_ok("bcftools +setGT " + shell_quote(vcf) + " -- -t q -n . " + c.setgt +
+           (c.view.empty() ? "" : " | bcftools view " + c.view) + " > " + shell_quote(masked_vcf) +
+           " 2>/dev/null");
+    const std::string masked = convert(masked_vcf, "masked" + std::to_string(++cases));
     for (const std::string& stat : std::vector<std::string>{
              "freq", "missing", "sample-stats", "sfs", "diversity --window-size 500", "grm",
              "ld --ld-window-kb 1", "freq --maf 0.1 --geno 0.1"}) {
@@ -319,7 +327,21 @@ TEST(CliFilters, GenotypeMasksEqualBcftoolsSetGtThenTheStatistic) {
     }
   }
   // A store without call_GQ: an error naming the array.
-  const auto r = run(binary() + " freq " + shell_quote(convert(raw, "nogq.vcz")) + " --min-gq 20");
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("call_GQ"), std::string::npos) << r.err;
+  const std::string nogq = convert(raw, "nogq.vcz");
+  for (const char* option : {"--min-gq 20", "-i 'FMT/GQ>=20'"}) {
+    const auto r = run(binary() + " freq " + shell_quote(nogq) + " " + option);
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.err.find("call_GQ"), std::string::npos) << r.err;
+  }
+  // FMT terms that are not a genotype mask joined at the top: errors naming the position.
+  for (const auto& [option, why] : std::vector<std::pair<std::string, std::string>>{
+           {"-i 'FMT/GQ<20'", "position 7: FMT/GQ masks genotypes below a bound"},
+           {"-i 'QUAL>30 || FMT/GQ>=20'", "position 12: FMT/GQ masks genotypes, so it must"},
+           {"-e '!(FMT/DP<3)'", "position 3: FMT/DP masks genotypes, so it must"},
+           {"-i 'FMT/AD>3'", "position 5: FMT/AD: of the FORMAT fields only"},
+           {"-i 'FMT/GQ'", "position 1: FMT/GQ alone is not a condition"}}) {
+    const auto r = run(binary() + " freq " + shell_quote(store) + " " + option);
+    EXPECT_EQ(r.exit_code, 2) << option;
+    EXPECT_NE(r.err.find(why), std::string::npos) << option << ": " << r.err;
+  }
 }

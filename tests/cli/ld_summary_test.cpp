@@ -477,6 +477,113 @@ TEST(LdStats, ScrmTwoPopulationsEqualTheBruteForceReference) {
             3u + 15u + 1u + 3u);
 }
 
+namespace {
+
+/// The rows of an ld-stats table by column name: column -> value per row.
+std::map<std::string, std::vector<double>> ld_stats_columns(const std::string& table) {
+  std::istringstream in(table);
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> names;
+  {
+    std::istringstream h(line);
+    for (std::string n; std::getline(h, n, '\t');) names.push_back(n);
+  }
+  std::map<std::string, std::vector<double>> columns;
+  while (std::getline(in, line)) {
+    std::istringstream r(line);
+    std::string cell;
+    for (std::size_t i = 0; std::getline(r, cell, '\t') && i < names.size(); ++i)
+      columns[names[i]].push_back(std::stod(cell));
+  }
+  return columns;
+}
+
+/// Ohta & Kimura's (1971) expectation of sigma_D^2 = E[D^2] / E[p(1-p)q(1-q)] at equilibrium,
+/// rho = 4Nr: (10 + rho) / (22 + 13 rho + rho^2), averaged over the pairs of a bin [d0, d1) of
+/// bp distance on replicates of @p length bp (pairs at distance d are proportional to
+/// length - d) at @p rho_per_bp.
+double ohta_kimura(double d0, double d1, double length, double rho_per_bp) {
+  double num = 0, den = 0;
+  for (int k = 0; k < 2000; ++k) {
+    const double d = d0 + (d1 - d0) * (k + 0.5) / 2000, w = length - d, rho = d * rho_per_bp;
+    num += w * (10 + rho) / (22 + 13 * rho + rho * rho);
+    den += w;
+  }
+  return num / den;
+}
+
+}  // namespace
+
+// The model-expectation sanity test (not the exactness test): on scrm's coalescent, the binned
+// statistics behave as theory says. One population at equilibrium: DD/pi2 per bin is Ohta and
+// Kimura's sigma_D^2 (within 10% where rho <= 20, 20% beyond; measured 0.5-6% off over three
+// seeds). Two islands split T (4N generations) ago without migration: right after the split the
+// populations share their LD (DD_0_1 near DD_0_0); long after it the covariance of D between
+// them has decayed (DD_0_1 a small fraction of DD_0_0, smaller at larger distances), while LD
+// within each is still the equilibrium's, as moments.LD's own two-population tests show.
+TEST(LdStats, ScrmAgreesWithTheModelsExpectations) {
+  VCZ_REQUIRE_PROGRAM("scrm");
+  TempDir dir;
+  // 300 replicates of 20 kb, 40 haplotypes, rho = 40 per replicate (0.002 per bp), theta 20.
+  const std::string bins = "0,100,500,1000,2500,5000,10000,20000";
+  auto store = [&](const std::string& name, const std::string& model) {
+    const std::string ms = (dir / (name + ".ms")).string();
+    const std::string out = (dir / (name + ".vcz")).string();
+    run_ok("scrm 40 300 -t 20 -r 40 20000 " + model + " > " + shell_quote(ms));
+    run_ok(binary() + " convert --from ms " + shell_quote(ms) + " " + shell_quote(out) +
+           " --length 20000 --variants-chunk-size 500 -f");
+    return out;
+  };
+  const auto one =
+      ld_stats_columns(run_ok(binary() + " ld-stats " + shell_quote(store("one", "-seed 1 2 3")) +
+                              " --bp-bins " + bins + " -t 2"));
+  ASSERT_EQ(one.at("bin_start").size(), 7u);
+  for (std::size_t b = 0; b < 7; ++b) {
+    const double d0 = one.at("bin_start")[b], d1 = one.at("bin_end")[b];
+    const double sigma = one.at("DD_0_0")[b] / one.at("pi2_0_0_0_0")[b];
+    const double expected = ohta_kimura(d0, d1, 20000, 0.002);
+    SCOPED_TRACE(std::to_string(d0) + "-" + std::to_string(d1) + " bp");
+    EXPECT_GT(one.at("pairs")[b], 10000);
+    EXPECT_NEAR(sigma / expected, 1.0, d1 <= 10000 ? 0.10 : 0.20) << sigma << " vs " << expected;
+    if (b > 0) {
+      EXPECT_LT(sigma, one.at("DD_0_0")[b - 1] / one.at("pi2_0_0_0_0")[b - 1]);
+    }
+  }
+  // Two islands of 20 haplotypes (10 samples each), split T ago.
+  const std::string pops = (dir / "pops.tsv").string();
+  {
+    std::ofstream f(pops);
+    for (int i = 0; i < 20; ++i) f << "tsk_" << i << "\t" << (i < 10 ? "A" : "B") << "\n";
+  }
+  for (const double t : {0.01, 0.5}) {
+    SCOPED_TRACE("split " + std::to_string(t));
+    const std::string model = "-I 2 20 20 0 -ej " + std::to_string(t) + " 2 1 -seed 4 5 6";
+    const auto two =
+        ld_stats_columns(run_ok(binary() + " ld-stats " + shell_quote(store("two", model)) +
+                                " -P " + shell_quote(pops) + " --bp-bins " + bins + " -t 2"));
+    for (std::size_t b = 0; b < 4; ++b) {  // up to 2.5 kb, rho <= 5
+      const double d0 = two.at("bin_start")[b], d1 = two.at("bin_end")[b];
+      const double expected = ohta_kimura(d0, d1, 20000, 0.002);
+      const double within0 = two.at("DD_0_0")[b] / two.at("pi2_0_0_0_0")[b];
+      const double within1 = two.at("DD_1_1")[b] / two.at("pi2_1_1_1_1")[b];
+      const double shared =
+          two.at("DD_0_1")[b] / std::sqrt(two.at("DD_0_0")[b] * two.at("DD_1_1")[b]);
+      SCOPED_TRACE(std::to_string(d0) + "-" + std::to_string(d1) + " bp");
+      EXPECT_NEAR(within0 / expected, 1.0, 0.15);
+      EXPECT_NEAR(within1 / expected, 1.0, 0.15);
+      if (t < 0.1) {
+        EXPECT_GT(shared, 0.85);  // measured 0.96, 0.96, 0.94, 0.91
+        EXPECT_LE(shared, 1.0);
+      } else {
+        // decays with distance: measured 0.11, 0.08, 0.03, 0.005
+        EXPECT_LT(shared, b == 0 ? 0.25 : b == 1 ? 0.15 : 0.05);
+        EXPECT_GT(shared, -0.05);
+      }
+    }
+  }
+}
+
 TEST(LdSummaries, BadOptionsAreUsageErrors) {
   VCZ_REQUIRE_CONVERT();
   TempDir dir;

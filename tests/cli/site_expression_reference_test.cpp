@@ -213,7 +213,7 @@ TEST(CliSiteExpressions, ErrorsNameTheExpressionThePositionAndTheReason) {
       {i("REF>\"A\""), "position 4: text is compared with = and != only, not >"},
       {i("POS~3"), "'~' is supported for FILTER and TYPE only"},
       {i("QUAL"), "position 1: QUAL alone is not a condition"},
-      {i("FMT/GQ>20"), "position 1: FORMAT fields are per genotype"},
+      {i("FMT/HQ>20"), "position 5: FMT/HQ: of the FORMAT fields only FMT/GQ and FMT/DP"},
       {i("1>2"), "compares two values"},
       {i("QUAL>3x"), "position 6: '3x' is not a number"},
       {i("ALT=\"A"), "position 5: a string opened with \" is not closed"},

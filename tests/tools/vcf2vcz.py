@@ -219,6 +219,27 @@ def iter_chunks(vcf, chunk_size, regions=None, genotypes=True):
         raise SystemExit(f"vcf2vcz: bcftools query failed on {vcf} (exit {rc})")
 
 
+def format_integer_fields(vcf):
+    """The FORMAT fields GQ and DP the header declares (Number=1, Integer), in that order."""
+    header = run_text(["bcftools", "view", "-h", vcf])
+    return [t for t in ("GQ", "DP")
+            if re.search(rf"^##FORMAT=<ID={t},Number=1,Type=Integer", header, re.M)]
+
+
+def write_format_integers(vcf, tag, writer, shape, chunks, regions=None):
+    """call_<tag> (int32, variants x samples; -1 where missing) from FORMAT/<tag>."""
+    cmd = ["bcftools", "query", "-f", f"[%{tag}\t]\n"]
+    if regions:
+        cmd += ["-r", regions]
+    rows = run_text(cmd + [vcf]).split("\n")[:shape[0]]
+    values = np.full(shape, -1, dtype=np.int32)
+    for i, row in enumerate(rows):
+        cells = row.rstrip("\t").split("\t") if shape[1] else []
+        values[i, :] = [int(c) if c != "." else -1 for c in cells]
+    arr = writer.create(f"call_{tag}", shape, chunks, np.int32, ["variants", "samples"], fill=-1)
+    arr[:] = values
+
+
 def region_index(contig, position, end, chunk_size):
     """bio2zarr's region_index: one row per (variant chunk, contig) run:
     [chunk_index, contig, first_position, last_position, max_end, num_records]."""
@@ -371,6 +392,10 @@ def convert(vcf, out_dir, args, ploidy=None):
                         object, ["variants", "alleles"],
                         description="List of the reference and alternate alleles")
     arr[:] = allele_table
+    if has_gt:
+        for tag in format_integer_fields(vcf):
+            write_format_integers(vcf, tag, writer, (num_variants, num_samples), (vchunk, schunk),
+                                  args.regions)
     index = region_index(contig, position, end, vchunk)
     arr = writer.create("region_index", index.shape, index.shape if len(index) else (1, REGION_INDEX_FIELDS),
                         np.int32, ["region_index_values", "region_index_fields"], "index")

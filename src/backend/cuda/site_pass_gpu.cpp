@@ -49,6 +49,7 @@
 #include "stream/genotype_reader.hpp"
 #include "stream/phased_reader.hpp"
 #include "stream/scheduler.hpp"
+#include "vczstats/error.hpp"
 #include "vczstats/thread_pool.hpp"
 
 namespace vczstats::backend {
@@ -146,7 +147,7 @@ class GpuSitePass {
         deliver_(deliver),
         totals_out_(totals),
         ctx_(cuda::DeviceContext::get(spec.device)),
-        reader_(*spec.store, *spec.samples),
+        reader_(*spec.store, *spec.samples, {spec.min_gq, spec.min_dp}),
         seed_(run_.gpu_seed_baseline) {
     nunits_ = static_cast<std::int64_t>(plan_.units.size());
     // Remote stores: many requests in flight ahead of the readers (genotypes and variant fields).
@@ -164,6 +165,15 @@ class GpuSitePass {
         dev_ = false;
         decode_choice_.device = false;
         decode_choice_.why = "the haplotype family checks call_genotype_phased on the host";
+      }
+      if (spec.min_gq > 0 || spec.min_dp > 0) {  // the masks are applied by the host's reader
+        if (run_.gpu_decode == GpuDecode::On)
+          throw UsageError(
+              "--gpu-decode on: --min-gq/--min-dp (FMT/GQ, FMT/DP) mask the genotypes as the "
+              "host decodes them; use --gpu-decode auto or off");
+        dev_ = false;
+        decode_choice_.device = false;
+        decode_choice_.why = "--min-gq/--min-dp mask the genotypes as the host decodes them";
       }
     }
     if (dev_) {
