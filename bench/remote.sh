@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # afdist on a store read from local disk against the same store served by Debian's nginx on the
-# loopback address (a directory store, and the zip read with range requests), with 8, 32 (the
-# default) and 64 HTTP requests in flight. Prints the median wall time of N runs (after one
+# loopback address (a directory store, and the zip read with range requests), with 8, 32, 128
+# and 256 (the default) HTTP requests in flight. Prints the median wall time of N runs (after one
 # warm-up run each), genotype calls per second, and the ratio to local disk of the same layout;
 # checks that every configuration prints the same afdist table.
 #
 #   bash bench/remote.sh [-n RUNS] [-t THREADS] [-s STORE.zip] [-L MS [-O STAT] [-X OPTIONS]]
+#   bash bench/remote.sh -R [-n PAIRS] [-t THREADS] [-s STORE.zip] [-O STAT] [-X OPTIONS]
 #
 # With -L MS every request is answered MS milliseconds late (an object store's round trip): by
 # nginx with the echo module's echo_sleep (libnginx-mod-http-echo, thousands of requests a
@@ -14,6 +15,10 @@
 # diversity) runs once on each layout: wall time, requests, and the check that the table equals
 # the local one. -O STAT runs only the statistics whose command is STAT (e.g. stats); -X OPTIONS
 # are added to the remote runs (e.g. "--max-requests 256").
+#
+# With -R (no latency): STAT (default stats, as below) on local disk and through plain nginx,
+# interleaved, RUNS pairs per layout after a warm-up pair; prints each layout's median of the
+# per-pair ratios remote / local (the issue's "<= 1.2x local" check).
 #
 # Defaults: 5 runs, all cores, the Ag1000G store of ../shared/data. Needs nginx (scripts/setup.sh)
 # and a build in build/ (VCZSTATS=path/to/vczstats to use another).
@@ -25,7 +30,8 @@ store=../shared/data/ag1000g/gamb.X.8-12Mb.n100.derived.vcz.zip
 latency=""
 only=""
 extra_remote=""
-while getopts "n:t:s:L:O:X:" opt; do
+ratio=""
+while getopts "n:t:s:L:O:X:R" opt; do
   case $opt in
     n) runs=$OPTARG ;;
     t) threads="-t $OPTARG" ;;
@@ -33,7 +39,8 @@ while getopts "n:t:s:L:O:X:" opt; do
     L) latency=$OPTARG ;;
     O) only=$OPTARG ;;
     X) extra_remote=$OPTARG ;;
-    *) echo "usage: $0 [-n RUNS] [-t THREADS] [-s STORE.zip] [-L MS [-O STAT] [-X OPTIONS]]" >&2; exit 2 ;;
+    R) ratio=1 ;;
+    *) echo "usage: $0 [-n RUNS] [-t THREADS] [-s STORE.zip] [-L MS | -R] [-O STAT] [-X OPTIONS]" >&2; exit 2 ;;
   esac
 done
 vczstats=${VCZSTATS:-build/vczstats}
@@ -97,6 +104,51 @@ EOF
   url=http://127.0.0.1:$port
 }
 
+# Two populations, samples dealt alternately: write_pops FILE
+write_pops() {
+  /usr/bin/python3 -c '
+import sys, zarr
+g = zarr.open_group(sys.argv[1], mode="r")
+for i, s in enumerate(g["sample_id"][:]):
+    print(s, "ab"[i % 2])' "$www/store.vcz" >"$1"
+}
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+if [ -n "$ratio" ]; then
+  start_nginx "" "root $www;"
+  write_pops "$tmp/pops"
+  case ${only:-stats} in
+    stats) args="--stats pi,theta_w,tajima_d,dxy,fst_hudson -P $tmp/pops" ;;
+    freq | missing | sfs | diversity) args="-P $tmp/pops" ;;
+    *) args="" ;;
+  esac
+  st=${only:-stats}
+  echo "$st $args on $(basename "$store"): $runs interleaved local/remote pairs per layout, nginx on 127.0.0.1"
+  printf "%-4s %9s %9s %22s\n" kind "local s" "remote s" "median remote/local"
+  for kind in zip dir; do
+    if [ $kind = zip ]; then l=$www/store.vcz.zip; r=$url/store.vcz.zip; else l=$www/store.vcz; r=$url/store.vcz; fi
+    lt=(); rt=(); ratios=()
+    for i in $(seq 0 "$runs"); do
+      t0=$(date +%s.%N)
+      # shellcheck disable=SC2086
+      "$vczstats" $st "$l" $args $threads --no-progress >"$tmp/local.tsv"
+      t1=$(date +%s.%N)
+      # shellcheck disable=SC2086
+      "$vczstats" $st "$r" $args $threads $extra_remote --no-progress >"$tmp/remote.tsv"
+      t2=$(date +%s.%N)
+      cmp -s "$tmp/local.tsv" "$tmp/remote.tsv" || { echo "remote.sh: $st ($kind) differs from local" >&2; exit 1; }
+      [ "$i" -eq 0 ] && continue  # warm-up pair
+      lt+=("$(echo "$t1 - $t0" | bc -l)")
+      rt+=("$(echo "$t2 - $t1" | bc -l)")
+      ratios+=("$(echo "($t2 - $t1) / ($t1 - $t0)" | bc -l)")
+    done
+    printf "%-4s %9.3f %9.3f %21.2fx\n" $kind "$(printf "%s\n" "${lt[@]}" | median)" \
+      "$(printf "%s\n" "${rt[@]}" | median)" "$(printf "%s\n" "${ratios[@]}" | median)"
+  done
+  exit 0
+fi
+
 if [ -n "$latency" ]; then
   # Every statistic against a server that answers each request $latency ms late.
   echo_module=/usr/lib/nginx/modules/ngx_http_echo_module.so
@@ -112,12 +164,7 @@ if [ -n "$latency" ]; then
     for _ in $(seq 100); do grep -q PORT "$tmp/port" 2>/dev/null && break; sleep 0.05; done
     url=http://127.0.0.1:$(awk '/PORT/ {print $2}' "$tmp/port")
   fi
-  # Two populations, samples dealt alternately.
-  /usr/bin/python3 -c '
-import sys, zarr
-g = zarr.open_group(sys.argv[1], mode="r")
-for i, s in enumerate(g["sample_id"][:]):
-    print(s, "ab"[i % 2])' "$www/store.vcz" >"$tmp/pops"
+  write_pops "$tmp/pops"
   P="-P $tmp/pops"
   stats=("afdist" "freq $P" "missing $P" "hardy" "stats --stats pi,theta_w,tajima_d,dxy,fst_hudson $P"
          "sfs $P --folded" "diversity $P --window-variants 10000")
@@ -155,12 +202,11 @@ configs=(
   "local disk|dir|$www/store.vcz|"
   "nginx, 8 requests|dir|$url/store.vcz|--max-requests 8"
   "nginx, 32 requests|dir|$url/store.vcz|--max-requests 32"
-  "nginx, 128 requests (default)|dir|$url/store.vcz|"
+  "nginx, 128 requests|dir|$url/store.vcz|--max-requests 128"
+  "nginx, 256 requests (default)|dir|$url/store.vcz|"
   "local disk|zip|$www/store.vcz.zip|"
   "nginx, range requests|zip|$url/store.vcz.zip|"
 )
-
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
 echo "afdist on $(basename "$store"): $calls genotype calls; $runs runs each (median), nginx on 127.0.0.1"
 printf "%-30s %-4s %9s %12s %10s  %s\n" configuration kind "wall s" "Mcalls/s" "vs local" "fetched (last run)"

@@ -239,7 +239,7 @@ void add_remote_options(CLI::App& cmd, zarr::StoreOptions& o) {
   cmd.add_option("--cache-dir", o.cache_dir,
                  "Keep fetched chunks in DIR (keyed by URL, ETag and size) and reuse them")
       ->group(group);
-  cmd.add_option("--max-requests", o.max_requests, "HTTP requests in flight [default: 128]")
+  cmd.add_option("--max-requests", o.max_requests, "HTTP requests in flight [default: 256]")
       ->group(group);
   cmd.add_option("--max-retries", o.max_retries,
                  "Retries of a request after a 5xx, a timeout or a cut body")

@@ -145,6 +145,8 @@ class SiteFilter {
                                           std::int64_t ref_length) const;
   /// @brief Whether group() needs REF's length (record overlap with regions).
   bool needs_ref_length() const { return !regions_.empty() && !pos_overlap_; }
+  /// @brief Whether group() reads the query's data spans (Query::data_spans).
+  bool uses_data_spans() const;
 
  private:
   struct Entry {

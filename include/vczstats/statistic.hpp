@@ -50,6 +50,9 @@ struct PassNeeds {
 
   /// Bit-packed phased haplotypes (the heavy pass checks call_genotype_phased).
   bool haplotypes = false;
+  /// The first and last site of each group (Query::data_spans): read before the pass, so that
+  /// its reads do not take the chunks the pass has asked a remote store for ahead.
+  bool data_spans = false;
 
   /// @brief Everything either needs.
   PassNeeds operator|(const PassNeeds& o) const;

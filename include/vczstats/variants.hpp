@@ -4,7 +4,9 @@
 /// statistics that report sites or windows.
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "vczstats/vcz.hpp"
@@ -41,6 +43,14 @@ class VariantReader {
   VariantReader(const VczStore& store, bool with_alleles, bool with_ids,
                 bool key_missing_ids = false);
   VariantBlock read(std::int64_t begin, std::int64_t end) const;
+  /// @brief Append to @p keys the chunk keys read() reads for variants [begin, end) (every
+  /// array it reads; those already in @p seen are skipped and added to it).
+  void chunk_keys(std::int64_t begin, std::int64_t end, std::vector<std::string>& keys,
+                  std::unordered_set<std::string>& seen) const;
+  /// @brief Read-ahead hint for a remote store: the chunks of @p units' variants, in plan order
+  /// (no-op for local stores), so that they are fetched many at a time instead of one round
+  /// trip each as read() first meets them.
+  void prefetch(std::span<const WorkUnit> units) const;
   /// @brief Allele columns of variant_allele (2 when the store has none).
   int max_alleles() const { return max_alleles_; }
 

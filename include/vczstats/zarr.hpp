@@ -88,7 +88,7 @@ struct StoreOptions {
   bool anonymous = false;    ///< send unsigned requests (public buckets), even with credentials
   std::string access_key_id, secret_access_key, session_token;  ///< explicit S3 credentials
   std::string cache_dir;      ///< local chunk cache keyed by URL, ETag and size ("" = none)
-  unsigned max_requests = 0;  ///< HTTP requests in flight (0: 128)
+  unsigned max_requests = 0;  ///< HTTP requests in flight (0: 256)
   int max_retries = 5;        ///< retries of a request after 5xx, timeouts, cut bodies
   double retry_backoff_seconds = 0.1;  ///< first retry's delay; doubles, capped at 5 s
   double stall_seconds = 30;           ///< a transfer that receives nothing this long is retried

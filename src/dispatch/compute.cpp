@@ -42,6 +42,7 @@ PassNeeds PassNeeds::operator|(const PassNeeds& o) const {
   n.ancestral = ancestral || o.ancestral;
   n.packed = packed || o.packed;
   n.haplotypes = haplotypes || o.haplotypes;
+  n.data_spans = data_spans || o.data_spans;
   return n;
 }
 
@@ -160,6 +161,8 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
                      "before compute");
   PassNeeds needs = hooks.needs;
   for (Statistic* s : statistics) needs = needs | s->needs();
+  // Before the pass's read-ahead (see PassNeeds); the fused count filters set them below.
+  if (needs.data_spans && !fused) (void)q.data_spans();
   if (!q.store.has_genotypes() && (needs.counts || needs.afdist || needs.tallies ||
                                    needs.sample_sums || needs.packed || needs.haplotypes)) {
     // A statistic of genotype calls: a sites-only store would give a table of zeros.

@@ -83,6 +83,7 @@ class HaplotypeWindows final : public Statistic {
     n.haplotypes = true;
     n.positions = true;
     n.alleles = filter_.needs_ref_length();
+    n.data_spans = filter_.uses_data_spans();
     return n;
   }
 

@@ -309,10 +309,66 @@ std::optional<stats::WindowGroup> SiteFilter::group(std::int32_t contig, std::in
   return g;
 }
 
+bool SiteFilter::uses_data_spans() const {
+  // As group(): every group without regions, those of regions without an end with them.
+  return data_span_ && (regions_.empty() ||
+                        std::any_of(regions_.begin(), regions_.end(), [](const vcz::Region& r) {
+                          return r.end == std::numeric_limits<std::int64_t>::max();
+                        }));
+}
+
 const std::pair<std::int64_t, std::int64_t>& SiteFilter::span_of(std::int64_t key) const {
   if (!spans_) spans_ = &q_.data_spans();
   return (*spans_)[static_cast<std::size_t>(key)];
 }
+
+namespace {
+
+/// One row of region_index: the first and last POS of a contig's records in a variant chunk.
+struct ChunkSpan {
+  std::int64_t contig, first, last;
+};
+
+/// The rows of @p store's region_index by variant chunk (of variant_position), keeping only the
+/// chunks whose rows account for each of their records (a count per row, summing to the chunk's
+/// length) and name contigs of the store; empty without a usable index. Rows: chunk, contig,
+/// first POS, last POS, max END, records (bio2zarr's layout; the plan reads it too).
+std::vector<std::vector<ChunkSpan>> region_index_spans(const vcz::VczStore& store) {
+  const auto ri = store.array("region_index");
+  const auto pos = store.array("variant_position");
+  if (!ri || !pos || ri->ndim() != 2 || ri->shape()[1] < 6 || ri->shape()[1] > 64 ||
+      (ri->dtype().kind != zarr::DataKind::Int && ri->dtype().kind != zarr::DataKind::UInt))
+    return {};
+  const std::int64_t csize = pos->chunks()[0], nchunks = pos->num_chunks(0);
+  const std::int64_t nvar = store.num_variants();
+  // An index far longer than one row per chunk and contig is not used (it only saves reads).
+  if (ri->shape()[0] > 4 * (nchunks + static_cast<std::int64_t>(store.contig_ids().size())) + 4096)
+    return {};
+  const auto rows = ri->read_all_as<std::int64_t>();
+  const auto ncol = static_cast<std::size_t>(ri->shape()[1]);
+  std::vector<std::vector<ChunkSpan>> by_chunk(static_cast<std::size_t>(nchunks));
+  std::vector<std::int64_t> records(static_cast<std::size_t>(nchunks), 0);
+  const auto ncontigs = static_cast<std::int64_t>(store.contig_ids().size());
+  std::vector<std::uint8_t> bad(static_cast<std::size_t>(nchunks), 0);
+  for (std::size_t row = 0; row + ncol <= rows.size(); row += ncol) {
+    const std::int64_t chunk = rows[row], contig = rows[row + 1], n = rows[row + 5];
+    if (chunk < 0 || chunk >= nchunks) continue;
+    const auto c = static_cast<std::size_t>(chunk);
+    if (contig < 0 || contig >= ncontigs || rows[row + 2] > rows[row + 3] || n <= 0 || n > csize) {
+      bad[c] = 1;
+      continue;
+    }
+    by_chunk[c].push_back({contig, rows[row + 2], rows[row + 3]});
+    records[c] += n;
+  }
+  for (std::int64_t c = 0; c < nchunks; ++c) {
+    const auto i = static_cast<std::size_t>(c);
+    if (bad[i] || records[i] != std::min(nvar, (c + 1) * csize) - c * csize) by_chunk[i].clear();
+  }
+  return by_chunk;
+}
+
+}  // namespace
 
 const std::vector<std::pair<std::int64_t, std::int64_t>>& Query::data_spans() const {
   auto& cache = *data_span_cache;
@@ -322,8 +378,30 @@ const std::vector<std::pair<std::int64_t, std::int64_t>>& Query::data_spans() co
         std::max(store.contig_ids().size(), regions.size()),
         {std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min()});
     const vcz::VariantReader reader(store, raw.needs_ref_length(), /*with_ids=*/false);
+    // Without regions or a mask a group is a contig, and the span of every whole variant chunk
+    // the plan selects all of is in region_index: only the other units read their positions.
+    std::vector<std::vector<ChunkSpan>> index;
+    if (regions.empty() && !accessible->active()) index = region_index_spans(store);
+    const std::int64_t csize = index.empty() ? 0 : store.array("variant_position")->chunks()[0];
+    std::vector<vcz::WorkUnit> units;
     for (const vcz::WorkUnit& unit : cache.plan ? cache.plan->units : plan.units) {
       if (unit.size() <= 0 || unit.selected() == 0) continue;
+      const std::int64_t c = csize > 0 ? unit.begin / csize : -1;
+      if (c >= 0 && c < static_cast<std::int64_t>(index.size()) && unit.mask.empty() &&
+          unit.begin == c * csize && unit.end == std::min(store.num_variants(), (c + 1) * csize) &&
+          !index[static_cast<std::size_t>(c)].empty()) {
+        for (const ChunkSpan& cs : index[static_cast<std::size_t>(c)]) {
+          auto& [first, last] = spans[static_cast<std::size_t>(cs.contig)];
+          first = std::min(first, cs.first);
+          last = std::max(last, cs.last);
+        }
+        continue;
+      }
+      units.push_back(unit);
+    }
+    // A remote store fetches the positions many at a time, not one round trip per chunk.
+    reader.prefetch(units);
+    for (const vcz::WorkUnit& unit : units) {
       const auto vb = reader.read(unit.begin, unit.end);
       for (std::int64_t r = 0; r < unit.size(); ++r) {
         if (!unit.mask.empty() && !unit.mask[static_cast<std::size_t>(r)]) continue;
@@ -415,6 +493,9 @@ stats::SiteCursor site_cursor(const Query& q, PlanCut cut) {
   const SiteFilter filter(q);
   const vcz::VariantReader reader(q.store, /*with_alleles=*/true, /*with_ids=*/false);
   const auto n = static_cast<std::int64_t>(q.plan.units.size());
+  reader.prefetch(std::span(q.plan.units)
+                      .first(static_cast<std::size_t>(
+                          std::clamp<std::int64_t>(cut.unit + (cut.row > 0 ? 1 : 0), 0, n))));
   for (std::int64_t u = 0; u <= std::min(cut.unit, n - 1); ++u) {
     const vcz::WorkUnit& unit = q.plan.units[static_cast<std::size_t>(u)];
     const std::int64_t rows = u == cut.unit ? std::min(cut.row, unit.size()) : unit.size();

@@ -496,6 +496,7 @@ class WindowedProjectedSfs final : public Statistic {
   PassNeeds needs() const override {
     PassNeeds n = sfs_pass_needs();
     n.positions = true;
+    n.data_spans = filter_.uses_data_spans();
     return n;
   }
   void begin(const SiteCursor& cursor) override { acc_.begin(cursor); }

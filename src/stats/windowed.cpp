@@ -62,6 +62,7 @@ class WindowedStatistic : public Statistic {
     n.alleles = filter_.needs_ref_length() || (uses_ancestral() && q_.ancestral != "ref");
     n.ancestral = uses_ancestral();
     n.tallies = uses_tallies();
+    n.data_spans = filter_.uses_data_spans();
     return n;
   }
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstring>
 #include <type_traits>
+#include <unordered_set>
 
 #include "vczstats/error.hpp"
 
@@ -62,19 +63,23 @@ GenotypeReader::GenotypeReader(const vcz::VczStore& store, const vcz::SampleSele
   num_selected_ = samples.size();
 }
 
-void GenotypeReader::prefetch(std::span<const vcz::WorkUnit> units) const {
+void GenotypeReader::prefetch(std::span<const vcz::WorkUnit> units,
+                              const vcz::VariantReader* fields) const {
   const zarr::Store& store = gt_.store();
   if (!store.reads_ahead()) return;
   std::vector<std::string> keys;
-  keys.reserve(units.size() * blocks_.size());
+  keys.reserve(units.size() * (blocks_.size() + (fields ? 4 : 0)));
+  std::unordered_set<std::string> seen;  // the fields' chunks already hinted
   std::int64_t last_chunk = -1;
   for (const auto& unit : units) {
-    if (unit.chunk == last_chunk) continue;  // units split from one chunk read it once each
-    last_chunk = unit.chunk;
-    for (const auto& b : blocks_) {
-      const std::int64_t index[3] = {unit.chunk, b.chunk, 0};
-      keys.push_back(gt_.chunk_key(index));
+    if (unit.chunk != last_chunk) {  // units split from one chunk read it once each
+      last_chunk = unit.chunk;
+      for (const auto& b : blocks_) {
+        const std::int64_t index[3] = {unit.chunk, b.chunk, 0};
+        keys.push_back(gt_.chunk_key(index));
+      }
     }
+    if (fields && unit.size() > 0) fields->chunk_keys(unit.begin, unit.end, keys, seen);
   }
   store.prefetch(keys);
 }

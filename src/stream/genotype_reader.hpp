@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "vczstats/genotypes.hpp"
+#include "vczstats/variants.hpp"
 #include "vczstats/vcz.hpp"
 
 namespace vczstats::stream {
@@ -68,7 +69,9 @@ class GenotypeReader {
 
   /// Read-ahead hint for a remote store: the chunks of @p units, every sample block, in the
   /// order read() will want them (no-op for local stores). Call once before reading a plan.
-  void prefetch(std::span<const vcz::WorkUnit> units) const;
+  /// With @p fields, each unit's variant fields follow its genotypes (a unit needs both).
+  void prefetch(std::span<const vcz::WorkUnit> units,
+                const vcz::VariantReader* fields = nullptr) const;
 
   /// Bytes a gather buffer needs for any unit of at most @p max_rows rows.
   std::int64_t gathered_bytes(std::int64_t max_rows) const;

@@ -2,6 +2,8 @@
 
 #include "vczstats/variants.hpp"
 
+#include <algorithm>
+
 #include "vczstats/error.hpp"
 
 namespace vczstats::vcz {
@@ -36,6 +38,49 @@ VariantReader::VariantReader(const VczStore& store, bool with_alleles, bool with
   if (with_alleles) alleles_ = store.variant_array("variant_allele", 2, ElementKind::String);
   with_ids_ = with_ids;
   if (with_ids) ids_ = store.variant_array("variant_id", 1, ElementKind::String);
+}
+
+namespace {
+
+/// The keys of @p a's chunks holding rows [begin, end) (every chunk along its other dimensions).
+void append_row_chunks(const zarr::Array& a, std::int64_t begin, std::int64_t end,
+                       std::vector<std::string>& keys, std::unordered_set<std::string>& seen) {
+  if (end <= begin || a.ndim() == 0) return;
+  const std::int64_t rows = a.chunks()[0];
+  std::vector<std::int64_t> index(a.chunks().size(), 0);
+  std::int64_t inner = 1;  // chunks along the other dimensions
+  for (int d = 1; d < a.ndim(); ++d) inner *= std::max<std::int64_t>(a.num_chunks(d), 1);
+  for (std::int64_t c = begin / rows; c <= (end - 1) / rows; ++c) {
+    for (std::int64_t i = 0; i < inner; ++i) {
+      index[0] = c;
+      for (std::int64_t r = i, d = a.ndim() - 1; d >= 1; --d) {
+        const std::int64_t n = std::max<std::int64_t>(a.num_chunks(static_cast<int>(d)), 1);
+        index[static_cast<std::size_t>(d)] = r % n;
+        r /= n;
+      }
+      if (auto key = a.chunk_key(index); seen.insert(key).second) keys.push_back(std::move(key));
+    }
+  }
+}
+
+}  // namespace
+
+void VariantReader::chunk_keys(std::int64_t begin, std::int64_t end, std::vector<std::string>& keys,
+                               std::unordered_set<std::string>& seen) const {
+  append_row_chunks(position_, begin, end, keys, seen);
+  append_row_chunks(contig_, begin, end, keys, seen);
+  if (alleles_) append_row_chunks(*alleles_, begin, end, keys, seen);
+  if (ids_) append_row_chunks(*ids_, begin, end, keys, seen);
+}
+
+void VariantReader::prefetch(std::span<const WorkUnit> units) const {
+  const zarr::Store& store = position_.store();
+  if (!store.reads_ahead()) return;
+  std::vector<std::string> keys;
+  std::unordered_set<std::string> seen;
+  for (const auto& unit : units)
+    if (unit.size() > 0) chunk_keys(unit.begin, unit.end, keys, seen);
+  store.prefetch(keys);
 }
 
 VariantBlock VariantReader::read(std::int64_t begin, std::int64_t end) const {

@@ -162,9 +162,10 @@ VczStore VczStore::open(const std::string& path, const zarr::StoreOptions& optio
   VczStore s;
   s.path_ = path;
   s.store_ = zarr::open_store(path, options);
-  auto group = zarr::open_group(*s.store_);
-  s.zarr_format_ = group.zarr_format;
   if (s.store_->reads_ahead()) {
+    // Before the group is opened (a zip's documents are still in flight): the format from the
+    // root's documents, which a zip lists and a directory store has asked for already.
+    s.zarr_format_ = s.store_->contains("zarr.json") ? 3 : 2;
     // A remote store: ask for the metadata of the arrays opened below and by the readers all
     // at once, not one round trip (or three) per array as each is opened. Stores with
     // consolidated metadata, and zips, skip the documents they hold.
@@ -187,8 +188,12 @@ VczStore VczStore::open(const std::string& path, const zarr::StoreOptions& optio
     // answer in flight with the others).
     for (const char* name : {"sample_id", "contig_id", "contig_length", "filter_id"})
       keys.push_back(std::string(name) + (s.zarr_format_ == 3 ? "/c/0" : "/0"));
+    // region_index (2-D, one chunk): the plan of regions and the windows' data spans read it.
+    keys.push_back(s.zarr_format_ == 3 ? "region_index/c/0/0" : "region_index/0.0");
     s.store_->prefetch(keys);
   }
+  auto group = zarr::open_group(*s.store_);
+  s.zarr_format_ = group.zarr_format;
   s.attributes_ = group.attributes;
   if (auto it = s.attributes_.find("vcf_zarr_version");
       it != s.attributes_.end() && it->is_string())

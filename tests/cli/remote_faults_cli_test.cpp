@@ -4,6 +4,7 @@
 // bound its options give (--max-retries, --stall-timeout), with exit 1 and one error line naming
 // the URL, in bounded memory (an address-space limit, and peak RSS against a normal run's).
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -343,6 +344,61 @@ TEST(RemoteLatencyCli, ARemoteZipAsksForEachDocumentOnce) {
   for (const auto d : docs)
     EXPECT_LE(asked[d], 1) << "the document at " << d << " was fetched " << asked[d] << " times\n"
                            << server.requests();
+}
+
+TEST(RemoteLatencyCli, ADirectoryStoreStartsInFewRoundTrips) {
+  // A directory store without consolidated metadata, each answer 0.3 s late. Requests that wait
+  // on an earlier answer form rounds: opening the store (the root documents, then every array's
+  // documents and first chunks at once) and the pass (genotypes and variant fields hinted
+  // together): 3 rounds (26 with --max-requests 4). Before, the root documents took a round
+  // each (5), the windows' data spans read the positions one chunk per round until their
+  // read-ahead window grew, and the pass's first read of each variant field was a round of its
+  // own.
+  TempDir dir;
+  const fs::path www = dir / "www";
+  fs::create_directories(www);
+  run_ok(binary() + " simulate " + shell_quote((www / "d.vcz").string()) +
+         " --samples 20 --variants 20000 --variants-chunk-size 1000 --pops 2 --seed 11 "
+         "--pops-file " +
+         shell_quote((dir / "pops").string()) + " --no-progress");
+  fs::remove(www / "d.vcz" / ".zmetadata");
+  const double latency = 0.3;
+  FaultServer server(www, {"--latency", "0.3"});
+  ASSERT_TRUE(server.ok()) << server.log();
+  const std::string args = " -P " + shell_quote((dir / "pops").string()) +
+                           " --stats pi,tajima_d,fst_hudson --no-progress -t 2";
+  const auto want = run_ok(binary() + " stats " + shell_quote((www / "d.vcz").string()) + args);
+  const auto got = run(binary() + " stats " + server.url() + "/d.vcz" + args);
+  ASSERT_EQ(got.exit_code, 0) << got.err;
+  EXPECT_EQ(got.out, want);
+  // Answer times: a round starts with the first answer more than half a latency after the
+  // previous round's first.
+  std::vector<double> times;
+  std::map<std::string, int> asked;
+  std::istringstream log(server.requests());
+  for (std::string line; std::getline(log, line);) {
+    std::istringstream f(line);
+    std::string method, path, range, status;
+    double t = 0;
+    f >> method >> path >> range >> status >> t;
+    times.push_back(t);
+    ++asked[path];
+  }
+  std::sort(times.begin(), times.end());
+  int rounds = 0;
+  for (std::size_t i = 0, start = 0; i < times.size(); ++i)
+    if (i == 0 || times[i] > times[start] + latency / 2) {
+      ++rounds;
+      start = i;
+    }
+  EXPECT_LE(rounds, 5) << server.requests();
+  // The windows' data spans come from region_index: each position chunk is fetched once.
+  for (const auto& [path, n] : asked) {
+    if (path.find("/variant_position/") != std::string::npos &&
+        path.find("/.z") == std::string::npos) {
+      EXPECT_EQ(n, 1) << path;
+    }
+  }
 }
 
 }  // namespace

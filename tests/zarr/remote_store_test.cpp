@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <set>
+#include <sstream>
 
 #include "vczstats/error.hpp"
 #include "vczstats/zarr.hpp"
@@ -217,10 +219,19 @@ TEST(RemoteStore, ReadAheadSendsEachHintedKeyOnce) {
   const auto store = open_store(nginx.url() + "/v2", quick());
   std::vector<std::string> keys;
   for (const auto& e : local->list("")) keys.push_back(e.key);
+  // The root group's documents were asked for when the store opened (and are kept): wait for
+  // them, then every other key costs one request.
+  std::int64_t root_docs = 0;
+  for (const std::string doc : {".zgroup", ".zattrs"})
+    if (local->get(doc)) {
+      ++root_docs;
+      EXPECT_EQ(text(*store->get(doc)), text(*local->get(doc)));
+    }
   const auto before = store->io_stats().requests;
   store->prefetch(keys);
   for (const auto& k : keys) EXPECT_EQ(text(*store->get(k)), text(*local->get(k))) << k;
-  EXPECT_EQ(store->io_stats().requests - before, static_cast<std::int64_t>(keys.size()));
+  EXPECT_EQ(store->io_stats().requests - before,
+            static_cast<std::int64_t>(keys.size()) - root_docs);
   // Skipped hints do not hold the read-ahead: later reads still work.
   store->prefetch(keys);
   store->cancel_prefetch();
@@ -240,7 +251,8 @@ TEST(RemoteStore, ConsolidatedMetadataAnswersMetadataReads) {
   const auto store = open_store(nginx.url() + "/v2", quick());
   const auto local = open_store(fixtures() / "v2");
   const auto opened = store->io_stats().requests;
-  EXPECT_EQ(opened, 1);  // .zmetadata
+  // .zmetadata, with the root's other documents asked for beside it (one round trip)
+  EXPECT_LE(opened, 4);
   EXPECT_EQ(list_arrays(*store), list_arrays(*local));
   for (const auto& name : list_arrays(*local)) Array::open(store, name);
   EXPECT_EQ(store->io_stats().requests, opened);  // every document came from .zmetadata
@@ -274,7 +286,7 @@ with open(os.path.join(root, "zarr.json"), "w") as f:
   const auto store = open_store(nginx.url() + "/v3", quick());
   const auto local = open_store(fixtures() / "v3");
   const auto opened = store->io_stats().requests;
-  EXPECT_LE(opened, 2);  // .zmetadata (absent), zarr.json
+  EXPECT_LE(opened, 4);  // .zmetadata (absent), zarr.json, .zgroup, .zattrs: one round trip
   EXPECT_EQ(list_arrays(*store), list_arrays(*local));
   for (const auto& name : list_arrays(*local)) Array::open(store, name);
   EXPECT_EQ(store->io_stats().requests, opened);  // every document came from zarr.json
@@ -488,9 +500,14 @@ TEST(RemoteStoreFaults, PersistentErrorsAndRefusalsNameTheUrl) {
       EXPECT_NE(m.find(server.url() + "/v2/"), std::string::npos) << m;
       EXPECT_NE(m.find("HTTP 403 Forbidden: AccessDenied"), std::string::npos) << m;
     }
-    // One request: a refusal is not retried.
+    // A refusal is not retried: one request for each of the root's documents, asked for at once.
     const auto log = server.requests();
-    EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 1) << log;
+    std::map<std::string, int> asked;
+    std::istringstream lines(log);
+    for (std::string method, path, rest; lines >> method >> path && std::getline(lines, rest);)
+      ++asked[path];
+    EXPECT_LE(asked.size(), 4u) << log;
+    for (const auto& [path, n] : asked) EXPECT_EQ(n, 1) << path << "\n" << log;
   }
 }
 

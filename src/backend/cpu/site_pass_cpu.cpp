@@ -118,7 +118,8 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
   const vcz::ChunkPlan& plan = *spec.plan;
   const RunOptions& run = *spec.run;
   stream::GenotypeReader reader(*spec.store, *spec.samples, {spec.min_gq, spec.min_dp});
-  reader.prefetch(plan.units);  // remote stores: many requests in flight ahead of the readers
+  // Remote stores: many requests in flight ahead of the readers (genotypes and variant fields).
+  reader.prefetch(plan.units, spec.variants);
   const unsigned threads = run.threads ? run.threads : hardware_threads();
   const auto nunits = static_cast<std::int64_t>(plan.units.size());
   const auto nblocks = static_cast<std::int64_t>(reader.num_blocks());

@@ -151,7 +151,8 @@ class GpuSitePass {
         reader_(*spec.store, *spec.samples, {spec.min_gq, spec.min_dp}),
         seed_(hooks::gpu_seed_baseline()) {
     nunits_ = static_cast<std::int64_t>(plan_.units.size());
-    reader_.prefetch(plan_.units);  // remote stores: many requests in flight ahead of the readers
+    // Remote stores: many requests in flight ahead of the readers (genotypes and variant fields).
+    reader_.prefetch(plan_.units, spec_.variants);
     nblocks_ = static_cast<std::int64_t>(reader_.num_blocks());
     threads_ = run_.threads ? run_.threads : hardware_threads();
     const unsigned nstreams = seed_ ? 1 : run_.gpu_streams ? run_.gpu_streams : kDefaultStreams;

@@ -515,26 +515,33 @@ std::shared_ptr<const Store> with_consolidated_metadata(std::shared_ptr<const St
 
 /// A remote zip's metadata documents, read once and kept for the store's lifetime: a remote
 /// zip keeps no answer once it has been read, and arrays are opened more than once (the query,
-/// then each statistic), each time one round trip per document otherwise. A document whose read
-/// fails is not kept: its error comes when it is used, as without this cache.
+/// then each statistic), each time one round trip per document otherwise. Each is kept when
+/// first read (not waited for here, so that what the caller hints next travels with them); a
+/// document whose read fails is not kept: its error comes each time it is used, as without this
+/// cache.
 class MetadataKeepingStore final : public Store {
  public:
   MetadataKeepingStore(std::shared_ptr<const Store> inner, std::span<const std::string> keys)
-      : inner_(std::move(inner)) {
-    for (const auto& k : keys) {
-      try {
-        if (auto b = inner_->get(k)) docs_.emplace(k, std::move(*b));
-      } catch (const Error&) {
-        // reported by get() when an array needs it
-      }
-    }
-  }
+      : inner_(std::move(inner)), keep_(keys.begin(), keys.end()) {}
   std::optional<Bytes> get(std::string_view key) const override {
-    if (auto it = docs_.find(key); it != docs_.end()) return it->second;
-    return inner_->get(key);
+    if (!keep_.contains(key)) return inner_->get(key);
+    {
+      std::lock_guard lock(mutex_);
+      if (auto it = docs_.find(key); it != docs_.end()) return it->second;
+    }
+    auto b = inner_->get(key);
+    if (b) {
+      std::lock_guard lock(mutex_);
+      docs_.emplace(std::string(key), *b);
+    }
+    return b;
   }
   bool contains(std::string_view key) const override {
-    return docs_.find(key) != docs_.end() || inner_->contains(key);
+    {
+      std::lock_guard lock(mutex_);
+      if (docs_.find(key) != docs_.end()) return true;
+    }
+    return inner_->contains(key);
   }
   std::vector<StoreEntry> list(std::string_view prefix) const override {
     return inner_->list(prefix);
@@ -545,8 +552,11 @@ class MetadataKeepingStore final : public Store {
   const std::string& path() const override { return inner_->path(); }
   void prefetch(std::span<const std::string> keys) const override {
     std::vector<std::string> rest;
-    for (const auto& k : keys)
-      if (docs_.find(k) == docs_.end()) rest.push_back(k);
+    {
+      std::lock_guard lock(mutex_);
+      for (const auto& k : keys)
+        if (docs_.find(k) == docs_.end()) rest.push_back(k);
+    }
     if (!rest.empty()) inner_->prefetch(rest);
   }
   void cancel_prefetch() const override { inner_->cancel_prefetch(); }
@@ -555,7 +565,9 @@ class MetadataKeepingStore final : public Store {
 
  private:
   std::shared_ptr<const Store> inner_;
-  std::map<std::string, Bytes, std::less<>> docs_;
+  std::set<std::string, std::less<>> keep_;  // the documents kept once read
+  mutable std::mutex mutex_;
+  mutable std::map<std::string, Bytes, std::less<>> docs_;
 };
 
 /// A zip's directory names its metadata documents: without consolidated metadata, ask for
@@ -571,13 +583,22 @@ std::shared_ptr<const Store> prefetch_zip_metadata(std::shared_ptr<const Store> 
   return std::make_shared<const MetadataKeepingStore>(std::move(zip), keys);
 }
 
+/// A directory-style store: the documents with_consolidated_metadata and open_group look for
+/// (consolidated metadata, then the root group's documents of either format) asked for at once,
+/// one round trip instead of one each in series (0.4 s of a run at 100 ms per answer).
+std::shared_ptr<const Store> prefetch_root_documents(std::shared_ptr<const Store> store) {
+  const std::string keys[] = {".zmetadata", "zarr.json", ".zgroup", ".zattrs"};
+  store->prefetch(keys);
+  return store;
+}
+
 /// Bytes fetched from the end of a remote zip first: its end records (with the largest comment
 /// allowed) and, for small stores, the central directory; a larger directory takes one more.
 constexpr std::uint64_t kZipTail = 65 * 1024 + 512;
 
 HttpClientOptions client_options(const StoreOptions& o) {
   HttpClientOptions c;
-  c.max_requests = o.max_requests ? o.max_requests : 128;
+  c.max_requests = o.max_requests ? o.max_requests : 256;
   c.max_retries = std::max(0, o.max_retries);
   c.stall_seconds = o.stall_seconds;
   c.connect_seconds = o.connect_seconds;
@@ -627,7 +648,8 @@ std::shared_ptr<const Store> open_remote_store(const std::string& url, const Sto
       spec.base = u.scheme + "://" + u.authority + "/" + key_path + (key_path.empty() ? "" : "/");
       if (!u.query.empty()) spec.query = "?" + u.query;
       spec.listing = Listing::Html;
-      store = std::make_shared<const ObjectStore>(std::move(spec), client, cache, o);
+      store = prefetch_root_documents(
+          std::make_shared<const ObjectStore>(std::move(spec), client, cache, o));
     }
   } else if (u.scheme == "s3" || u.scheme == "gs") {
     if (!u.query.empty())
@@ -665,7 +687,8 @@ std::shared_ptr<const Store> open_remote_store(const std::string& url, const Sto
       spec.base = s3_object_url(s, bucket, uri_encode(spec.prefix, true));
       spec.bucket_url = s3_object_url(s, bucket, "");
       spec.listing = Listing::S3;
-      store = std::make_shared<const ObjectStore>(std::move(spec), client, cache, o);
+      store = prefetch_root_documents(
+          std::make_shared<const ObjectStore>(std::move(spec), client, cache, o));
     }
   } else {
     throw UsageError(
