@@ -251,7 +251,8 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
     u.unit = &q.plan.units[static_cast<std::size_t>(out.index)];
     if (count_filter) {
       dispatch::total_counts(out.counts, layout, u.unit->size(), total);
-      count_filter->decide(*u.unit, total, layout.alleles, keep);
+      count_filter->decide(*u.unit, total, layout.alleles, keep,
+                           run.threads ? run.threads : hardware_threads());
       kept_unit = *u.unit;
       if (kept_unit.mask.empty()) kept_unit.mask.assign(keep.size(), 1);
       bool any = false, all = true;

@@ -25,11 +25,15 @@ class CountFilter {
  public:
   explicit CountFilter(const Query& q);
   /// keep[r] for the rows of @p unit: selected and passing. @p counts: rows × (alleles +
-  /// CountsLayout::kExtra), the counts of every selected sample.
+  /// CountsLayout::kExtra), the counts of every selected sample. With @p threads > 1, blocks of
+  /// rows are decided on up to that many threads of the shared pool (the exact HWE test of
+  /// 10^4 samples costs microseconds a site: a GPU pass's consumer would wait on it).
   void decide(const vcz::WorkUnit& unit, std::span<const std::int32_t> counts, int alleles,
-              std::vector<std::uint8_t>& keep);
+              std::vector<std::uint8_t>& keep, unsigned threads = 1);
 
  private:
+  void decide_rows(const vcz::WorkUnit& unit, std::span<const std::int32_t> counts, int alleles,
+                   std::int64_t begin, std::int64_t end, std::vector<std::uint8_t>& keep);
   const VariantFilterOptions& f_;
   const SiteExpression* expression_;
   std::optional<stats::SiteFieldReader> fields_;

@@ -14,6 +14,7 @@
 #include "vczstats/compute.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/filters.hpp"
+#include "vczstats/thread_pool.hpp"
 
 namespace vczstats {
 namespace dispatch {
@@ -24,13 +25,29 @@ CountFilter::CountFilter(const Query& q)
 }
 
 void CountFilter::decide(const vcz::WorkUnit& unit, std::span<const std::int32_t> counts,
-                         int alleles, std::vector<std::uint8_t>& keep) {
+                         int alleles, std::vector<std::uint8_t>& keep, unsigned threads) {
   const std::int64_t rows = unit.size();
-  const int a = alleles;
-  const std::int64_t width = a + stats::CountsLayout::kExtra;
   keep.assign(static_cast<std::size_t>(rows), 0);
   if (fields_) fields_->read(unit.begin, unit.end);
-  for (std::int64_t r = 0; r < rows; ++r) {
+  // Rows are independent; an expression's fields are read through one buffer (SiteFieldReader::
+  // site), so with an expression of fields they are decided on this thread alone.
+  constexpr std::int64_t kBlock = 128;
+  const std::int64_t blocks = (rows + kBlock - 1) / kBlock;
+  auto block = [&](std::int64_t b) {
+    decide_rows(unit, counts, alleles, b * kBlock, std::min(rows, (b + 1) * kBlock), keep);
+  };
+  if (threads > 1 && blocks > 1 && !fields_)
+    ThreadPool::shared().run_claimed(threads, blocks, block);
+  else
+    for (std::int64_t b = 0; b < blocks; ++b) block(b);
+}
+
+void CountFilter::decide_rows(const vcz::WorkUnit& unit, std::span<const std::int32_t> counts,
+                              int alleles, std::int64_t begin, std::int64_t end,
+                              std::vector<std::uint8_t>& keep) {
+  const int a = alleles;
+  const std::int64_t width = a + stats::CountsLayout::kExtra;
+  for (std::int64_t r = begin; r < end; ++r) {
     if (!unit.mask.empty() && !unit.mask[static_cast<std::size_t>(r)]) continue;
     const std::int32_t* c = counts.data() + r * width;
     const std::int64_t hom_ref = c[a + stats::kHomRef], het_ref = c[a + stats::kHetRef],
