@@ -25,7 +25,9 @@ struct ComputeHooks {
 /// @brief Read the query's plan once (one decode of the genotypes for all @p statistics),
 /// run the heavy passes they need on the device run.device selects, and feed each statistic in
 /// plan order. The statistics must have been begun (Statistic::begin) if the plan is a
-/// partition; finish() them afterwards. Results do not depend on threads, device or chunking.
+/// partition; finish() them afterwards. Results do not depend on threads, device or how the
+/// plan's work units are shared out (partitions, MPI ranks); sums kept per unit in double
+/// (StagedSum) can differ in their last digits when the units themselves are cut differently.
 /// A query whose count filters are pending is run with them applied inside this pass when
 /// fuses_count_filters() says so (the same results as apply_count_filters first); any other
 /// query with pending count filters is refused.
