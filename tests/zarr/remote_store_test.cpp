@@ -255,7 +255,9 @@ TEST(RemoteStore, ConsolidatedMetadataAnswersMetadataReads) {
   EXPECT_LE(opened, 4);
   EXPECT_EQ(list_arrays(*store), list_arrays(*local));
   for (const auto& name : list_arrays(*local)) Array::open(store, name);
-  EXPECT_EQ(store->io_stats().requests, opened);  // every document came from .zmetadata
+  // Every document came from .zmetadata: no request beyond the root's four (requests count when
+  // they complete, and the root's other documents may complete after the open returned).
+  EXPECT_LE(store->io_stats().requests, 4);
   vcztest::zarr::check_fixture_store("v2", store);
 }
 
@@ -289,7 +291,9 @@ with open(os.path.join(root, "zarr.json"), "w") as f:
   EXPECT_LE(opened, 4);  // .zmetadata (absent), zarr.json, .zgroup, .zattrs: one round trip
   EXPECT_EQ(list_arrays(*store), list_arrays(*local));
   for (const auto& name : list_arrays(*local)) Array::open(store, name);
-  EXPECT_EQ(store->io_stats().requests, opened);  // every document came from zarr.json
+  // Every document came from zarr.json: no request beyond the root's four (counted as they
+  // complete, possibly after the open returned).
+  EXPECT_LE(store->io_stats().requests, 4);
   vcztest::zarr::check_fixture_store("v3", store);
 }
 
