@@ -2,8 +2,8 @@
 /// @file testing.hpp
 /// @brief Test and benchmark hooks. Not part of the stable API, and not installed: for the
 /// project's tests, its benchmarks and the CLI's hidden options (--max-unit-variants,
-/// --gpu-seed-baseline, --pinned-hostalloc, --two-pass-filters). Results never depend on them; only how the work
-/// is cut and run does.
+/// --gpu-seed-baseline, --pinned-hostalloc, --two-pass-filters). Results never depend on them; only
+/// how the work is cut and run does.
 
 #include <cstdint>
 

@@ -159,8 +159,8 @@ TEST(CudaStatsCli, GenotypeMasksAreTheSameOnGpuAndCpu) {
   const std::string q = vcztest::shell_quote(store) + " ";
   const std::string s = q + "-P " + vcztest::shell_quote(pops) + " ";
   int compared = 0;
-  for (const char* masks : {"--min-gq 20", "--min-dp 8 --maf 0.05",
-                                  "-i 'FMT/GQ>=20 && FMT/DP>=8'", "-e 'FMT/GQ<30 || N_ALT>1'"}) {
+  for (const char* masks : {"--min-gq 20", "--min-dp 8 --maf 0.05", "-i 'FMT/GQ>=20 && FMT/DP>=8'",
+                            "-e 'FMT/GQ<30 || N_ALT>1'"}) {
     for (const std::string& c : std::vector<std::string>{
              "freq " + s, "missing " + q, "hardy " + q,
              "stats " + s + "--window-size 2000 --stats pi,theta_w,tajima_d,dxy,fst_hudson",

@@ -1,10 +1,10 @@
 // Count filters (--maf, --geno, --hwe, -i of the counts, ...) applied inside the run's own pass
 // (compute()'s fused path, for statistics that need only per-site counts) give byte for byte the
 // output of the counting pass first (apply_count_filters, forced here by the hidden test
-// option --two-pass-filters, hooks::set_two_pass_count_filters): every site and window command, windows
-// over the data (whose spans are those of the kept sites), regions, small units, the warning of
-// filters that keep nothing. The two-pass path itself equals statistics of the store that
-// bcftools filtered (filters_reference_test.cpp); the windowed `stats` of the fused path is
+// option --two-pass-filters, hooks::set_two_pass_count_filters): every site and window command,
+// windows over the data (whose spans are those of the kept sites), regions, small units, the
+// warning of filters that keep nothing. The two-pass path itself equals statistics of the store
+// that bcftools filtered (filters_reference_test.cpp); the windowed `stats` of the fused path is
 // checked against such a store here too.
 
 #include <gtest/gtest.h>
