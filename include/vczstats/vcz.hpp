@@ -161,6 +161,16 @@ class VczStore {
   /// @p ignore_missing, and when nothing is selected.
   SampleSelection select_samples(const StringTable& names, bool ignore_missing = false) const;
 
+  /// @brief One row of region_index (bio2zarr's layout): the records of one contig in one
+  /// variant chunk. records is -1 in an index of five columns.
+  struct RegionIndexRow {
+    std::int64_t chunk, contig, first, last, max_end, records;
+  };
+  /// @brief The rows of region_index, or none when the store has no usable one: not a 2-D
+  /// integer array of 5 to 64 columns, or far longer than one row per chunk and contig (it only
+  /// saves reads: a few bytes of metadata must not make us read gigabytes). Reads the array.
+  std::vector<RegionIndexRow> region_index() const;
+
   /// @brief The chunk plan for the whole store (@p regions empty) or for regions. Units never
   /// span two variant chunks and hold at most @p max_unit_variants variants (0: a whole chunk).
   /// Contigs named in regions but absent from the store are reported through @p missing_contigs.

@@ -329,37 +329,31 @@ struct ChunkSpan {
   std::int64_t contig, first, last;
 };
 
-/// The rows of @p store's region_index by variant chunk (of variant_position), keeping only the
-/// chunks whose rows account for each of their records (a count per row, summing to the chunk's
-/// length) and name contigs of the store; empty without a usable index. Rows: chunk, contig,
-/// first POS, last POS, max END, records (bio2zarr's layout; the plan reads it too).
+/// The rows of @p store's region_index (VczStore::region_index) by variant chunk of
+/// variant_position, keeping only the chunks whose rows account for each of their records (a
+/// count per row, summing to the chunk's length) and name contigs of the store; empty without a
+/// usable index.
 std::vector<std::vector<ChunkSpan>> region_index_spans(const vcz::VczStore& store) {
-  const auto ri = store.array("region_index");
   const auto pos = store.array("variant_position");
-  if (!ri || !pos || ri->ndim() != 2 || ri->shape()[1] < 6 || ri->shape()[1] > 64 ||
-      (ri->dtype().kind != zarr::DataKind::Int && ri->dtype().kind != zarr::DataKind::UInt))
-    return {};
+  if (!pos) return {};
+  const auto rows = store.region_index();
+  if (rows.empty()) return {};
   const std::int64_t csize = pos->chunks()[0], nchunks = pos->num_chunks(0);
   const std::int64_t nvar = store.num_variants();
-  // An index far longer than one row per chunk and contig is not used (it only saves reads).
-  if (ri->shape()[0] > 4 * (nchunks + static_cast<std::int64_t>(store.contig_ids().size())) + 4096)
-    return {};
-  const auto rows = ri->read_all_as<std::int64_t>();
-  const auto ncol = static_cast<std::size_t>(ri->shape()[1]);
   std::vector<std::vector<ChunkSpan>> by_chunk(static_cast<std::size_t>(nchunks));
   std::vector<std::int64_t> records(static_cast<std::size_t>(nchunks), 0);
   const auto ncontigs = static_cast<std::int64_t>(store.contig_ids().size());
   std::vector<std::uint8_t> bad(static_cast<std::size_t>(nchunks), 0);
-  for (std::size_t row = 0; row + ncol <= rows.size(); row += ncol) {
-    const std::int64_t chunk = rows[row], contig = rows[row + 1], n = rows[row + 5];
-    if (chunk < 0 || chunk >= nchunks) continue;
-    const auto c = static_cast<std::size_t>(chunk);
-    if (contig < 0 || contig >= ncontigs || rows[row + 2] > rows[row + 3] || n <= 0 || n > csize) {
+  for (const auto& row : rows) {
+    if (row.chunk < 0 || row.chunk >= nchunks) continue;
+    const auto c = static_cast<std::size_t>(row.chunk);
+    if (row.contig < 0 || row.contig >= ncontigs || row.first > row.last || row.records <= 0 ||
+        row.records > csize) {
       bad[c] = 1;
       continue;
     }
-    by_chunk[c].push_back({contig, rows[row + 2], rows[row + 3]});
-    records[c] += n;
+    by_chunk[c].push_back({row.contig, row.first, row.last});
+    records[c] += row.records;
   }
   for (std::int64_t c = 0; c < nchunks; ++c) {
     const auto i = static_cast<std::size_t>(c);

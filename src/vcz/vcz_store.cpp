@@ -406,6 +406,22 @@ void add_units(ChunkPlan& plan, std::int64_t chunk, std::int64_t begin, std::int
 
 }  // namespace
 
+std::vector<VczStore::RegionIndexRow> VczStore::region_index() const {
+  const std::int64_t most_rows =
+      4 * (positions_.num_chunks(0) + static_cast<std::int64_t>(contig_ids_.size())) + 4096;
+  const auto ri = array("region_index");
+  if (!ri || ri->ndim() != 2 || ri->shape()[1] < 5 || ri->shape()[1] > 64 ||
+      ri->shape()[0] > most_rows || !is_kind(*ri, ElementKind::Integer))
+    return {};
+  const auto values = ri->read_all_as<std::int64_t>();
+  const auto ncol = static_cast<std::size_t>(ri->shape()[1]);
+  std::vector<RegionIndexRow> rows;
+  for (std::size_t r = 0; r + ncol <= values.size(); r += ncol)
+    rows.push_back({values[r], values[r + 1], values[r + 2], values[r + 3], values[r + 4],
+                    ncol > 5 ? values[r + 5] : -1});
+  return rows;
+}
+
 ChunkPlan VczStore::plan(const std::vector<Region>& regions, RegionOverlap overlap,
                          std::int64_t max_unit_variants,
                          std::vector<std::string>* missing_contigs) const {
@@ -438,36 +454,19 @@ ChunkPlan VczStore::plan(const std::vector<Region>& regions, RegionOverlap overl
   for (auto& [c, iv] : by_contig) iv.normalise();
   if (by_contig.empty()) return plan;
 
-  // Candidate chunks: from region_index when present (no genotype-sized reads), else all.
+  // Candidate chunks: from region_index when present (no genotype-sized reads), else all. The
+  // index is written for the variant chunking of the store, which equals call_genotype's in
+  // bio2zarr stores; it is used only when that holds.
   std::vector<std::uint8_t> candidate(static_cast<std::size_t>(nchunks), 0);
-  bool have_index = false;
-  // region_index rows: one per (variant chunk, contig) that holds records. An index that is not
-  // integers or far longer than that is not used (it only saves reads): a few bytes of metadata
-  // must not make us read gigabytes.
-  const std::int64_t most_rows =
-      4 * (nchunks + static_cast<std::int64_t>(contig_ids_.size())) + 4096;
-  if (auto ri = array("region_index"); ri && ri->ndim() == 2 && ri->shape()[1] >= 5 &&
-                                       ri->shape()[1] <= 64 && ri->shape()[0] <= most_rows &&
-                                       is_kind(*ri, ElementKind::Integer)) {
-    auto rows = ri->read_all_as<std::int64_t>();
-    const std::int64_t ncol = ri->shape()[1];
-    // region_index rows: chunk, contig, first POS, last POS, max END, records. It is written
-    // for the variant chunking of the store, which equals call_genotype's in bio2zarr stores;
-    // use it only when that holds.
-    if (positions_.chunks()[0] == csize) {
-      have_index = true;
-      for (std::size_t row = 0; row + static_cast<std::size_t>(ncol) <= rows.size();
-           row += static_cast<std::size_t>(ncol)) {
-        const std::int64_t chunk = rows[row], contig = rows[row + 1];
-        const std::int64_t first = rows[row + 2], max_end = rows[row + 4];
-        auto it = by_contig.find(contig);
-        if (it == by_contig.end() || chunk < 0 || chunk >= nchunks) continue;
-        const std::int64_t hi = overlap == RegionOverlap::Pos ? rows[row + 3] : max_end;
-        if (it->second.overlaps(first, hi)) candidate[static_cast<std::size_t>(chunk)] = 1;
-      }
-    }
+  std::vector<RegionIndexRow> index;
+  if (positions_.chunks()[0] == csize) index = region_index();
+  for (const RegionIndexRow& row : index) {
+    auto it = by_contig.find(row.contig);
+    if (it == by_contig.end() || row.chunk < 0 || row.chunk >= nchunks) continue;
+    const std::int64_t hi = overlap == RegionOverlap::Pos ? row.last : row.max_end;
+    if (it->second.overlaps(row.first, hi)) candidate[static_cast<std::size_t>(row.chunk)] = 1;
   }
-  if (!have_index) std::fill(candidate.begin(), candidate.end(), std::uint8_t{1});
+  if (index.empty()) std::fill(candidate.begin(), candidate.end(), std::uint8_t{1});
 
   auto contig_arr = variant_array("variant_contig", 1, ElementKind::Integer);
   auto len_arr = overlap == RegionOverlap::Record
