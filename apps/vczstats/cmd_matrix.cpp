@@ -77,8 +77,7 @@ Query matrix_query(const MatrixCliOptions& o) {
     run.device = parse_device("cpu");
     const std::size_t warned = q.warnings.size();
     (void)prepare_count_filters(q, {}, run);
-    for (std::size_t i = warned; i < q.warnings.size() && primary_process(); ++i)
-      fmt::print(stderr, "vczstats: warning: {}\n", q.warnings[i]);
+    print_warnings(q, warned);
     extract_variants(q, o.extract);
   }
   return q;

@@ -322,9 +322,14 @@ QueryOptions query_options(const CommonOptions& o) {
 Query build_query(const QueryOptions& o, const CommonOptions& c) {
   Query q = hooks::make_query(o, c.max_unit_variants);
   g_query_store = q.store.store_ptr();
-  if (primary_process())  // once, not once per MPI rank
-    for (const auto& w : q.warnings) fmt::print(stderr, "vczstats: warning: {}\n", w);
+  print_warnings(q);
   return q;
+}
+
+void print_warnings(const Query& q, std::size_t from) {
+  if (!primary_process()) return;
+  for (std::size_t i = from; i < q.warnings.size(); ++i)
+    fmt::print(stderr, "vczstats: warning: {}\n", q.warnings[i]);
 }
 
 namespace {

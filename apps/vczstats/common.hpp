@@ -90,6 +90,9 @@ QueryOptions query_options(const CommonOptions& o);
 /// applied, in the run's pass or by a counting pass first (prepare_count_filters in
 /// vczstats/compute.hpp decides).
 Query build_query(const QueryOptions& o, const CommonOptions& c);
+/// @brief Print the query's warnings from the @p from-th on (on the writing process only: once,
+/// not once per MPI rank).
+void print_warnings(const Query& q, std::size_t from = 0);
 
 RunOptions run_options(const CommonOptions& o);
 

@@ -13,9 +13,7 @@ StatisticRun::StatisticRun(const CommonOptions& o, Query& q, StatisticMaker make
       warned_(q.warnings.size()),
       runner_(q, std::move(make), run_options(o),
               RunnerRanks{mpi_ranks(), o.device.find(':') != std::string::npos}) {
-  if (primary_process())
-    for (std::size_t i = warned_; i < q.warnings.size(); ++i)
-      fmt::print(stderr, "vczstats: warning: {}\n", q.warnings[i]);
+  print_warnings(q, warned_);
 }
 
 bool StatisticRun::compute(const RowStream& rows) {
