@@ -207,14 +207,21 @@ std::vector<std::pair<std::int64_t, std::int64_t>> filtered_data_spans(const Que
   std::vector<std::uint8_t> front(keys, 0), back(keys, 0);  // found
   for (std::size_t k = 0; k < keys; ++k) hi[k] = units_of[k].size();
   std::map<std::int64_t, std::vector<std::uint8_t>> kept;  // counted units: rows that pass
-  auto add = [&](std::size_t k, std::int64_t u) {          // the passing rows of group k in unit u
-    groups_of(q.plan.units[static_cast<std::size_t>(u)], key, pos);
+  // Counted units' groups and positions, read once however many groups they hold.
+  std::map<std::int64_t, std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> rows_of;
+  auto add = [&](std::size_t k, std::int64_t u) {  // the passing rows of group k in unit u
+    auto it = rows_of.find(u);
+    if (it == rows_of.end()) {
+      it = rows_of.try_emplace(u).first;
+      groups_of(q.plan.units[static_cast<std::size_t>(u)], it->second.first, it->second.second);
+    }
+    const auto& [unit_key, unit_pos] = it->second;
     const auto& keep = kept.at(u);
     bool any = false;
-    for (std::size_t i = 0; i < key.size(); ++i)
-      if (key[i] == static_cast<std::int64_t>(k) && keep[i]) {
-        spans[k].first = std::min(spans[k].first, pos[i]);
-        spans[k].second = std::max(spans[k].second, pos[i]);
+    for (std::size_t i = 0; i < unit_key.size(); ++i)
+      if (unit_key[i] == static_cast<std::int64_t>(k) && keep[i]) {
+        spans[k].first = std::min(spans[k].first, unit_pos[i]);
+        spans[k].second = std::max(spans[k].second, unit_pos[i]);
         any = true;
       }
     return any;
