@@ -129,6 +129,74 @@ bool hwe_surely_at_least(std::int64_t het, std::int64_t hom1, std::int64_t hom2,
   return observed * (midp ? 0.5 : 1.0) / total >= at_least * (1 + 1e-9);
 }
 
+/// Whether hwe_exact_p(het, hom1, hom2, midp) is surely below @p below (false: not sure), in
+/// O(log n) operations, for the sites far out in a tail (a Wahlund deficit of heterozygotes puts
+/// many there). Terms are relative to the mode's, from log-factorials (lgamma). The observed
+/// side's terms from het outwards are at most a geometric series (the step ratios fall away from
+/// the mode). On the other side, a binary search finds the last count surely more likely than
+/// het: the terms that count (no more likely than het's) lie beyond it, at most het's term times
+/// a geometric series of the next step's ratio. The distribution is log-concave (the step ratios
+/// fall for every count), so between the mode and any count its terms are at least the geometric
+/// interpolation of theirs: that bounds the total from below. The margins cover lgamma's rounding
+/// up to 10^7 samples (beyond: not sure).
+bool hwe_surely_below(std::int64_t het, std::int64_t hom1, std::int64_t hom2, double below) {
+  const std::int64_t n = het + hom1 + hom2;
+  if (n <= 0 || n > 10'000'000) return false;
+  const std::int64_t rare = 2 * std::min(hom1, hom2) + het;
+  std::int64_t mode = rare * (2 * n - rare) / (2 * n);  // as hwe_exact_p
+  if ((mode & 1) != (rare & 1)) ++mode;
+  if (het == mode) return false;
+  const auto log_term = [&](std::int64_t h) {  // log P(h) less a constant
+    const std::int64_t rh = (rare - h) / 2, ch = n - h - rh;
+    return static_cast<double>(h) * std::log(2.0) - std::lgamma(static_cast<double>(h + 1)) -
+           std::lgamma(static_cast<double>(rh + 1)) - std::lgamma(static_cast<double>(ch + 1));
+  };
+  // The step ratio from h one count further from the mode (0: no further count).
+  const auto ratio_out = [&](std::int64_t h) {
+    const double rh = static_cast<double>((rare - h) / 2), ch = static_cast<double>(n - h) - rh,
+                 x = static_cast<double>(h);
+    if (h < mode) return h >= 2 ? x * (x - 1) / (4.0 * (rh + 1) * (ch + 1)) : 0.0;
+    return h <= rare - 2 ? 4.0 * rh * ch / ((x + 2) * (x + 1)) : 0.0;
+  };
+  const double log_mode = log_term(mode), log_observed = log_term(het) - log_mode;
+  const double observed = std::exp(log_observed), r = ratio_out(het);
+  if (!(r < 1)) return false;
+  // The other side: counts mode + step * k, k = 0 .. last; k = 0 (the mode) is at least as
+  // likely as het. Find the last k surely more likely than het (by far more than the rounding).
+  const std::int64_t step = het < mode ? 2 : -2;
+  const std::int64_t last = het < mode ? (rare - mode) / 2 : mode / 2;
+  const double margin = 1e-6;
+  std::int64_t lo = 0, hi = last;  // log_term(lo) surely above; find the largest such k
+  if (!(0 > log_observed + margin)) hi = lo = -1;  // not even the mode
+  while (lo >= 0 && lo < hi) {
+    const std::int64_t mid = lo + (hi - lo + 1) / 2;
+    if (log_term(mode + step * mid) - log_mode > log_observed + margin)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  double other;  // the other side's terms no more likely than het's, over het's term
+  if (lo < 0) {
+    other = static_cast<double>(last + 1);  // every term at most het's
+  } else if (lo == last) {
+    other = 0;  // none
+  } else {
+    const double r0 = ratio_out(mode + step * (lo + 1));
+    other = r0 < 1 ? 1 / (1 - r0) : static_cast<double>(last - lo);
+  }
+  // The total over the mode's term: the mode, then k = 1 .. K steps towards het (het's term at
+  // K) and k = 1 .. lo the other way (above het's there), each term at least observed^(k / K).
+  const auto interpolated = [&](std::int64_t steps) {  // sum of q^k, k = 1 .. steps
+    if (steps <= 0) return 0.0;
+    const double q = std::exp(log_observed / static_cast<double>(steps));
+    return q < 1 ? q * (1 - std::pow(q, static_cast<double>(steps))) / (1 - q) : 0.0;
+  };
+  const double total =
+      1 + interpolated((het < mode ? mode - het : het - mode) / 2) + interpolated(lo);
+  return observed * (1 / (1 - r) + other * (1 + 1e-7)) * (1 + margin) <
+         below * total * (1 - margin);
+}
+
 }  // namespace
 
 bool passes_count_filters(const VariantFilterOptions& f, const std::int32_t* allele_counts,
@@ -152,9 +220,13 @@ bool passes_count_filters(const VariantFilterOptions& f, const std::int32_t* all
   if (f.geno && genotypes > 0 &&
       static_cast<double>(missing) > *f.geno * (1 + kEpsilon) * static_cast<double>(genotypes))
     return false;
-  if (f.hwe && !hwe_surely_at_least(het_ref, hom_ref, hom_other, f.hwe_midp, *f.hwe) &&
-      hwe_exact_p(het_ref, hom_ref, hom_other, f.hwe_midp) < *f.hwe * (1 - kEpsilon))
-    return false;
+  if (f.hwe) {
+    const double below = *f.hwe * (1 - kEpsilon);
+    if (hwe_surely_below(het_ref, hom_ref, hom_other, below)) return false;
+    if (!hwe_surely_at_least(het_ref, hom_ref, hom_other, f.hwe_midp, *f.hwe) &&
+        hwe_exact_p(het_ref, hom_ref, hom_other, f.hwe_midp) < below)
+      return false;
+  }
   return true;
 }
 

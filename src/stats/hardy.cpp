@@ -18,7 +18,10 @@ double hwe_exact_p(std::int64_t het, std::int64_t hom1, std::int64_t hom2, bool 
   // Heterozygote counts share the parity of `rare`; start at the mode.
   std::int64_t mode = rare * (2 * n - rare) / (2 * n);
   if ((mode & 1) != (rare & 1)) ++mode;
-  std::vector<double> p(static_cast<std::size_t>(rare + 1), 0.0);
+  // Only the counts of rare's parity are written and read (the others have probability 0), so the
+  // buffer is reused between calls without clearing: no allocation per site.
+  thread_local std::vector<double> p;
+  if (p.size() < static_cast<std::size_t>(rare + 1)) p.resize(static_cast<std::size_t>(rare + 1));
   p[static_cast<std::size_t>(mode)] = 1.0;
   double total = 1.0;
   {  // fewer heterozygotes: each step turns two hets into one rare and one common homozygote
@@ -47,8 +50,8 @@ double hwe_exact_p(std::int64_t het, std::int64_t hom1, std::int64_t hom2, bool 
   }
   const double observed = p[static_cast<std::size_t>(het)] * (1.0 + 1e-7);
   double sum = 0;
-  for (double q : p)
-    if (q <= observed) sum += q;
+  for (std::int64_t h = rare & 1; h <= rare; h += 2)  // ascending, as the sum always was
+    if (p[static_cast<std::size_t>(h)] <= observed) sum += p[static_cast<std::size_t>(h)];
   if (midp) sum -= 0.5 * p[static_cast<std::size_t>(het)];
   return std::min(1.0, sum / total);
 }
