@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <future>
 #include <memory>
 #include <optional>
 
@@ -25,6 +26,7 @@
 #include "vczstats/testing.hpp"
 #include "vczstats/thread_pool.hpp"
 #include "vczstats/variants.hpp"
+#include "vczstats/zarr.hpp"
 
 namespace vczstats {
 
@@ -211,13 +213,24 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   vcz::WorkUnit kept_unit;
   std::int64_t kept_units = 0, kept_variants = 0;
   RunOptions pass_run = run;
+  // The windows' data spans of the kept sites are found on another thread while the pass starts
+  // (a GPU's context, the first reads): the statistics need them from their first unit on, so
+  // the first delivery waits for them. A remote store finds them first, so that their reads do
+  // not take the chunks the pass has asked for ahead (see PassNeeds::data_spans).
+  std::future<std::vector<std::pair<std::int64_t, std::int64_t>>> spans;
+  auto take_spans = [&] {
+    if (spans.valid()) (void)detail::set_count_filtered_data_spans(q, spans.get());
+  };
   if (fused) {
     count_filter.emplace(q);
     PassNeeds own;
     for (const Statistic* s : statistics) own = own | s->needs();
     if (dispatch::uses_data_spans(q) && (own.positions || own.alleles || own.ancestral) &&
-        !q.data_span_cache->computed)
-      (void)detail::set_count_filtered_data_spans(q, dispatch::filtered_data_spans(q, run));
+        !q.data_span_cache->computed) {
+      spans = std::async(std::launch::async,
+                         [&q, &run] { return dispatch::filtered_data_spans(q, run); });
+      if (zarr::is_remote_url(q.store.path())) take_spans();
+    }
     if (run.progress)
       pass_run.progress = [&](std::int64_t done, std::int64_t units, std::int64_t) {
         run.progress(done, units, kept_variants);
@@ -246,6 +259,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   std::vector<int> anc;
   std::unique_ptr<dispatch::PairPasses> pairs;  // variant-pair family (set below)
   auto deliver = [&](const backend::UnitOutput& out) {
+    take_spans();
     UnitData u;
     u.index = out.index;
     u.unit = &q.plan.units[static_cast<std::size_t>(out.index)];
@@ -369,6 +383,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   } else {
     backend::run_site_pass_cpu(spec, deliver, &sample_totals, &rs);
   }
+  take_spans();  // no unit was delivered
   pairs->finish();
   rs.compute_seconds += pairs->compute_seconds();
   if (fused) {
