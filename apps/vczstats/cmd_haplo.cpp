@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "vczstats/haplotypes.hpp"
+#include "vczstats/testing.hpp"
 
 namespace vczstats::cli {
 namespace {
@@ -18,6 +19,7 @@ struct HaploCliOptions {
   std::string ancestral = "ref";
   SelectionOptions selection;
   std::string windows_output;
+  std::int64_t segment = 0, context = 0;  // hidden test options (hooks::set_selection_kernel_sizes)
 };
 
 void add_windows(CLI::App& cmd, WindowOptions& w, const std::string& what) {
@@ -99,8 +101,8 @@ void add_selection(CLI::App& cmd, HaploCliOptions& o, SelectionScan scan) {
                  "(windows: the options below, default one per contig or region)")
       ->group("Windows");
   // Testing options: accepted, hidden from the help (group "").
-  cmd.add_option("--segment", s.segment, "Focal sites per kernel segment (testing)")->group("");
-  cmd.add_option("--context", s.context, "First flanking sites given per segment (testing)")
+  cmd.add_option("--segment", o.segment, "Focal sites per kernel segment (testing)")->group("");
+  cmd.add_option("--context", o.context, "First flanking sites given per segment (testing)")
       ->group("");
   add_windows(cmd, o.windows, "the summary");
 }
@@ -119,6 +121,7 @@ void add_scan(CLI::App& app, const char* name, SelectionScan scan, const std::st
   add_base(*cmd, *o, xp ? FilterSet::All : FilterSet::NoMaf);  // a --maf of its own (selscan)
   add_selection(*cmd, *o, scan);
   cmd->callback([o, scan] {
+    hooks::set_selection_kernel_sizes(o->segment, o->context);
     Query q = haplo_query(*o);
     run_table_command(
         o->common, q, [&q, o, scan] { return make_selection_scan(q, scan, o->selection); },

@@ -46,8 +46,6 @@ struct SelectionOptions {
   std::int64_t min_bin_sites = 20;  ///< a bin with fewer scores gives no standardised values
   double crit = 2;                  ///< |standardised score| >= crit is extreme (windows)
   std::string pairs;                ///< XP: "A,B;C,D" (empty: every pair of populations, in order)
-  std::int64_t segment = 0;         ///< sites per kernel segment (0: automatic; testing)
-  std::int64_t context = 0;  ///< first flanking rows tried per segment (0: automatic; testing)
 };
 
 /// @brief A selection scan: per-site table (chrom, pos, variant, population or pop1/pop2,

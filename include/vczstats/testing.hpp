@@ -2,8 +2,8 @@
 /// @file testing.hpp
 /// @brief Test and benchmark hooks. Not part of the stable API, and not installed: for the
 /// project's tests, its benchmarks and the CLI's hidden options (--max-unit-variants,
-/// --gpu-seed-baseline, --pinned-hostalloc, --two-pass-filters). Results never depend on them; only
-/// how the work is cut and run does.
+/// --gpu-seed-baseline, --pinned-hostalloc, --two-pass-filters, --segment, --context). Results
+/// never depend on them; only how the work is cut and run does.
 
 #include <cstdint>
 
@@ -39,5 +39,15 @@ bool pinned_hostalloc();
 void set_two_pass_count_filters(bool on);
 /// @brief Whether set_two_pass_count_filters is on.
 bool two_pass_count_filters();
+
+/// @brief Tests: selection scans (iHS, nSL, XP-EHH, XP-nSL) made from now on (process-wide) cut
+/// their kernel work in segments of @p segment focal sites and first give each walk @p context
+/// flanking rows (0: automatic, the default). Small sizes make most walks run out of rows and
+/// start again, a path that real data takes rarely (tests/cli/haplo_reference_test.cpp, the
+/// CLI's hidden --segment and --context).
+void set_selection_kernel_sizes(std::int64_t segment, std::int64_t context);
+/// @brief The sizes set_selection_kernel_sizes set (0: automatic).
+std::int64_t selection_segment();
+std::int64_t selection_context();
 
 }  // namespace vczstats::hooks

@@ -16,6 +16,7 @@
 #include "stats/statistic_support.hpp"
 #include "vczstats/ancestral.hpp"
 #include "vczstats/haplotypes.hpp"
+#include "vczstats/testing.hpp"
 
 namespace vczstats {
 namespace {
@@ -74,8 +75,11 @@ class ScanEngine {
                    : scan == SelectionScan::Nsl   ? kModeNsl
                    : scan == SelectionScan::Xpehh ? kModeXpehh
                                                   : kModeXpnsl;
-    segment_ = o.segment > 0 ? o.segment : 2048;
-    context_ = o.context > 0 ? o.context : 512;
+    // Fixed sizes are a test hook (vczstats/testing.hpp), read when the scan is made.
+    fixed_segment_ = hooks::selection_segment() > 0;
+    fixed_context_ = hooks::selection_context() > 0;
+    segment_ = fixed_segment_ ? hooks::selection_segment() : 2048;
+    context_ = fixed_context_ ? hooks::selection_context() : 512;
     const bool unit = scan == SelectionScan::Nsl || scan == SelectionScan::Xpnsl;
     // nSL and XP-nSL never walk more than --max-extend-nsl sites.
     if (unit && o.max_extend_nsl > 0) cap_ = o.max_extend_nsl;
@@ -223,7 +227,7 @@ class ScanEngine {
     // Segments short enough to give every lane block of the device work (unless set).
     const std::int64_t per_side = static_cast<std::int64_t>(items.size()) / 2 + 1;
     const std::int64_t length =
-        o_.segment > 0
+        fixed_segment_
             ? segment_
             : std::clamp<std::int64_t>(per_side / runner.preferred_segments(), 256, segment_);
     std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
@@ -295,7 +299,7 @@ class ScanEngine {
       }
     }
     // Later sites start with enough rows for 99% of the walks so far (the others run again).
-    if (o_.context <= 0 && !lengths.empty()) {
+    if (!fixed_context_ && !lengths.empty()) {
       auto q = lengths.begin() + static_cast<std::ptrdiff_t>(lengths.size() * 99 / 100);
       std::nth_element(lengths.begin(), q, lengths.end());
       context_ = std::max(context_, *q + *q / 4 + 1);
@@ -328,6 +332,7 @@ class ScanEngine {
   std::int64_t n_ = 0, n_a_ = 0;
   WalkParams params_;
   std::int64_t segment_ = 2048, context_ = 512, cap_ = 0;
+  bool fixed_segment_ = false, fixed_context_ = false;
   std::vector<Entry> entries_;
   std::vector<std::int64_t> pending_;  ///< entries with a side to run, in order
 };

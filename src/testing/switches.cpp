@@ -10,6 +10,7 @@ namespace {
 std::atomic<bool> g_seed_baseline{false};
 std::atomic<bool> g_pinned_hostalloc{false};
 std::atomic<bool> g_two_pass_count_filters{false};
+std::atomic<std::int64_t> g_selection_segment{0}, g_selection_context{0};
 }  // namespace
 
 void set_gpu_seed_baseline(bool on) {
@@ -31,6 +32,17 @@ void set_two_pass_count_filters(bool on) {
 }
 bool two_pass_count_filters() {
   return g_two_pass_count_filters;
+}
+
+void set_selection_kernel_sizes(std::int64_t segment, std::int64_t context) {
+  g_selection_segment = segment;
+  g_selection_context = context;
+}
+std::int64_t selection_segment() {
+  return g_selection_segment;
+}
+std::int64_t selection_context() {
+  return g_selection_context;
 }
 
 }  // namespace vczstats::hooks

@@ -22,6 +22,17 @@ namespace {
 
 using Make = std::function<std::unique_ptr<Statistic>(const Query&)>;
 
+/// A selection scan made with kernel segments of @p segment sites and contexts of @p context
+/// rows (hooks::set_selection_kernel_sizes, read when the scan is made; 0: automatic).
+std::unique_ptr<Statistic> scan_with_sizes(const Query& q, SelectionScan s,
+                                           const SelectionOptions& o, std::int64_t segment,
+                                           std::int64_t context) {
+  hooks::set_selection_kernel_sizes(segment, context);
+  auto made = make_selection_scan(q, s, o);
+  hooks::set_selection_kernel_sizes(0, 0);
+  return made;
+}
+
 /// Tables equal: integers exactly, floats to 1e-12 relative (standardisation sums in another
 /// order would differ in the last bits; they are computed in one place, so they do not).
 void expect_equal_tables(const Table& a, const Table& b, const std::string& what) {
@@ -114,9 +125,7 @@ TEST(HaploPartitions, MergedPartitionsEqualOnePass) {
                   " --samples 36 --variants 2500 --pops 2 --fst 0.1 --ld-length 3000 --seed 4 "
                   "--variants-chunk-size 211 --samples-chunk-size 7 --pops-file " +
                   pops);
-  SelectionOptions small;
-  small.segment = 5;
-  small.context = 3;
+  SelectionOptions small;  // with kernel segments of 5 sites and contexts of 3 rows
   small.trunc_ok = true;
   small.min_bin_sites = 3;
   small.bins = 10;
@@ -126,9 +135,10 @@ TEST(HaploPartitions, MergedPartitionsEqualOnePass) {
     std::function<void(QueryOptions&)> options;
     Make make;
   };
-  auto scan = [](SelectionScan s, SelectionOptions o) {
-    return [s, o](const Query& q) -> std::unique_ptr<Statistic> {
-      return make_selection_scan(q, s, o);
+  auto scan = [](SelectionScan s, SelectionOptions o, std::int64_t segment = 5,
+                 std::int64_t context = 3) {
+    return [s, o, segment, context](const Query& q) -> std::unique_ptr<Statistic> {
+      return scan_with_sizes(q, s, o, segment, context);
     };
   };
   auto with_pops = [&](QueryOptions& o) { o.pops_file = pops; };
@@ -136,7 +146,7 @@ TEST(HaploPartitions, MergedPartitionsEqualOnePass) {
   xp.pairs = "pop1,pop0";
   const std::vector<Config> configs = {
       {"ihs", with_pops, scan(SelectionScan::Ihs, small)},
-      {"ihs defaults", [](QueryOptions&) {}, scan(SelectionScan::Ihs, defaults)},
+      {"ihs defaults", [](QueryOptions&) {}, scan(SelectionScan::Ihs, defaults, 0, 0)},
       {"nsl", with_pops, scan(SelectionScan::Nsl, small)},
       {"xpehh", with_pops, scan(SelectionScan::Xpehh, xp)},
       {"xpnsl regions",
@@ -202,10 +212,7 @@ TEST(HaploPartitions, SegmentAndContextSizesDoNotMatter) {
     const Table want = compute_table(q, *one, cpu(2));
     for (std::int64_t segment : {1, 3, 64}) {
       for (std::int64_t context : {1, 2, 50}) {
-        SelectionOptions b;
-        b.segment = segment;
-        b.context = context;
-        auto two = make_selection_scan(q, s, b);
+        auto two = scan_with_sizes(q, s, SelectionOptions{}, segment, context);
         expect_equal_tables(
             want, compute_table(q, *two, cpu(2)),
             "segment " + std::to_string(segment) + " context " + std::to_string(context));
