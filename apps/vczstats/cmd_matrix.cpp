@@ -69,17 +69,9 @@ void add_matrix_options(CLI::App& cmd, MatrixCliOptions& o, bool matrix_output =
 
 Query matrix_query(const MatrixCliOptions& o) {
   Query q = build_query(query_options(o.common), o.common);
-  if (!o.extract.empty()) {
-    // The count filters of the whole selection first, as their warnings count it (no matrix
-    // statistic fuses them).
-    RunOptions run;
-    run.threads = o.common.threads;
-    run.device = parse_device("cpu");
-    const std::size_t warned = q.warnings.size();
-    (void)prepare_count_filters(q, {}, run);
-    print_warnings(q, warned);
-    extract_variants(q, o.extract);
-  }
+  // The listed variants among the selected ones; count filters stay pending for the run (its
+  // counting pass then counts only these).
+  if (!o.extract.empty()) extract_variants(q, o.extract);
   return q;
 }
 

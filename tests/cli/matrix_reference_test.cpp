@@ -279,6 +279,10 @@ void check_plink(const TempDir& dir, const Data& d) {
   run_ok(p2 + "--extract " + shell_quote(list) + " --make-rel");
   expect_matrix(numbers(ours("grm", d, "--extract " + list)), numbers(slurp(out + ".rel")),
                 kPlinkRel, kPlinkAbs, "grm --extract");
+  // With a count filter too: the run's counting pass decides it over the listed variants.
+  run_ok(p2 + "--extract " + shell_quote(list) + " --maf 0.1 --make-rel");
+  expect_matrix(numbers(ours("grm", d, "--extract " + list + " --maf 0.1")),
+                numbers(slurp(out + ".rel")), kPlinkRel, kPlinkAbs, "grm --extract --maf 0.1");
   // king: triangle and square matrices, binary, the table.
   run_ok(p2 + "--make-king");
   expect_matrix(numbers(ours("king", d, "")), numbers(slurp(out + ".king")), kPlinkRel, kPlinkAbs,
