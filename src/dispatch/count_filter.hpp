@@ -53,6 +53,14 @@ std::vector<std::vector<std::uint8_t>> count_filter_units(const Query& q,
                                                           std::span<const std::int64_t> units,
                                                           const RunOptions& run);
 
+/// @throws FormatError when @p q's store has no genotype calls to count.
+void require_genotypes_for_count_filters(const Query& q);
+
+/// The end of apply_count_filters: @p q's plan keeps the rows that @p keep marks (per unit of
+/// the plan, per row), its count filters are marked applied, and a warning is added when none
+/// is left.
+void keep_counted_rows(Query& q, const std::vector<std::vector<std::uint8_t>>& keep);
+
 /// The warning of a run whose count filters keep none of the @p selected variants of @p q.
 std::string no_sites_kept(const Query& q, std::int64_t selected);
 

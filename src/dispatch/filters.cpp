@@ -269,21 +269,33 @@ std::vector<std::pair<std::int64_t, std::int64_t>> filtered_data_spans(const Que
 
 }  // namespace dispatch
 
-void apply_count_filters(Query& q, const RunOptions& run) {
-  if (!q.count_filters_pending()) return;
+namespace dispatch {
+
+void require_genotypes_for_count_filters(const Query& q) {
   if (!q.store.has_genotypes())
     throw FormatError(q.store.path() + " has no call_genotype (a sites-only store): " +
                       q.filters.describe() + " need genotype calls");
-  // The counts over every selected sample (one population), whatever -P groups.
-  Query all = dispatch::counting_query(q);
-  const auto keep = dispatch::count_pass(q, all, run);
+}
+
+void keep_counted_rows(Query& q, const std::vector<std::vector<std::uint8_t>>& keep) {
+  const bool had_units = !q.plan.units.empty();
+  const std::int64_t selected = q.plan.selected_variants();
   filter_plan(q, [&keep](std::size_t u, std::int64_t row) {
     const auto& k = keep[u];
     return static_cast<std::size_t>(row) < k.size() && k[static_cast<std::size_t>(row)];
   });
   q.count_filters_applied = true;
-  if (!all.plan.units.empty() && q.plan.units.empty())
-    q.warnings.push_back(dispatch::no_sites_kept(q, all.plan.selected_variants()));
+  if (had_units && q.plan.units.empty()) q.warnings.push_back(no_sites_kept(q, selected));
+}
+
+}  // namespace dispatch
+
+void apply_count_filters(Query& q, const RunOptions& run) {
+  if (!q.count_filters_pending()) return;
+  dispatch::require_genotypes_for_count_filters(q);
+  // The counts over every selected sample (one population), whatever -P groups.
+  Query all = dispatch::counting_query(q);
+  dispatch::keep_counted_rows(q, dispatch::count_pass(q, all, run));
 }
 
 }  // namespace vczstats

@@ -14,6 +14,7 @@
 #include <exception>
 #include <filesystem>
 
+#include "dispatch/count_filter.hpp"
 #include "dist/shares.hpp"
 #include "vczstats/compute.hpp"
 #include "vczstats/device.hpp"
@@ -375,6 +376,52 @@ Report compute(Ranks& ranks, const Query& q, std::span<Statistic* const> statist
     report.ranks.push_back(mine);
   }
   return report;
+}
+
+void apply_count_filters(Ranks& ranks, Query& q, const RunOptions& run) {
+  if (!q.count_filters_pending()) return;
+  dispatch::require_genotypes_for_count_filters(q);
+  const auto& units = q.plan.units;
+  std::vector<std::int64_t> weights(units.size());
+  for (std::size_t i = 0; i < units.size(); ++i) weights[i] = units[i].selected();
+  const auto cuts = balanced_cuts(weights, ranks.size());  // the same on every rank
+  const auto share = [&](int r) {
+    return std::pair{cuts[static_cast<std::size_t>(r)], cuts[static_cast<std::size_t>(r) + 1]};
+  };
+  std::vector<std::byte> bits;  // this share's rows, a bit each, unit after unit
+  {
+    const auto [begin, end] = share(ranks.rank());
+    std::vector<std::int64_t> mine;
+    for (std::int64_t u = begin; u < end; ++u) mine.push_back(u);
+    const auto keep = dispatch::count_filter_units(q, mine, run);
+    std::int64_t bit = 0;
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      const auto& rows = keep[i];  // empty for a unit the pass skipped (no selected row)
+      const std::int64_t n = units[static_cast<std::size_t>(mine[i])].size();
+      bits.resize(static_cast<std::size_t>((bit + n + 7) / 8));
+      for (std::int64_t r = 0; r < n; ++r, ++bit)
+        if (static_cast<std::size_t>(r) < rows.size() && rows[static_cast<std::size_t>(r)])
+          bits[static_cast<std::size_t>(bit / 8)] |= std::byte{1} << (bit % 8);
+    }
+  }
+  ranks.check();
+  const auto all = ranks.allgather(bits);
+  std::vector<std::vector<std::uint8_t>> keep(units.size());
+  for (int r = 0; r < ranks.size(); ++r) {
+    const auto& b = all[static_cast<std::size_t>(r)];
+    std::int64_t bit = 0;
+    const auto [begin, end] = share(r);
+    for (std::int64_t u = begin; u < end; ++u) {
+      auto& k = keep[static_cast<std::size_t>(u)];
+      k.resize(static_cast<std::size_t>(units[static_cast<std::size_t>(u)].size()));
+      for (auto& x : k) {
+        x = static_cast<std::size_t>(bit / 8) < b.size() &&
+            std::to_integer<int>(b[static_cast<std::size_t>(bit / 8)] >> (bit % 8)) & 1;
+        ++bit;
+      }
+    }
+  }
+  dispatch::keep_counted_rows(q, keep);
 }
 
 RunOptions rank_run_options(RunOptions run, const Ranks& ranks, bool threads_given,

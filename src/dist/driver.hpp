@@ -73,6 +73,13 @@ struct Report {
 Report compute(Ranks& ranks, const Query& q, std::span<Statistic* const> statistics,
                const StatisticFactory& fresh, const RunOptions& run, const Hooks& hooks);
 
+/// @brief The query's count filters (vczstats/filters.hpp) applied with one counting pass split
+/// over the ranks: each rank counts a contiguous share of the plan's units (balanced by selected
+/// rows) on its CPU threads, and the rows that pass are all-gathered (a bit each), so that every
+/// rank holds the plan apply_count_filters gives in one process. Collective.
+/// @throws Stopped when another rank failed, and what apply_count_filters throws.
+void apply_count_filters(Ranks& ranks, Query& q, const RunOptions& run);
+
 /// @brief The run options of this rank: without -t, the node's cores shared among its ranks; a
 /// GPU asked for without an index (`gpu`, `auto`) is device local_rank mod the node's GPUs.
 RunOptions rank_run_options(RunOptions run, const Ranks& ranks, bool threads_given,

@@ -26,8 +26,17 @@ Runner::Runner(Query& q, StatisticMaker make, RunOptions run, RunnerRanks ranks)
   RunOptions counting;
   counting.threads = run_.threads;
   counting.device.kind = DeviceKind::Cpu;
+#ifdef VCZSTATS_HAVE_MPI
+  if (dist::Ranks* mpi = ranks_.ranks) {
+    // One counting pass split over the ranks, each on its share of the node's cores.
+    counting = dist::rank_run_options(counting, *mpi, run_.threads != 0, false);
+    dist::apply_count_filters(*mpi, q_, counting);
+    statistic_ = make_();
+    return;
+  }
+#endif
   Statistic* list[] = {statistic_.get()};
-  if (prepare_count_filters(q_, list, counting, {}, ranks_.ranks != nullptr)) statistic_ = make_();
+  if (prepare_count_filters(q_, list, counting, {}, false)) statistic_ = make_();
 }
 
 #ifdef VCZSTATS_HAVE_MPI
