@@ -21,8 +21,10 @@ class Ranks;  // the MPI ranks of a run (an MPI build's src/dist/ranks.hpp)
 }
 
 /// @brief Builds the run's statistic afresh (the same query and options every time): once for
-/// this process, and under MPI once more on rank 0 for each other rank's saved state.
-using StatisticMaker = std::function<std::unique_ptr<Statistic>()>;
+/// this process (twice when a counting pass filtered the plan), and under MPI once more on rank 0
+/// for each other rank's saved state. Shared, so that the maker may keep a share of what it made:
+/// the Python package's statistics are Python objects that its functions read after the run.
+using StatisticMaker = std::function<std::shared_ptr<Statistic>()>;
 
 /// @brief Cells of one output row (rows of another rank travel to rank 0 as cells).
 using Cells = std::vector<std::string>;
@@ -89,7 +91,7 @@ class Runner {
   StatisticMaker make_;
   RunOptions run_;
   RunnerRanks ranks_;
-  std::unique_ptr<Statistic> statistic_;
+  std::shared_ptr<Statistic> statistic_;
 };
 
 }  // namespace vczstats

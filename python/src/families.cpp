@@ -1,8 +1,8 @@
 // The statistic families beyond the per-site and windowed ones: variant pairs (ld, prune),
 // sample-by-sample matrices (grm, king, distance, pca) and the haplotype family (haplotypes,
 // ehh, ihs, nsl, xpehh, xpnsl), as factories over a Query like make_diversity; they run through
-// compute() (module.cpp). The objects whose result has more than finish()'s table (PCA's
-// eigenvalues and loadings, a selection scan's windows) keep those methods here.
+// the library's Runner (compute() in module.cpp). The objects whose result has more than finish()'s
+// table (PCA's eigenvalues and loadings, a selection scan's windows) keep those methods here.
 
 #include <pybind11/stl.h>
 
@@ -12,6 +12,7 @@
 
 #include "bindings.hpp"
 #include "vczstats/bins.hpp"
+#include "vczstats/compute.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/haplotypes.hpp"
 #include "vczstats/ld.hpp"
@@ -168,8 +169,21 @@ void bind_matrices(py::module_& m, const py::keep_alive<0, 1>& keep) {
       .def("method", [](const PcaStatistic& s) {
         return s.method() == PcaMethod::Approx ? "approx" : "exact";
       });
-  m.def("extract_variants", &extract_variants, py::arg("query"), py::arg("path"),
-        "Keep the query's variants whose ID is listed in the file (plink --extract).");
+  m.def(
+      "extract_variants",
+      [](Query& q, const std::string& path, unsigned threads) {
+        py::gil_scoped_release release;
+        // As the CLI's --extract (cmd_matrix.cpp): the count filters of the whole selection
+        // first, on the CPU (their warnings count it; a list of none they keep is an error).
+        RunOptions run;
+        run.threads = threads;
+        run.device.kind = DeviceKind::Cpu;
+        apply_count_filters(q, run);
+        extract_variants(q, path);
+      },
+      py::arg("query"), py::arg("path"), py::arg("threads") = 0,
+      "Apply the query's count filters, then keep its variants whose ID is listed in the file "
+      "(plink --extract), as the CLI does.");
   m.def(
       "make_grm",
       [](const Query& q, double maf, bool cov) {

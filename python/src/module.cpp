@@ -1,8 +1,9 @@
 // vczstats._core: the library's objects for Python. Stores, queries (make_query), the statistic
-// factories and compute(), whose tables come back as numpy columns; errors as Python exceptions
-// (UsageError -> ValueError, IoError -> OSError, FormatError and CudaError -> RuntimeError); the
-// GIL is released while anything is read or computed. The Python layer (python/vczstats) turns
-// the columns into results, DataFrames and xarray Datasets.
+// factories and compute() (the library's Runner, as the CLI runs a statistic), whose tables come
+// back as numpy columns; errors as Python exceptions (UsageError -> ValueError, IoError ->
+// OSError, FormatError and CudaError -> RuntimeError); the GIL is released while anything is
+// read or computed. The Python layer (python/vczstats) turns the columns into results,
+// DataFrames and xarray Datasets.
 
 #include <pybind11/functional.h>
 #include <pybind11/stl.h>
@@ -12,10 +13,10 @@
 #include <string>
 
 #include "bindings.hpp"
-#include "vczstats/compute.hpp"
 #include "vczstats/device.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/query.hpp"
+#include "vczstats/runner.hpp"
 #include "vczstats/statistics.hpp"
 #include "vczstats/testing.hpp"
 #include "vczstats/thread_pool.hpp"
@@ -261,13 +262,8 @@ Query query_of(const std::string& store, const std::string& regions,
   o.ancestral = ancestral;
   o.accessible = accessible;
   py::gil_scoped_release release;
-  Query q = hooks::make_query(o, max_unit_variants);  // (a testing option: vczstats/testing.hpp)
-  if (q.count_filters_pending()) {                    // one counting pass on the CPU (filters.hpp)
-    RunOptions run;
-    run.device = parse_device("cpu");
-    apply_count_filters(q, run);
-  }
-  return q;
+  // Count filters stay pending: compute() gets them ready (vczstats::Runner).
+  return hooks::make_query(o, max_unit_variants);  // (a testing option: vczstats/testing.hpp)
 }
 
 void bind_query(py::module_& m) {
@@ -298,7 +294,8 @@ void bind_query(py::module_& m) {
         py::arg("ancestral") = "ref", py::arg("accessible") = "", py::arg("max_unit_variants") = 0,
         py::arg("window_span") = "data", py::arg("filters") = py::dict(),
         "Open the store and build the query (vczstats::make_query), with the site filters of "
-        "the dict filters (docs/filters.md; count filters cost one counting pass).");
+        "the dict filters (docs/filters.md). Count filters (maf, geno, hwe, include/exclude of "
+        "counts, ...) are left pending for compute(), which applies them as the CLI does.");
   m.def(
       "read_populations",
       [](const std::string& path, const std::string& column) {
@@ -485,9 +482,24 @@ void append_rows(Table& into, Table more) {
     into.append(more);
 }
 
-py::tuple compute_python(const Query& q, const std::vector<Statistic*>& statistics,
-                         unsigned threads, unsigned prefetch, const std::string& device,
-                         unsigned gpu_streams, py::object progress, bool site_fields) {
+/// The statistic @p made (a Python object) as a share that keeps the object alive while the
+/// run holds it: the run computes it and Python reads it afterwards (e.g. PCA's eigenvalues).
+std::shared_ptr<Statistic> share_of(py::object made) {
+  Statistic* s = made.cast<Statistic*>();
+  PyObject* ref = made.release().ptr();
+  return {s, [ref](Statistic*) {
+            py::gil_scoped_acquire gil;
+            Py_DECREF(ref);
+          }};
+}
+
+/// The statistic make(query) builds, run by the library's Runner as the CLI runs it (count
+/// filters fused into the statistic's pass, or a counting pass first and make called again on
+/// the filtered query), the GIL released. Returns (table, run statistics, the statistic).
+py::tuple compute_python(py::object query, py::function make, unsigned threads, unsigned prefetch,
+                         const std::string& device, unsigned gpu_streams, py::object progress,
+                         bool site_fields) {
+  Query& q = query.cast<Query&>();
   RunOptions run;
   run.threads = threads;
   run.prefetch = prefetch;
@@ -496,52 +508,53 @@ py::tuple compute_python(const Query& q, const std::vector<Statistic*>& statisti
   ProgressRelay relay(std::move(progress));
   run.progress = [&relay](std::int64_t d, std::int64_t t, std::int64_t v) { relay(d, t, v); };
 
-  const std::size_t n = statistics.size();
-  std::vector<Table> tables(n);
-  std::vector<std::optional<SiteFields>> fields(n);
-  ComputeHooks hooks;
-  hooks.needs.alleles = hooks.needs.ids = site_fields;
-  hooks.after_unit = [&](const UnitData& u) {
-    for (std::size_t i = 0; i < n; ++i) {
-      Table t = statistics[i]->take_rows();
-      const int variant = t.find("variant");
-      if (site_fields && variant >= 0) {
-        if (!fields[i]) fields[i].emplace();
-        for (const auto v : t.columns[static_cast<std::size_t>(variant)].ints)
-          fields[i]->add(*u.variants, v - u.unit->begin);
-      }
-      append_rows(tables[i], std::move(t));
+  py::object made;  // the statistic last made (the one run)
+  const StatisticMaker maker = [&]() -> std::shared_ptr<Statistic> {
+    py::gil_scoped_acquire gil;
+    made = make(query);
+    return share_of(made);
+  };
+  Table table;
+  std::optional<SiteFields> fields;
+  // Rows stay columns here (not the CLI's text cells): this process writes them all.
+  RowStream rows;
+  rows.needs.alleles = rows.needs.ids = site_fields;
+  rows.unit_rows = [&](const UnitData& u, Statistic& s, const std::function<void(const Cells&)>&) {
+    Table t = s.take_rows();
+    const int variant = t.find("variant");
+    if (site_fields && variant >= 0) {
+      if (!fields) fields.emplace();
+      for (const auto v : t.columns[static_cast<std::size_t>(variant)].ints)
+        fields->add(*u.variants, v - u.unit->begin);
     }
+    append_rows(table, std::move(t));
   };
   RunStats rs;
   {
     py::gil_scoped_release release;
-    rs = compute(q, statistics, run, hooks);
-    for (std::size_t i = 0; i < n; ++i) {
-      append_rows(tables[i], statistics[i]->take_rows());
-      append_rows(tables[i], statistics[i]->finish());
-    }
+    Runner runner(q, maker, run);
+    rs = runner.run(rows).stats;
+    append_rows(table, runner.statistic().take_rows());
+    append_rows(table, runner.statistic().finish());
   }
-  py::list out;
-  for (std::size_t i = 0; i < n; ++i) {
-    py::dict d = table_to_python(tables[i]);
-    if (fields[i] && static_cast<std::int64_t>(fields[i]->id.size()) == tables[i].rows()) {
-      d["id"] = fields[i]->id;
-      d["ref"] = fields[i]->ref;
-      d["alt"] = fields[i]->alt;
-    }
-    out.append(d);
+  py::dict d = table_to_python(table);
+  if (fields && static_cast<std::int64_t>(fields->id.size()) == table.rows()) {
+    d["id"] = fields->id;
+    d["ref"] = fields->ref;
+    d["alt"] = fields->alt;
   }
-  return py::make_tuple(out, run_stats_to_python(rs));
+  return py::make_tuple(d, run_stats_to_python(rs), made);
 }
 
 void bind_compute(py::module_& m) {
-  m.def("compute", &compute_python, py::arg("query"), py::arg("statistics"), py::arg("threads") = 0,
+  m.def("compute", &compute_python, py::arg("query"), py::arg("make"), py::arg("threads") = 0,
         py::arg("prefetch") = 0, py::arg("device") = "auto", py::arg("gpu_streams") = 0,
         py::arg("progress") = py::none(), py::arg("site_fields") = false,
-        "Run statistics over a query in one pass (vczstats::compute), the GIL released; "
-        "returns (tables, run statistics). progress(done, total, variants) is called at most "
-        "every 0.1 s.");
+        "Run the statistic make(query) builds over the query as the CLI runs it "
+        "(vczstats::Runner: the query's count filters applied in the statistic's own pass "
+        "when it needs only per-site counts, else by a counting pass first, after which make "
+        "is called again), the GIL released; returns (table, run statistics, statistic). "
+        "progress(done, total, variants) is called at most every 0.1 s.");
   m.def("gpu_count", [] {
     std::string reason;
     const int n = gpu_count(&reason);

@@ -180,6 +180,27 @@ def test_matrix_extract(cli, store, tmp_path):
     np.testing.assert_array_equal(m.values, want)
 
 
+def test_matrix_extract_after_count_filters(cli, store, tmp_path):
+    """As the CLI: the count filters first, then the ID list (an error when the filters keep
+    none of its variants)."""
+    freq = vczstats.allele_frequencies(store, progress=False)
+    rare = [i for i, ct in zip(freq["id"], freq.column("alt_cts").lists())
+            if i != "." and len(ct) == 1 and 0 < ct[0] < 3]
+    common = [i for i, ct in zip(freq["id"], freq.column("alt_cts").lists())
+              if i != "." and len(ct) == 1 and ct[0] >= 10]
+    assert rare and common
+    (tmp_path / "rare.txt").write_text("\n".join(rare) + "\n")
+    with pytest.raises(ValueError, match="none of its .* variant IDs is among the selected"):
+        vczstats.grm(store, extract=rare, filters={"mac": 5}, progress=False)
+    with pytest.raises(AssertionError, match="none of its .* variant IDs is among the selected"):
+        run_cli(cli, "grm", store.path, "--extract", tmp_path / "rare.txt", "--mac", 5)
+    m = vczstats.grm(store, extract=rare + common, filters={"mac": 5}, progress=False)
+    (tmp_path / "both.txt").write_text("\n".join(rare + common) + "\n")
+    want, _ = cli_matrix(cli, tmp_path, "grm", store.path, "--extract", tmp_path / "both.txt",
+                         "--mac", 5)
+    np.testing.assert_array_equal(m.values, want)
+
+
 def test_king_table(cli, store):
     r = vczstats.king(store, table=True, min_kinship=-0.1, progress=False)
     assert_same(r, cli_frame(cli, "king", store.path, "--table", "--table-filter", -0.1))

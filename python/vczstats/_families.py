@@ -4,8 +4,8 @@
 :func:`nsl`, :func:`xpehh`, :func:`xpnsl`).
 
 Each function has the CLI command's options as Python keywords, runs the library's statistic
-through one pass over the store (``vczstats::compute``, the GIL released) and gives the
-numbers the CLI prints for the same store and options.
+as the CLI runs it (``vczstats::Runner``, the GIL released) and gives the numbers the CLI
+prints for the same store and options.
 """
 
 from __future__ import annotations
@@ -31,7 +31,9 @@ PopPairs = Union[None, str, Sequence[Tuple[str, str]]]
 def _run_family(kind: str, store: Any, make: Callable[[Any], Any], selection: Dict[str, Any],
                 execution: Dict[str, Any], *, extract: Optional[PathLike] = None,
                 site_fields: bool = False, check: Optional[Callable[[Any], None]] = None):
-    """Build the query, make the statistic, compute it: (statistic, table, run, query)."""
+    """Build the query, compute the statistic make(query) builds (the library's Runner, as
+    the CLI: make is called again when a counting pass filtered the query first): (statistic,
+    table, run, query)."""
     from ._stats import _store_of
 
     s = _store_of(store)
@@ -39,19 +41,19 @@ def _run_family(kind: str, store: Any, make: Callable[[Any], Any], selection: Di
     if check is not None:
         check(query)
     if extract is not None:
-        _core.extract_variants(query, os.fspath(extract))
+        _core.extract_variants(query, os.fspath(extract),
+                               threads=int(execution.get("threads") or 0))
     with python_errors():
-        statistic = make(query)
         with Progress(execution.get("progress"), desc=f"vczstats {kind}") as fn:
-            tables, run = _core.compute(query, [statistic],
-                                        threads=int(execution.get("threads") or 0),
-                                        prefetch=int(execution.get("prefetch") or 0),
-                                        device=execution.get("device") or "auto", progress=fn,
-                                        site_fields=site_fields)
+            table, run, statistic = _core.compute(query, make,
+                                                  threads=int(execution.get("threads") or 0),
+                                                  prefetch=int(execution.get("prefetch") or 0),
+                                                  device=execution.get("device") or "auto",
+                                                  progress=fn, site_fields=site_fields)
     run["warnings"] = list(query.warnings) + list(run["warnings"])
     for w in run["warnings"]:
         warnings.warn(w, stacklevel=4)
-    return statistic, tables[0], run, query
+    return statistic, table, run, query
 
 
 def _selection(regions, regions_overlap, samples, force_samples, sample_sets=None,

@@ -1,4 +1,5 @@
-"""One function per statistic family, over the library's statistic objects and compute().
+"""One function per statistic family, over the library's statistic objects and compute() (the
+library's Runner: count filters are applied as the CLI applies them).
 
 Every function takes a store (a :class:`~vczstats.Store` or a path) and keyword arguments:
 
@@ -7,6 +8,10 @@ Every function takes a store (a :class:`~vczstats.Store` or a path) and keyword 
   ``samples`` (names or indices), ``sample_sets`` (populations: ``{name: samples}``,
   ``{sample: name}``, a list of sample lists, a DataFrame with ``sample`` and ``population``
   columns, or a populations file as the CLI's ``-P``), ``force_samples``;
+- site filters: ``filters`` (``{"maf": 0.05, "geno": 0.1, "hwe": 1e-6, ...}``, keyed as the
+  CLI's options; docs/filters.md). The count filters among them are decided as the CLI decides
+  them: inside the statistic's own pass for the per-site statistics (site tables, sfs, the
+  windowed statistics, fstats: the store is read once), by a counting pass first for the others;
 - windowed statistics: ``windows`` (None: per region or contig; an int: bp windows;
   ``(size, step)``; :func:`~vczstats.windows_by_variant`; breakpoints; a BED file),
   ``ancestral`` (``"ref"``, ``"aa"`` or an ancestral FASTA), ``accessible`` (a BED mask);
@@ -72,7 +77,8 @@ def _names(names: Union[None, str, Sequence[str]], argument: str = "") -> str:
 def _run(kind: str, store: Any, make: Callable[[Any], Any], *, device: str = "auto",
          threads: Optional[int] = None, prefetch: Optional[int] = None, progress: Any = None,
          site_fields: bool = False, **selection: Any) -> Result:
-    """Build the query, make the statistic, compute it, return its table as a Result."""
+    """Build the query, compute the statistic make(query) builds (make is called again when a
+    counting pass filtered the query first), return its table as a Result."""
     if kind not in WINDOWED:
         for option in ("windows", "accessible"):
             if selection.get(option) is not None:
@@ -82,15 +88,14 @@ def _run(kind: str, store: Any, make: Callable[[Any], Any], *, device: str = "au
     args = QueryArgs(s, **selection)
     query = args.query()
     with python_errors():
-        statistic = make(query)
         with Progress(progress, desc=f"vczstats {kind.split(':')[-1]}") as fn:
-            tables, run = _core.compute(query, [statistic], threads=int(threads or 0),
-                                        prefetch=int(prefetch or 0), device=device, progress=fn,
-                                        site_fields=site_fields)
+            table, run, _ = _core.compute(query, make, threads=int(threads or 0),
+                                          prefetch=int(prefetch or 0), device=device,
+                                          progress=fn, site_fields=site_fields)
     run["warnings"] = list(query.warnings) + list(run["warnings"])
     for w in run["warnings"]:  # e.g. regions on contigs the store lacks
         warnings.warn(w, stacklevel=3)
-    return Result(kind, tables[0], run, {"populations": list(query.populations)})
+    return Result(kind, table, run, {"populations": list(query.populations)})
 
 
 @keyword_signature()

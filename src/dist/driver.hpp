@@ -32,7 +32,7 @@
 namespace vczstats::dist {
 
 /// @brief Builds statistic @p i of a run afresh (rank 0 loads the other ranks' states into it).
-using StatisticFactory = std::function<std::unique_ptr<Statistic>(std::size_t i)>;
+using StatisticFactory = std::function<std::shared_ptr<Statistic>(std::size_t i)>;
 
 /// @brief How the caller streams rows.
 struct Hooks {

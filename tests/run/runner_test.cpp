@@ -12,13 +12,22 @@
 
 using namespace vczstats;
 
-TEST(Runner, StreamsEveryUnitsRowsInPlanOrderInOneProcess) {
-  vcztest::TempDir dir;
+namespace {
+
+/// 12 simulated samples x 900 variants in chunks of 97 variants.
+std::string simulated_store(const vcztest::TempDir& dir) {
   const std::string store = (dir / "sim.vcz").string();
   vcztest::run_ok(vcztest::binary() + " simulate " + store +
                   " --samples 12 --variants 900 --seed 5 --variants-chunk-size 97");
+  return store;
+}
+
+}  // namespace
+
+TEST(Runner, StreamsEveryUnitsRowsInPlanOrderInOneProcess) {
+  vcztest::TempDir dir;
   QueryOptions o;
-  o.store = store;
+  o.store = simulated_store(dir);
   o.regions = "1:2000-70000";
   Query q = hooks::make_query(o, 13);  // many units, some partly selected by the region
   ASSERT_GT(q.plan.units.size(), 10u);
@@ -60,4 +69,45 @@ TEST(Runner, StreamsEveryUnitsRowsInPlanOrderInOneProcess) {
   EXPECT_EQ(written, static_cast<std::int64_t>(want.size()));
   EXPECT_EQ(r.stats.variants, static_cast<std::int64_t>(want.size()));
   EXPECT_EQ(r.stats.units, static_cast<std::int64_t>(q.plan.units.size()));
+}
+
+// A maker may keep a share of what it made (the Python package reads its statistic after the
+// run): the Runner runs the statistic made last. Count filters are left to the pass of a
+// statistic of per-site counts (made once) and filter the plan by a counting pass first for
+// one of per-sample sums (made again from the filtered plan); both keep the same sites.
+TEST(Runner, MakesTheStatisticAgainOnlyWhenACountingPassFilteredThePlan) {
+  vcztest::TempDir dir;
+  QueryOptions o;
+  o.store = simulated_store(dir);
+  o.filters.maf = 0.2;
+  RunOptions run;
+  run.device = parse_device("cpu");
+  run.threads = 2;
+  std::int64_t kept[2] = {0, 0};
+  for (const bool per_sample : {false, true}) {
+    SCOPED_TRACE(per_sample ? "sample-stats" : "freq");
+    Query q = make_query(o);
+    const std::int64_t selected = q.plan.selected_variants();
+    std::vector<std::shared_ptr<Statistic>> made;
+    Runner runner(
+        q,
+        [&]() -> std::shared_ptr<Statistic> {
+          if (per_sample)
+            made.push_back(make_sample_stats(q));
+          else
+            made.push_back(make_site_table(q, SiteTable::Freq));
+          return made.back();
+        },
+        run);
+    EXPECT_EQ(made.size(), per_sample ? 2u : 1u);
+    EXPECT_EQ(q.count_filters_pending(), !per_sample);
+    EXPECT_EQ(&runner.statistic(), made.back().get());
+    const RunnerResult r = runner.run();
+    EXPECT_EQ(r.stats.note.find("applied in this pass") != std::string::npos, !per_sample)
+        << r.stats.note;
+    EXPECT_GT(r.stats.variants, 0);
+    EXPECT_LT(r.stats.variants, selected);
+    kept[per_sample] = r.stats.variants;
+  }
+  EXPECT_EQ(kept[0], kept[1]);
 }
