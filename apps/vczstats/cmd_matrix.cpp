@@ -69,8 +69,7 @@ void add_matrix_options(CLI::App& cmd, MatrixCliOptions& o, bool matrix_output =
 
 Query matrix_query(const MatrixCliOptions& o) {
   Query q = build_query(query_options(o.common), o.common);
-  // The listed variants among the selected ones; count filters stay pending for the run (its
-  // counting pass then counts only these).
+  // After the count filters: the run's counting pass applies the list when they are pending.
   if (!o.extract.empty()) extract_variants(q, o.extract);
   return q;
 }

@@ -172,8 +172,10 @@ struct PcaLoadings {
 std::unique_ptr<Statistic> make_pca_projection(const Query& q, const PcaLoadings& loadings);
 
 /// @brief Keep only the plan's variants whose variant_id is listed in @p path (one ID per line,
-/// first word; plink's --extract, e.g. a prune.in list). @throws IoError, FormatError (a store
-/// without variant_id), UsageError (no variant listed is in the plan).
+/// first word; plink's --extract, e.g. a prune.in list). With count filters pending, the list is
+/// applied right after them, by the run's counting pass (Query::pending_extract): a statistic
+/// made from the query sees both. @throws IoError (now, for an unreadable list), FormatError (a
+/// store without variant_id), UsageError (no variant listed is in the plan).
 void extract_variants(Query& q, const std::string& path);
 
 }  // namespace vczstats

@@ -105,9 +105,12 @@ struct Query {
   std::shared_ptr<detail::DataSpans> data_span_cache = std::make_shared<detail::DataSpans>();
   VariantFilterOptions filters;        ///< the site filters (removed rows are masked in plan)
   bool count_filters_applied = false;  ///< apply_count_filters has masked the plan
-  std::int64_t unfiltered_sites = 0;   ///< selected variants before the site filters
+  std::int64_t unfiltered_sites = 0;  ///< selected variants before the site filters
   /// filters.include/exclude parsed and bound to the store (null: none)
   std::shared_ptr<const SiteExpression> expression;
+  /// An --extract list (extract_variants, vczstats/matrix.hpp) given while the count filters
+  /// were pending: applied right after them (apply_count_filters), as plink orders the two.
+  std::string pending_extract;
 
   /// @brief Whether the expression reads genotype counts (it is applied with the count filters).
   bool expression_reads_counts() const { return expression && expression->needs().counts; }

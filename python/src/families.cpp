@@ -171,19 +171,13 @@ void bind_matrices(py::module_& m, const py::keep_alive<0, 1>& keep) {
       });
   m.def(
       "extract_variants",
-      [](Query& q, const std::string& path, unsigned threads) {
+      [](Query& q, const std::string& path) {
         py::gil_scoped_release release;
-        // As the CLI's --extract (cmd_matrix.cpp): the count filters of the whole selection
-        // first, on the CPU (their warnings count it; a list of none they keep is an error).
-        RunOptions run;
-        run.threads = threads;
-        run.device.kind = DeviceKind::Cpu;
-        apply_count_filters(q, run);
         extract_variants(q, path);
       },
-      py::arg("query"), py::arg("path"), py::arg("threads") = 0,
-      "Apply the query's count filters, then keep its variants whose ID is listed in the file "
-      "(plink --extract), as the CLI does.");
+      py::arg("query"), py::arg("path"),
+      "Keep the query's variants whose ID is listed in the file (plink --extract), after its "
+      "count filters (applied by the run's counting pass when they are pending), as the CLI.");
   m.def(
       "make_grm",
       [](const Query& q, double maf, bool cov) {

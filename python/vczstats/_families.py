@@ -41,8 +41,7 @@ def _run_family(kind: str, store: Any, make: Callable[[Any], Any], selection: Di
     if check is not None:
         check(query)
     if extract is not None:
-        _core.extract_variants(query, os.fspath(extract),
-                               threads=int(execution.get("threads") or 0))
+        _core.extract_variants(query, os.fspath(extract))
     with python_errors():
         with Progress(execution.get("progress"), desc=f"vczstats {kind}") as fn:
             table, run, statistic = _core.compute(query, make,

@@ -120,7 +120,7 @@ AutoDeviceWork auto_work(const Query& q, std::span<Statistic* const> statistics,
 bool fuses_count_filters(const Query& q, std::span<Statistic* const> statistics,
                          const PassNeeds& extra) {
   if (!q.count_filters_pending() || statistics.empty() || !q.store.has_genotypes() ||
-      !dispatch::populations_partition(q))
+      !dispatch::populations_partition(q) || !q.pending_extract.empty())
     return false;
   const detail::DataSpans& spans = *q.data_span_cache;
   // A partition of a plan (its spans are those of the whole), or spans of the unfiltered plan.

@@ -8,12 +8,14 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "dispatch/count_filter.hpp"
 #include "vczstats/compute.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/filters.hpp"
+#include "vczstats/matrix.hpp"
 #include "vczstats/thread_pool.hpp"
 
 namespace vczstats {
@@ -286,6 +288,7 @@ void keep_counted_rows(Query& q, const std::vector<std::vector<std::uint8_t>>& k
   });
   q.count_filters_applied = true;
   if (had_units && q.plan.units.empty()) q.warnings.push_back(no_sites_kept(q, selected));
+  if (!q.pending_extract.empty()) extract_variants(q, std::exchange(q.pending_extract, {}));
 }
 
 }  // namespace dispatch

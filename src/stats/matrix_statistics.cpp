@@ -344,9 +344,14 @@ std::unique_ptr<MatrixStatistic> make_distance(const Query& q, const DistanceOpt
 }
 
 void extract_variants(Query& q, const std::string& path) {
+  const std::string text = vcz::read_text_file(path);
+  if (q.count_filters_pending()) {
+    q.pending_extract = path;  // apply_count_filters applies it after them
+    return;
+  }
   std::unordered_set<std::string> wanted;
   {
-    std::istringstream in(vcz::read_text_file(path));
+    std::istringstream in(text);
     std::string line, id;
     while (std::getline(in, line)) {
       std::istringstream words(line);

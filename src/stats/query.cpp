@@ -109,7 +109,8 @@ Query build(const QueryOptions& o, std::int64_t max_unit_variants) {
           {},
           false,
           0,
-          nullptr};
+          nullptr,
+          {}};
   if (!o.regions.empty() && !o.regions_file.empty())
     throw UsageError("give either -r/--regions or -R/--regions-file, not both");
   if (!o.regions.empty()) q.regions = vcz::parse_regions(o.regions);
