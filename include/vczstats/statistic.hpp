@@ -24,6 +24,7 @@
 
 #include "vczstats/afdist.hpp"
 #include "vczstats/archive.hpp"
+#include "vczstats/backend.hpp"
 #include "vczstats/counts.hpp"
 #include "vczstats/packed.hpp"
 #include "vczstats/packed_haplotypes.hpp"
@@ -91,27 +92,6 @@ struct UnitData {
   }
 };
 
-namespace stats::haplo {
-class SegmentRunner;
-}
-namespace stats {
-class PackedProduct;
-struct PackedMatrixView;
-}  // namespace stats
-
-/// @brief Where compute() runs the heavy pass. Statistics with device work of their own beyond
-/// the heavy pass (the haplotype family's segment kernels) run it there too.
-struct ExecutionContext {
-  bool gpu = false;
-  int device = 0;        ///< CUDA device index when gpu
-  unsigned threads = 0;  ///< CPU threads (0: all cores)
-  /// Makes the GPU's segment runner (set when gpu).
-  std::function<std::unique_ptr<stats::haplo::SegmentRunner>()> gpu_segment_runner;
-  /// Makes the GPU's products of a packed genotype matrix (randomized PCA; set when gpu).
-  std::function<std::unique_ptr<stats::PackedProduct>(const stats::PackedMatrixView&)>
-      gpu_packed_product;
-};
-
 /// @brief A statistic's light level (see the file comment).
 class Statistic {
  public:
@@ -119,8 +99,9 @@ class Statistic {
   /// @brief A short name for messages ("diversity").
   virtual std::string name() const = 0;
   virtual PassNeeds needs() const = 0;
-  /// @brief The device compute() chose, before the first unit (default: ignored).
-  virtual void attach(const ExecutionContext& context) { (void)context; }
+  /// @brief The backend compute() chose (vczstats/backend.hpp), before the first unit (default:
+  /// ignored): a statistic with device work of its own asks it for that work.
+  virtual void attach(const Backend& backend) { (void)backend; }
   /// @brief Start a partition whose sites follow those summarised by @p cursor.
   virtual void begin(const stats::SiteCursor& cursor) { (void)cursor; }
   /// @brief Reduce one unit's heavy-pass output (units in plan order).

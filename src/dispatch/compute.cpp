@@ -344,19 +344,9 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
       spec.packed = router.get();
     }
   }
-  ExecutionContext context;
-  context.gpu = gpu;
-  context.device = run.device.index;
-  context.threads = run.threads;
-  if (gpu) {
-    context.gpu_segment_runner = [index = run.device.index] {
-      return backend::make_gpu_segment_runner(index);
-    };
-    context.gpu_packed_product = [index = run.device.index](const stats::PackedMatrixView& x) {
-      return backend::make_gpu_packed_product(x, index);
-    };
-  }
-  for (Statistic* s : statistics) s->attach(context);
+  const Backend chosen =
+      gpu ? Backend::cuda(run.device.index, run.threads) : Backend::cpu(run.threads);
+  for (Statistic* s : statistics) s->attach(chosen);
   if (q.plan.units.empty() || q.samples.size() == 0) {
     // Nothing to read, on either backend (no selected site or sample).
     std::vector<std::int32_t> zero_counts;

@@ -395,9 +395,7 @@ class SelectionScanStatistic final : public SelectionStatistic {
     return n;
   }
 
-  void attach(const ExecutionContext& c) override {
-    runner_ = c.gpu ? c.gpu_segment_runner() : make_cpu_runner(c.threads);
-  }
+  void attach(const Backend& b) override { runner_ = b.segment_runner(); }
 
   void accumulate(const UnitData& u) override {
     for (auto& e : engines_) {

@@ -87,9 +87,7 @@ class HaplotypeWindows final : public Statistic {
     return n;
   }
 
-  void attach(const ExecutionContext& c) override {
-    runner_ = c.gpu ? c.gpu_segment_runner() : make_cpu_runner(c.threads);
-  }
+  void attach(const Backend& b) override { runner_ = b.segment_runner(); }
 
   void begin(const stats::SiteCursor& cursor) override { acc_.begin(cursor); }
 

@@ -111,9 +111,9 @@ class Pca final : public PcaStatistic {
     n.positions = n.alleles = n.ids = o_.loadings;
     return n;
   }
-  void attach(const ExecutionContext& c) override {
-    gpu_product_ = c.gpu ? c.gpu_packed_product : nullptr;
-    threads_ = static_cast<std::int64_t>(c.threads ? c.threads : hardware_threads());
+  void attach(const Backend& b) override {
+    backend_ = b;
+    threads_ = static_cast<std::int64_t>(b.threads() ? b.threads() : hardware_threads());
   }
   const SampleMatrixRequest* sample_matrix() const override {
     return method_ == PcaMethod::Exact ? &request_ : nullptr;
@@ -275,8 +275,8 @@ class Pca final : public PcaStatistic {
     if (!product_) {
       const stats::PackedMatrixView x{retained_.rows.data(), retained_.words,
                                       retained_.values.data(), retained_.variants(), n_};
-      product_ = method_ == PcaMethod::Approx && gpu_product_ ? gpu_product_(x)
-                                                              : stats::make_cpu_packed_product(x);
+      product_ = method_ == PcaMethod::Approx ? backend_.packed_product(x)
+                                              : stats::make_cpu_packed_product(x);
     }
     return *product_;
   }
@@ -370,8 +370,8 @@ class Pca final : public PcaStatistic {
   SampleMatrixSums grm_;
   bool have_grm_ = false;
   Retained retained_;
-  std::int64_t threads_ = 1;  // the run's CPU threads (attach)
-  std::function<std::unique_ptr<stats::PackedProduct>(const stats::PackedMatrixView&)> gpu_product_;
+  std::int64_t threads_ = 1;           // the run's CPU threads (attach)
+  Backend backend_ = Backend::cpu(0);  // the run's (attach); the randomized method's products
   std::unique_ptr<stats::PackedProduct> product_;
   std::int64_t variants_ = 0;
   std::vector<double> values_, vectors_, weights_;
