@@ -11,7 +11,6 @@
 #include <list>
 #include <memory>
 #include <optional>
-#include <tuple>
 
 #include "commands.hpp"
 #include "common.hpp"
@@ -19,6 +18,7 @@
 #include "statistic_run.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/ld.hpp"
+#include "vczstats/site_expression.hpp"
 #include "vczstats/variants.hpp"
 
 namespace vczstats::cli {
@@ -110,8 +110,8 @@ bool stream_rows(StatisticRun& run, const EmitRows& emit, const RowSink& write) 
 /// (sample, population) entries of one population.
 using PopMembers = std::vector<std::pair<std::string, std::string>>;
 
-/// The populations of @p qo's -P file and the entries of each; clears qo.pops_file (each
-/// population's entries go to qo.pops, one query at a time).
+/// The populations of @p qo's -P file and the entries of each; clears qo.pops_file (the caller
+/// puts the entries of the populations it chooses in qo.pops).
 std::pair<std::vector<std::string>, std::vector<PopMembers>> population_members(QueryOptions& qo) {
   const vcz::PopulationFile f = vcz::read_populations_file(qo.pops_file, qo.pop_column);
   std::vector<PopMembers> members(f.names.size());
@@ -123,8 +123,16 @@ std::pair<std::vector<std::string>, std::vector<PopMembers>> population_members(
   return {f.names, std::move(members)};
 }
 
-/// --decay (per population with -P: one pass each, over the population's samples) and
-/// --ld-scores, through StatisticRun (under mpirun split across the ranks, rank 0 writing).
+/// Whether @p f has filters of the genotype counts (they count the query's samples).
+bool count_filters(const VariantFilterOptions& f) {
+  if (f.counts()) return true;
+  if (!f.expression()) return false;
+  return SiteExpression::parse(f.include ? *f.include : *f.exclude, !f.include).needs().counts;
+}
+
+/// --decay (with -P one curve per population: in the same pass, or with count filters one pass
+/// each) and --ld-scores, through StatisticRun (under mpirun split across the ranks, rank 0
+/// writing).
 template <class Options>
 void run_ld_summary(const CLI::App& cmd, const Options& o, bool decay) {
   if (decay && o.ld_scores) throw UsageError("choose one of --decay and --ld-scores");
@@ -191,31 +199,34 @@ void run_ld_summary(const CLI::App& cmd, const Options& o, bool decay) {
   if (cmd.count("--ld-window")) d.window_variants = o.ld.window_variants;
   if (!o.window_size.empty()) d.window_size = parse_bp_length(o.window_size, "--window-size");
   QueryOptions qo = query_options(o.common);
-  // One pass per population, over its samples (the band pairs the samples of a query).
-  std::vector<std::string> pops{""};
-  std::vector<PopMembers> members(1);
-  if (!qo.pops_file.empty()) std::tie(pops, members) = population_members(qo);
-  auto labels = std::make_shared<const std::vector<std::string>>(pops);
+  // -P: one curve per population, all in one pass (a band per population); but the count
+  // filters count each population's own samples, so with them one pass per population.
+  d.per_population = !qo.pops_file.empty();
+  std::vector<QueryOptions> passes{qo};
+  if (d.per_population && count_filters(qo.filters)) {
+    const auto [names, members] = population_members(qo);
+    passes.assign(members.size(), qo);
+    for (std::size_t p = 0; p < members.size(); ++p) passes[p].pops = members[p];
+  }
+  auto labels = std::make_shared<const std::vector<std::string>>();
   Table all;
-  for (std::size_t p = 0; p < pops.size(); ++p) {
-    if (!pops[p].empty()) qo.pops = members[p];
-    Query q = build_query(qo, o.common);
+  for (std::size_t p = 0; p < passes.size(); ++p) {
+    Query q = build_query(passes[p], o.common);
     StatisticRun run(o.common, q, [&q, d] { return make_ld_decay(q, d); });
     if (!run.compute({})) continue;  // another MPI rank writes
     run.report();
     Table t = run.statistic().finish();
-    if (!pops[p].empty()) {
-      Column c;
-      c.name = "pop";
-      c.kind = Column::Kind::Label;
-      c.labels = labels;
-      c.ints.assign(static_cast<std::size_t>(t.rows()), static_cast<std::int64_t>(p));
-      t.columns.insert(t.columns.begin(), std::move(c));
+    if (passes.size() > 1) {  // population p alone: its pop column among every population's
+      auto names = std::make_shared<std::vector<std::string>>(*labels);
+      names->push_back(q.pops.names.at(0));
+      labels = names;
+      for (Column& c : all.columns)
+        if (c.name == "pop") c.labels = labels;
+      Column& pop = t.columns.at(0);
+      pop.labels = labels;
+      pop.ints.assign(pop.ints.size(), static_cast<std::int64_t>(p));
     }
-    if (p == 0)
-      all = std::move(t);
-    else
-      all.append(t);
+    all.append(t);
   }
   if (primary_process()) write_table(o.common, all);
 }

@@ -67,6 +67,9 @@ struct LdDecayOptions {
   /// --window-size: one curve per window [k W + 1, (k + 1) W] of each contig, a pair counted in
   /// the window of its first variant (0: one curve over every contig).
   std::int64_t window_size = 0;
+  /// -P: one curve per population of the query (r² over its samples, or haplotypes), all in
+  /// one pass over the store.
+  bool per_population = false;
 };
 
 /// @brief Binned r² (LD decay) without writing pairs: for every pair of the band (same contig,
@@ -74,9 +77,12 @@ struct LdDecayOptions {
 /// r². Table (finish()): [chrom, window_start, window_end (with window_size)], bin_start,
 /// bin_end, pairs, sum_r2, mean_r2 (NaN for an empty bin); every bin of every window that holds
 /// a pair, or of the one curve. Sums are exact (vczstats/exact_sum.hpp), so partitions (work
-/// units, MPI ranks) merge by adding pairs and sums, bin by bin, and give the same bits.
-/// @throws UsageError (bad options, fewer than two samples), FormatError (no call_genotype;
-/// Haplotype on unphased heterozygous calls).
+/// units, MPI ranks) merge by adding pairs and sums, bin by bin, and give the same bits. With
+/// per_population, a leading pop column and the curves of each population in turn, each the
+/// table one population alone gives (one variant-pair band per population, masked to its
+/// samples, in the same pass).
+/// @throws UsageError (bad options, fewer than two samples, a population of fewer than two),
+/// FormatError (no call_genotype; Haplotype on unphased heterozygous calls).
 std::unique_ptr<Statistic> make_ld_decay(const Query& q, const LdDecayOptions& options);
 
 /// @brief Options of `ld --ld-scores` (ldsc --l2): exactly one of the three windows.

@@ -23,10 +23,15 @@ struct PairBandSpec {
   std::int64_t samples = 0;  ///< selected samples
   int ploidy = 2;
   PairRequest request;
-  /// Haplotype requests: count only the allele slots whose bit is set (one word per 64 slots,
-  /// as the planes; empty: every slot); rows' n and sum and the pairs' counts are then those of
-  /// the masked slots (e.g. one population's, stats/banded_pairs.hpp).
-  std::vector<std::uint64_t> haplotype_mask;
+  /// Count only the plane bits whose bit is set (one word per 64 bits, as the planes: samples
+  /// for genotype requests, allele slots for haplotype requests; empty: every bit); rows' n and
+  /// sum and the pairs' counts are then those of the masked samples or slots (e.g. one
+  /// population's, stats/banded_pairs.hpp). The CPU band compacts each row's planes to the
+  /// masked bits, in order (the planes a selection of those samples alone gives); the GPU band
+  /// clears the other bits (its rows are then never complete: pairs counted word by word). The
+  /// pairs and rows are the same; the planes handed over for partition boundaries differ in
+  /// layout, and both evaluate alike through stats/pair_boundary.hpp.
+  std::vector<std::uint64_t> mask;
   unsigned threads = 0;  ///< CPU threads (0: all cores)
   int device = 0;        ///< CUDA device index (GPU band)
 };

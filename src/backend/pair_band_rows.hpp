@@ -32,11 +32,14 @@ class BandRows {
     std::int64_t first = 0;  ///< ordinal of its first partner (itself when none)
   };
 
-  explicit BandRows(const PairBandSpec& spec) : spec_(spec), reader_(*spec.store, false, false) {
+  /// @p width: bits per plane (-1: the selection's samples, or haplotypes; a band that compacts
+  /// its planes to a mask's bits gives their number).
+  explicit BandRows(const PairBandSpec& spec, std::int64_t width = -1)
+      : spec_(spec), reader_(*spec.store, false, false) {
     const auto& r = spec.request;
     if (r.max_variants < 0 || r.max_bp < 0) throw UsageError("variant pairs: negative window");
     haplotypes_ = r.haplotypes();
-    width_ = haplotypes_ ? spec.samples * spec.ploidy : spec.samples;
+    width_ = width >= 0 ? width : haplotypes_ ? spec.samples * spec.ploidy : spec.samples;
     words_ = stats::ld::plane_words(width_);
     row_words_ = haplotypes_ ? 2 * words_ : 3 * words_;
   }

@@ -9,7 +9,7 @@ namespace vczstats::dispatch {
 std::vector<BandOf> bands_of(const Statistic& s) {
   std::vector<BandOf> out;
   if (const auto* banded = dynamic_cast<const stats::pairs::BandedPairs*>(&s)) {
-    for (const auto* b : banded->pair_bands()) out.push_back({&b->request, &b->haplotype_mask});
+    for (const auto* b : banded->pair_bands()) out.push_back({&b->request, &b->mask});
   } else if (const PairRequest* r = s.pair_request()) {
     out.push_back({r, nullptr});
   }
@@ -31,7 +31,7 @@ PairPasses::PairPasses(const Query& q, std::span<Statistic* const> statistics,
       spec.request = *r;
       spec.threads = run.threads;
       spec.device = run.device.index;
-      if (bands[k].haplotype_mask) spec.haplotype_mask = *bands[k].haplotype_mask;
+      if (bands[k].mask) spec.mask = *bands[k].mask;
       bands_.push_back(
           {s, dynamic_cast<stats::pairs::BandedPairs*>(s), k,
            gpu ? backend::make_pair_band_gpu(spec) : backend::make_pair_band_cpu(spec)});

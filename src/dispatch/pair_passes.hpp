@@ -17,10 +17,10 @@
 
 namespace vczstats::dispatch {
 
-/// One band a statistic asks for: its request and its haplotype mask (null: every slot).
+/// One band a statistic asks for: its request and its mask of plane bits (null: every bit).
 struct BandOf {
   const PairRequest* request = nullptr;
-  const std::vector<std::uint64_t>* haplotype_mask = nullptr;
+  const std::vector<std::uint64_t>* mask = nullptr;
 };
 /// The bands of @p s: its BandedPairs bands, or its pair_request(), or none.
 std::vector<BandOf> bands_of(const Statistic& s);

@@ -4,12 +4,15 @@
 // the host, where they are reduced here) and keep the rows of the band's reach, as `ld` does, so
 // that a partition's pairs with its neighbours are added when partitions merge
 // (stats/pair_statistic.hpp). Sums are ExactSum, so any split gives the same bits.
+// `ld --decay -P` takes one band per population (stats/banded_pairs.hpp): each band masks the
+// planes to its population's samples, so the store is read once for every curve.
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 
+#include "stats/banded_pairs.hpp"
 #include "stats/haplo_rows.hpp"
 #include "stats/ld_math.hpp"
 #include "stats/ld_moments.hpp"
@@ -207,6 +210,89 @@ class LdDecayStatistic final : public BinnedPairStatistic<LdDecayStatistic> {
 
   LdDecayOptions options_;
   std::map<Key, std::vector<DecayBin>> groups_;
+};
+
+/// ld --decay -P: one curve per population, each an LdDecayStatistic fed by its own band, whose
+/// mask keeps the population's samples (haplotypes with --hap); the rows and the merges across
+/// partitions are each curve's own. Table: pop, then a curve's columns, populations in order.
+class LdDecayPopsStatistic final : public Statistic, public stats::pairs::BandedPairs {
+ public:
+  LdDecayPopsStatistic(const Query& q, const LdDecayOptions& o)
+      : pops_(stats::detail::population_labels(q)) {
+    const bool haplotypes = o.measure == PairMeasure::Haplotype;
+    const std::int64_t ploidy = haplotypes ? q.store.ploidy() : 1;  // plane bits per sample
+    const std::int64_t words = (q.samples.size() * ploidy + 63) / 64;
+    for (int k = 0; k < q.pops.count(); ++k) {
+      const auto p = static_cast<std::size_t>(k);
+      if (q.pops.sizes[p] < 2)
+        throw UsageError("ld --decay: population " + q.pops.names[p] +
+                         " has fewer than two samples");
+      curves_.push_back(std::make_unique<LdDecayStatistic>(q, o));
+      stats::pairs::PairBandRequest band{*curves_.back()->pair_request(), {}};
+      if (q.pops.sizes[p] < q.samples.size()) {  // else every plane bit: no mask
+        band.mask.assign(static_cast<std::size_t>(words), 0);
+        for (std::int64_t i = 0; i < q.samples.size(); ++i)
+          if (q.pops.of[static_cast<std::size_t>(i)] == k)
+            for (std::int64_t j = 0; j < ploidy; ++j) {
+              const std::int64_t bit = i * ploidy + j;
+              band.mask[static_cast<std::size_t>(bit / 64)] |= std::uint64_t{1} << (bit % 64);
+            }
+      }
+      bands_.push_back(std::move(band));
+    }
+  }
+
+  std::string name() const override { return "ld_decay_pops"; }
+  PassNeeds needs() const override { return {}; }
+  void begin(const stats::SiteCursor& cursor) override {
+    for (auto& c : curves_) c->begin(cursor);
+  }
+  std::vector<const stats::pairs::PairBandRequest*> pair_bands() const override {
+    std::vector<const stats::pairs::PairBandRequest*> out;
+    for (const auto& b : bands_) out.push_back(&b);
+    return out;
+  }
+  void accumulate_band(std::size_t band, PairBatch&& batch) override {
+    if (band >= curves_.size()) throw Error("ld --decay: a batch of an unknown band");
+    curves_[band]->accumulate_pairs(std::move(batch));
+  }
+
+  void merge(Statistic& later_base) override {
+    auto& later = stats::detail::same_statistic(*this, later_base);
+    for (std::size_t k = 0; k < curves_.size(); ++k) curves_[k]->merge(*later.curves_[k]);
+  }
+
+  Table finish() override {
+    Table all;
+    for (std::size_t k = 0; k < curves_.size(); ++k) {
+      Table t = curves_[k]->finish();
+      Column pop;
+      pop.name = "pop";
+      pop.kind = Column::Kind::Label;
+      pop.labels = pops_;
+      pop.ints.assign(static_cast<std::size_t>(t.rows()), static_cast<std::int64_t>(k));
+      t.columns.insert(t.columns.begin(), std::move(pop));
+      if (k == 0)
+        all = std::move(t);
+      else
+        all.append(t);
+    }
+    return all;
+  }
+
+  void save(ByteWriter& w) const override {
+    w.put_string(name());
+    for (const auto& c : curves_) c->save(w);
+  }
+  void load(ByteReader& r) override {
+    r.expect(name());
+    for (auto& c : curves_) c->load(r);
+  }
+
+ private:
+  std::shared_ptr<const std::vector<std::string>> pops_;
+  std::vector<std::unique_ptr<LdDecayStatistic>> curves_;  // one per population
+  std::vector<stats::pairs::PairBandRequest> bands_;       // curve k's request, population k's mask
 };
 
 // ---- ld --ld-scores ---------------------------------------------------------------------------
@@ -506,6 +592,7 @@ class LdMomentsStatistic final : public BinnedPairStatistic<LdMomentsStatistic> 
 }  // namespace
 
 std::unique_ptr<Statistic> make_ld_decay(const Query& q, const LdDecayOptions& options) {
+  if (options.per_population) return std::make_unique<LdDecayPopsStatistic>(q, options);
   return std::make_unique<LdDecayStatistic>(q, options);
 }
 

@@ -75,6 +75,10 @@ int expect_ld_same_on_both_devices(const vcztest::TempDir& dir, const std::strin
       "ld " + s + "--decay 0:600:50 --max-unit-variants 7",
       "ld " + s + "--decay 0,10,100,1kb --window-size 2000",
       "ld " + s + "--hap --decay 0:400:100 --ld-window 30",
+      // a band per population, masked (the row kernels' masks; the CPU band compacts instead)
+      "ld " + s + "--decay 0,10,100,1kb --window-size 2000 --max-unit-variants 7 -P " +
+          shell_quote(pops),
+      "ld " + s + "--hap --decay 0:400:100 --ld-window 30 -P " + shell_quote(pops),
       "ld " + s + "--ld-scores --ld-wind-kb 0.5 --max-unit-variants 5",
       "ld " + s + "--ld-scores --ld-wind-snps 20",
       "ld-stats " + s + "--bp-bins 0,10,100,1000 --max-unit-variants 6",

@@ -214,6 +214,61 @@ TEST(LdDecay, PerPopulationEqualsEachPopulationAlone) {
   expect_same_bins(from_pairs, ours, 1e-12, 0, 20000);
 }
 
+// -P in one pass: each population's curves are, byte for byte, those of `-s` with its samples
+// alone (--r2 and --hap, with windows, work units cut small so that pairs cross them), and the
+// store is read once: one run report (-v), of the store's variants and every population's calls
+// (a pass per population reports once per population, each with its own samples' calls). Count
+// filters count each population's own samples (a pass each, as -s of its samples).
+TEST(LdDecay, PopulationsShareOnePassAndEachEqualsItsSamplesAlone) {
+  VCZ_REQUIRE_CONVERT();
+  TempDir dir;
+  make_data(dir, "p", "--phased --seed 11 --samples 25 --variants 300 --contigs 2", 40);
+  const std::string store = (dir / "p.vcz").string();
+  const std::string pops = (dir / "pops.tsv").string();
+  const std::vector<std::string> names{"C", "A", "B"};  // in order of first appearance
+  std::vector<std::string> lists(names.size());
+  {
+    std::ofstream f(pops);
+    for (int i = 1; i < 25; ++i) {  // s0 in none; C: s1 and s2
+      const std::size_t p = i < 3 ? 0 : 2 - static_cast<std::size_t>(i % 2);
+      f << "s" << i << "\t" << names[p] << "\n";
+      lists[p].append(lists[p].empty() ? "s" : ",s").append(std::to_string(i));
+    }
+  }
+  for (const std::string options : {" --r2", " --hap", " --hap --maf 0.2"}) {
+    SCOPED_TRACE(options);
+    const bool count_filter = options.find("--maf") != std::string::npos;
+    const std::string cmd = binary() + " ld " + shell_quote(store) + options +
+                            " --decay 0,30,200,900 --window-size 3kb --max-unit-variants 23";
+    const CommandResult all = run(cmd + " -P " + shell_quote(pops) + " -v");
+    ASSERT_EQ(all.exit_code, 0) << all.err;
+    std::string want =
+        "pop\tchrom\twindow_start\twindow_end\tbin_start\tbin_end\tpairs\tsum_r2\t"
+        "mean_r2\n";
+    for (std::size_t p = 0; p < names.size(); ++p) {
+      std::istringstream alone(run_ok(cmd + " -s " + lists[p]));
+      std::string line;
+      std::getline(alone, line);  // the header
+      while (std::getline(alone, line))
+        if (!line.empty() && line[0] != '#') want += names[p] + "\t" + line + "\n";
+    }
+    EXPECT_EQ(all.out, want);
+    // one run: 300 variants, the 24 samples' calls
+    std::vector<std::string> reports;
+    std::istringstream err(all.err);
+    for (std::string line; std::getline(err, line);)
+      if (line.starts_with("vczstats: device ")) reports.push_back(line);
+    if (count_filter) {
+      EXPECT_EQ(reports.size(), names.size()) << all.err;
+      continue;
+    }
+    ASSERT_EQ(reports.size(), 1u) << all.err;
+    EXPECT_NE(reports[0].find("; 300 variants in "), std::string::npos) << reports[0];
+    EXPECT_TRUE(reports[0].ends_with("; " + std::to_string(300 * 24 * 2) + " genotype calls"))
+        << reports[0];
+  }
+}
+
 /// plink 1.9 --r2 --ld-window-r2 0 on @p unphased_vcf (biallelic, REF against the rest), binned,
 /// against ld --decay on @p store.
 void expect_decay_matches_plink(const TempDir& dir, const std::string& unphased_vcf,

@@ -242,6 +242,7 @@ TEST(MpiCli, PairAndMatrixCommandsSplitAcrossRanksAndRankZeroWritesAlone) {
   const std::string path = missing_multi(dir);
   if (path.empty()) GTEST_SKIP() << "skipped: no test store (needs python3-zarr and bcftools)";
   const std::string s = shell_quote(path) + " --max-unit-variants 11 ";
+  const std::string pops = " -P " + shell_quote(write_pops(dir, "mm", path));
   struct Case {
     std::string command;
     bool exact;
@@ -252,11 +253,13 @@ TEST(MpiCli, PairAndMatrixCommandsSplitAcrossRanksAndRankZeroWritesAlone) {
       {"ld " + s + "--ld-window-kb 0.3 --ld-window-r2 0.1 --format json", true},
       {"ld " + s + "--decay 0:400:25 --window-size 1000", true},  // bins merge by addition
       {"ld " + s + "--hap --decay 0,5,50,500 --ld-window 40", true},
+      // three populations: a band per population, each curve merged as one population's
+      {"ld " + s + "--decay 0:400:25 --window-size 1000" + pops, true},
+      {"ld " + s + "--hap --decay 0,5,50,500 --ld-window 40" + pops, true},
       {"ld " + s + "--ld-scores --ld-wind-kb 0.2", true},
       {"ld-stats " + s + "--bp-bins 0,20,200,600", true},
       // three populations: a band per population joined per unit, merged band by band
-      {"ld-stats " + s + "--bp-bins 0,20,200,600 -P " + shell_quote(write_pops(dir, "mm", path)),
-       true},
+      {"ld-stats " + s + "--bp-bins 0,20,200,600" + pops, true},
       {"prune " + s + "--indep-pairwise 20 3 0.3 --out OUT/pr", true},
       {"prune " + s + "--indep-pairwise 2 kb 1 0.1", true},
       {"king " + s, true},

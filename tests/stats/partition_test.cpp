@@ -322,6 +322,22 @@ TEST(StatisticPartitions, MergedPartitionsEqualOnePass) {
                          o.window_variants = 12;
                          return make_ld_decay(q, o);
                        }});
+    // -P: a band per population, each curve's rows and cross-cut pairs its own
+    configs.push_back({"ld decay pops hap", with_pops, [](const Query& q) {
+                         LdDecayOptions o;
+                         o.measure = PairMeasure::Haplotype;
+                         o.edges = {0, 3, 20, 60, 150};
+                         o.window_size = 500;
+                         o.per_population = true;
+                         return make_ld_decay(q, o);
+                       }});
+    configs.push_back({"ld decay pops r2", with_pops, [](const Query& q) {
+                         LdDecayOptions o;
+                         o.edges = {1, 10, 100};
+                         o.window_variants = 12;
+                         o.per_population = true;
+                         return make_ld_decay(q, o);
+                       }});
     configs.push_back({"ld scores kb", [](QueryOptions&) {},
                        [](const Query& q) {
                          LdScoreOptions o;
@@ -406,9 +422,9 @@ TEST(StatisticPartitions, MergedPartitionsEqualOnePass) {
   if (stores == 0)
     GTEST_SKIP() << "skipped: no test store (needs python3-zarr and bcftools, or "
                     "VCZSTATS_TEST_STORES)";
-  for (const char* name :
-       {"ld r2", "ld hap regions", "ld dprime focal", "ld decay windows", "ld decay hap regions",
-        "ld scores kb", "ld scores hap snps regions", "ld stats regions"})
+  for (const char* name : {"ld r2", "ld hap regions", "ld dprime focal", "ld decay windows",
+                           "ld decay hap regions", "ld decay pops hap", "ld decay pops r2",
+                           "ld scores kb", "ld scores hap snps regions", "ld stats regions"})
     EXPECT_GT(pair_rows[name], 100) << name;
   for (const char* name : {"prune 7 3", "prune kb"}) EXPECT_GT(pruned[name], 20) << name;
 }

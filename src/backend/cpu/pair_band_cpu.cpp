@@ -1,7 +1,10 @@
 // The variant-pair band on CPU threads (backend/pair_band.hpp): each unit's rows become bit
 // planes in a host buffer that also holds the halo; the unit's pairs are counted by the popcount
 // kernels (ld_kernels.hpp) on the run's threads, blocks of rows handed out in order, and their
-// batch is queued for the statistic. The same pairs, values and batches as the GPU band.
+// batch is queued for the statistic. The same pairs, values and batches as the GPU band. With
+// a mask, a row's planes hold only the masked samples (or slots), compacted in their order (a
+// population's planes as a query of that population alone would have them), so the popcounts
+// run over the population's words, not the selection's.
 
 #include <algorithm>
 #include <atomic>
@@ -16,43 +19,97 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// Bits [from, from + length) of a plane that a mask keeps, going to [to, to + length).
+struct BitRun {
+  std::int64_t from = 0, to = 0, length = 0;
+};
+
+/// How a band's mask compacts its planes: the runs of the bits it keeps, their number.
+struct Compaction {
+  bool on = false;  ///< off without a mask, or with one that keeps every bit
+  std::vector<BitRun> runs;
+  std::int64_t width = -1;  ///< bits kept (-1: off, the planes are the selection's)
+};
+
+/// The compaction of @p spec's mask. @throws Error for a mask narrower than the planes.
+Compaction compaction(const PairBandSpec& spec) {
+  const std::int64_t bits = spec.request.haplotypes() ? spec.samples * spec.ploidy : spec.samples;
+  const std::vector<std::uint64_t>& mask = spec.mask;
+  Compaction c;
+  if (mask.empty()) return c;
+  if (static_cast<std::int64_t>(mask.size()) < stats::ld::plane_words(bits))
+    throw Error("variant pairs: a mask narrower than the selection");
+  std::int64_t kept = 0;
+  for (std::int64_t b = 0; b < bits; ++b) {
+    if (!((mask[static_cast<std::size_t>(b / 64)] >> (b % 64)) & 1)) continue;
+    if (c.runs.empty() || c.runs.back().from + c.runs.back().length != b)
+      c.runs.push_back({b, kept, 0});
+    ++c.runs.back().length;
+    ++kept;
+  }
+  if (kept == bits) return {};  // every bit: the planes as they are
+  c.on = true;
+  c.width = kept;
+  return c;
+}
+
+/// OR the bits of @p runs of the plane @p src into the zeroed plane @p dst.
+void copy_runs(const std::vector<BitRun>& runs, const std::uint64_t* src, std::uint64_t* dst) {
+  for (const BitRun& r : runs)
+    for (std::int64_t done = 0; done < r.length;) {
+      const std::int64_t n = std::min<std::int64_t>(64, r.length - done);
+      const std::int64_t s = r.from + done, d = r.to + done, so = s % 64, dof = d % 64;
+      std::uint64_t x = src[s / 64] >> so;
+      if (so + n > 64) x |= src[s / 64 + 1] << (64 - so);
+      if (n < 64) x &= (std::uint64_t{1} << n) - 1;
+      dst[d / 64] |= x << dof;
+      if (dof + n > 64) dst[d / 64 + 1] |= x >> (64 - dof);
+      done += n;
+    }
+}
+
 class CpuPairBand final : public PairBand {
  public:
   explicit CpuPairBand(const PairBandSpec& spec)
       : spec_(spec),
-        rows_(spec),
+        compact_(compaction(spec)),
+        rows_(spec, compact_.width),
         kernels_(ldk::best_kernels()),
         threads_(spec.threads ? spec.threads : hardware_threads()),
         prune_thr_(stats::ld::prune_threshold(spec.request.min_r2)) {}
 
   void host_unit(std::int64_t u, const PackedGenotypeView& view) override {
     if (rows_.haplotypes()) return;  // fed by host_haplotypes
+    const std::int64_t all = stats::ld::plane_words(view.samples);
+    if (compact_.on) scratch_.resize(static_cast<std::size_t>(3 * all));
     add_unit(u, [&](std::int64_t r, std::uint64_t* out) {
       const std::uint64_t* codes = view.words + r * view.words_per_row;
       const std::int64_t w = rows_.plane_words();
-      for (std::int64_t k = 0; k < w; ++k)
-        stats::ld::genotype_plane_word(codes, view.words_per_row, view.samples, k, out[k],
-                                       out[w + k], out[2 * w + k]);
+      // Without a mask the planes are written in place, else into scratch_ and compacted.
+      std::uint64_t* full = compact_.on ? scratch_.data() : out;
+      const std::int64_t fw = compact_.on ? all : w;
+      for (std::int64_t k = 0; k < fw; ++k)
+        stats::ld::genotype_plane_word(codes, view.words_per_row, view.samples, k, full[k],
+                                       full[fw + k], full[2 * fw + k]);
+      if (!compact_.on) return;
+      std::fill(out, out + 3 * w, std::uint64_t{0});
+      for (std::int64_t p = 0; p < 3; ++p) copy_runs(compact_.runs, full + p * fw, out + p * w);
     });
   }
 
   void host_haplotypes(std::int64_t u, const PackedHaplotypeView& view) override {
     if (!rows_.haplotypes()) return;
-    const std::vector<std::uint64_t>& mask = spec_.haplotype_mask;
-    if (!mask.empty() && static_cast<std::int64_t>(mask.size()) < rows_.plane_words())
-      throw Error("variant pairs: a haplotype mask narrower than the selection");
     add_unit(u, [&](std::int64_t r, std::uint64_t* out) {
       const std::uint64_t* row = view.words + r * 2 * view.words_per_plane;
-      const std::int64_t w = rows_.plane_words();
-      if (mask.empty()) {
+      if (!compact_.on) {
         std::memcpy(out, row, static_cast<std::size_t>(rows_.row_words()) * 8);
         return;
       }
-      // The planes are non-REF (w words) then called, each w words (view.words_per_plane apart).
-      for (std::int64_t k = 0; k < w; ++k) {
-        out[k] = row[k] & mask[static_cast<std::size_t>(k)];
-        out[w + k] = row[view.words_per_plane + k] & mask[static_cast<std::size_t>(k)];
-      }
+      // The planes are non-REF then called, view.words_per_plane apart.
+      const std::int64_t w = rows_.plane_words();
+      std::fill(out, out + 2 * w, std::uint64_t{0});
+      copy_runs(compact_.runs, row, out);
+      copy_runs(compact_.runs, row + view.words_per_plane, out + w);
     });
   }
 
@@ -170,6 +227,7 @@ class CpuPairBand final : public PairBand {
   }
 
   PairBandSpec spec_;
+  Compaction compact_;  // the mask's bits
   BandRows rows_;
   const ldk::Kernels& kernels_;
   unsigned threads_;
@@ -178,6 +236,7 @@ class CpuPairBand final : public PairBand {
   std::int64_t planes_front_ = 0;
   std::vector<PairBatch> ready_;
   std::int64_t compute_ns_ = 0;
+  std::vector<std::uint64_t> scratch_;  // a masked genotype row's planes before compaction
 };
 
 }  // namespace

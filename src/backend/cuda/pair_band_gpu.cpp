@@ -43,10 +43,10 @@ class GpuPairBand final : public PairBand {
     while (lanes_ < 32 && lanes_ < rows_.plane_words()) lanes_ *= 2;
     found_ = DeviceBuffer(ctx_.pool(), 8, stream_.get());
     found_host_ = PinnedBuffer(8);
-    const std::vector<std::uint64_t>& mask = spec.haplotype_mask;
+    const std::vector<std::uint64_t>& mask = spec.mask;
     if (!mask.empty()) {
       if (static_cast<std::int64_t>(mask.size()) < rows_.plane_words())
-        throw Error("variant pairs: a haplotype mask narrower than the selection");
+        throw Error("variant pairs: a mask narrower than the selection");
       mask_ = DeviceBuffer(ctx_.pool(), static_cast<std::int64_t>(mask.size() * 8), stream_.get());
       VCZ_CUDA_CHECK(cudaMemcpyAsync(mask_.data(), mask.data(), mask.size() * 8,
                                      cudaMemcpyHostToDevice, stream_.get()));
@@ -65,10 +65,10 @@ class GpuPairBand final : public PairBand {
 
   void device_unit(std::int64_t u, const PackedGenotypeView& view, void* stream) override {
     if (rows_.haplotypes()) return;  // fed by device_haplotypes
-    add_unit(u, static_cast<cudaStream_t>(stream),
-             [&](const cuda::PairRowsArgs& a, cudaStream_t st) {
-               cuda::launch_genotype_rows(a, view.words, view.words_per_row, view.samples, st);
-             });
+    add_unit(u, static_cast<cudaStream_t>(stream), [&](cuda::PairRowsArgs a, cudaStream_t st) {
+      if (!spec_.mask.empty()) a.mask = mask_.as<std::uint64_t>();
+      cuda::launch_genotype_rows(a, view.words, view.words_per_row, view.samples, st);
+    });
   }
 
   void device_haplotypes(std::int64_t u, const PackedHaplotypeView& view, void* stream) override {
@@ -76,7 +76,7 @@ class GpuPairBand final : public PairBand {
     if (view.words_per_plane < rows_.plane_words())
       throw Error("variant pairs: haplotype planes narrower than the selection");
     add_unit(u, static_cast<cudaStream_t>(stream), [&](cuda::PairRowsArgs a, cudaStream_t st) {
-      if (!spec_.haplotype_mask.empty()) a.mask = mask_.as<std::uint64_t>();
+      if (!spec_.mask.empty()) a.mask = mask_.as<std::uint64_t>();
       cuda::launch_haplotype_rows(a, view.words, view.words_per_plane, st);
     });
   }
@@ -393,7 +393,7 @@ class GpuPairBand final : public PairBand {
   DeviceBuffer unit_rows_dev_;
   PinnedBuffer unit_rows_host_, totals_host_;
   DeviceBuffer pairs_dev_, out_dev_, found_;
-  DeviceBuffer mask_;  // the request's haplotype mask (empty: none)
+  DeviceBuffer mask_;  // the request's mask of plane bits (empty: none)
   PinnedBuffer pairs_host_, out_host_, found_host_;
   DeviceBuffer first_dev_, offsets_dev_;  // count_band_pairs
   PinnedBuffer first_host_, offsets_host_;

@@ -72,6 +72,10 @@ __global__ void __launch_bounds__(kRowThreads)
   for (std::int64_t w = threadIdx.x; w < a.words; w += blockDim.x) {
     std::uint64_t h, t, c;
     ld::genotype_plane_word(row, code_words, samples, w, h, t, c);
+    const std::uint64_t m = a.mask ? a.mask[w] : ~std::uint64_t{0};
+    h &= m;
+    t &= m;
+    c &= m;
     out[w] = h;
     out[a.words + w] = t;
     out[2 * a.words + w] = c;

@@ -31,7 +31,7 @@ struct PairRowsArgs {
   std::int64_t words = 0;
   std::int64_t row_words = 0;
   unsigned long long* totals = nullptr;
-  const std::uint64_t* mask = nullptr;  ///< haplotype rows: slots to keep (null: every slot)
+  const std::uint64_t* mask = nullptr;  ///< plane bits to keep: samples or slots (null: all)
 };
 
 /// @brief Genotype rows from packed 2-bit codes (@p code_words words per row, @p samples).
