@@ -270,10 +270,13 @@ PairBinner::PairBinner(const Query& q, const LdStatsOptions& o)
   }
 }
 
-std::int64_t PairBinner::bin(std::int32_t contig, std::int64_t a, std::int64_t b) const {
+double PairBinner::coordinate(std::int32_t contig, std::int64_t pos) const {
+  return r_ ? map_->at((*contigs_)[static_cast<std::size_t>(contig)], pos) : 0.0;
+}
+
+std::int64_t PairBinner::bin_at(std::int64_t a, std::int64_t b, double ca, double cb) const {
   if (!r_) return bin_of(edges_, b - a);
-  const std::string& c = (*contigs_)[static_cast<std::size_t>(contig)];
-  const double r = std::fabs(map_->at(c, b) - map_->at(c, a)) / 100;
+  const double r = std::fabs(cb - ca) / 100;
   if (!(r >= r_edges_.front() && r < r_edges_.back())) return -1;
   return std::upper_bound(r_edges_.begin(), r_edges_.end(), r) - r_edges_.begin() - 1;
 }
