@@ -460,7 +460,7 @@ def ld_stats(store: Any, bp_bins: Union[str, Sequence[int], None] = None, *,
         filters: Optional[Mapping[str, Any]] = None,
              device: str = "auto", threads: Optional[int] = None, prefetch: Optional[int] = None,
              progress: Any = None) -> Dict[str, Any]:
-    """moments.LD's two-locus statistics of one, two or three populations in bins of bp
+    """moments.LD's two-locus statistics of one to four populations in bins of bp
     distance (``vczstats ld-stats``), as ``moments.LD.Parsing.compute_ld_statistics`` returns
     them.
 

@@ -1,4 +1,4 @@
-// ld-stats for two or three populations (vczstats/ld.hpp): moments.LD's multi-population basis
+// ld-stats for two to four populations (vczstats/ld.hpp): moments.LD's multi-population basis
 // (DD_i_j, Dz_i_j_k, pi2_i_j_k_l and the one-locus H_i_j) from phased haplotype counts.
 //
 // The pair band counts one set of haplotypes per pass, so the statistic asks for several bands
@@ -40,7 +40,7 @@ namespace {
 
 __extension__ typedef __int128 Wide;
 
-constexpr int kMaxPops = 3;
+constexpr int kMaxPops = 4;  // as moments.LD
 
 struct BandRow {
   PairRow meta;
@@ -290,7 +290,7 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
  public:
   LdMomentsPopsStatistic(const Query& q, const LdStatsOptions& o)
       : options_(o), binner_(q, o), pops_(q.pops.count()), basis_(pops_) {
-    if (pops_ < 2 || pops_ > kMaxPops) throw UsageError("ld-stats: one, two or three populations");
+    if (pops_ < 2 || pops_ > kMaxPops) throw UsageError("ld-stats: one to four populations");
     const std::int64_t ploidy = q.store.ploidy();
     const std::int64_t slots = q.samples.size() * ploidy;
     width_[0] = slots;
