@@ -284,7 +284,8 @@ void add_ld(CLI::App& app) {
   cmd->add_option("--ld-wind-cm", o->ld_wind_cm,
                   "--ld-scores: window of this many cM each side, on the --map");
   cmd->add_option("--map", o->map,
-                  "--ld-wind-cm: genetic map, plink .map (chrom, id, cM, bp), as ihs --map");
+                  "--ld-wind-cm: genetic map, plink .map (chrom, id, cM, bp) or HapMap-style "
+                  "table (header Chromosome Position(bp) Rate(cM/Mb) Map(cM)), as ihs --map");
   cmd->callback([o, cmd] {
     const bool decay = !o->decay.empty();
     if (decay || o->ld_scores) {
@@ -389,8 +390,9 @@ void add_ld_stats(CLI::App& app) {
                   "Instead of --bp-bins: bin edges of recombination distance r = |cM_b - cM_a| / "
                   "100 on --map (Morgans, as moments.LD's r_bins), R0,R1,...,Rn");
   cmd->add_option("--map", o->map,
-                  "With --r-bins: a plink .map (chrom, id, cM, bp), linear between its positions "
-                  "(as ld --ld-scores --map)");
+                  "With --r-bins: a plink .map (chrom, id, cM, bp) or a HapMap-style table "
+                  "(header Chromosome Position(bp) Rate(cM/Mb) Map(cM), as the 1000 Genomes "
+                  "genetic_map files), linear between its positions (as ld --ld-scores --map)");
   cmd->callback([o] {
     LdStatsOptions so;
     if (o->bins.empty() == o->r_bins.empty())

@@ -435,20 +435,30 @@ TEST(LdStats, TwoAndThreePopulationsEqualTheBruteForceReference) {
   // the file's three populations (45 and 6), cut into units across bands' reach
   EXPECT_EQ(expect_ld_stats_match(store, vcf, "20,300,301,1400", p, rp, 500), 3u + 45u + 1u + 6u);
   // bins of recombination distance on a plink .map (one and three populations)
-  const std::string map = (dir / "g.map").string();
+  // (and the same points as a HapMap-style table, its contigs named chr1 and chr2)
+  const std::string map = (dir / "g.map").string(), hapmap = (dir / "g.hapmap.txt").string();
   {
-    std::ofstream m(map);
+    std::ofstream m(map), h(hapmap);
+    h << "Chromosome\tPosition(bp)\tRate(cM/Mb)\tMap(cM)\n";
     for (const char* contig : {"1", "2"}) {
       double g = 0;
       for (std::int64_t x = 1; x <= 40001; x += 400) {
         g += static_cast<double>((x * 7919) % 1000) * 2e-5;
         m << contig << "\tm" << x << "\t" << g << "\t" << x << "\n";
+        h << "chr" << contig << "\t" << x << "\t" << (x % 7) * 0.25 << "\t" << g << "\n";
       }
     }
   }
   const std::string r = " --r-bins 0,1e-5,5e-5,4e-4 --map " + shell_quote(map);
   expect_ld_stats_match(store, vcf, "", r, r, 500);
   expect_ld_stats_match(store, vcf, "", r + p, r + rp, 500);
+  const std::string rh = " --r-bins 0,1e-5,5e-5,4e-4 --map " + shell_quote(hapmap);
+  const std::string ld_stats = binary() + " ld-stats " + shell_quote(store);
+  EXPECT_EQ(run_ok(ld_stats + rh + p), run_ok(ld_stats + r + p));
+  const std::string scores =
+      binary() + " ld " + shell_quote(store) + " --ld-scores --ld-wind-cm 0.05";
+  EXPECT_EQ(run_ok(scores + " --map " + shell_quote(hapmap)),
+            run_ok(scores + " --map " + shell_quote(map)));
   // one population of the file is the one-population table of its samples
   const std::string cmd = binary() + " ld-stats " + shell_quote(store) + " --bp-bins 0,100,900";
   std::string z;
