@@ -74,6 +74,8 @@ class BinnedPairStatistic : public stats::pairs::PairStatistic<MetaRow> {
   using PairStatistic::PairStatistic;
   void add_rows(const std::vector<PairRow>&) {}
 
+  std::int64_t hint_a_ = 0, hint_b_ = 0;  // ordinal_near()'s guesses for a pair's rows
+
  private:
   Derived& self() { return static_cast<Derived&>(*this); }
   /// Drop the rows no later variant pairs with (a partition that starts the run only: the others
@@ -194,8 +196,8 @@ class LdDecayStatistic final : public BinnedPairStatistic<LdDecayStatistic> {
   }
 
   void add_pair(const PairValue& v) {
-    const PairRow& a = at(ordinal(v.a)).meta;
-    const PairRow& b = at(ordinal(v.b)).meta;
+    const PairRow& a = at(ordinal_near(v.a, hint_a_)).meta;
+    const PairRow& b = at(ordinal_near(v.b, hint_b_)).meta;
     const std::int64_t bin = bin_of(options_.edges, b.pos - a.pos);
     if (bin < 0) return;
     const Key key =
@@ -353,7 +355,7 @@ class LdScoreStatistic final
 
   void add_pair(const PairValue& v) {
     if (v.a == v.b || v.n <= 2) return;
-    ScoreRow &a = at(ordinal(v.a)), &b = at(ordinal(v.b));
+    ScoreRow &a = at(ordinal_near(v.a, hint_a_)), &b = at(ordinal_near(v.b, hint_b_));
     if (map_ && std::fabs(b.cm - a.cm) > options_.window_cm) return;
     // r²_adj = r² - (1 - r²) / (n - 2), ldsc's unbiased estimate of r²
     const double adj = v.r2 - (1 - v.r2) / static_cast<double>(v.n - 2);
@@ -393,6 +395,7 @@ class LdScoreStatistic final
 
   LdScoreOptions options_;
   std::shared_ptr<const stats::haplo::GeneticMap> map_;  // cM windows
+  std::int64_t hint_a_ = 0, hint_b_ = 0;                 // ordinal_near()'s guesses
 };
 
 // ---- ld-stats -----------------------------------------------------------------------------------
@@ -483,8 +486,8 @@ class LdMomentsStatistic final : public BinnedPairStatistic<LdMomentsStatistic> 
   }
 
   void add_pair(const PairValue& v) {
-    const PairRow& i = at(ordinal(v.a)).meta;
-    const PairRow& j = at(ordinal(v.b)).meta;
+    const PairRow& i = at(ordinal_near(v.a, hint_a_)).meta;
+    const PairRow& j = at(ordinal_near(v.b, hint_b_)).meta;
     if (i.n != width_ || j.n != width_) return;  // complete sites only
     const std::int64_t bin = binner_.bin(i.contig, i.pos, j.pos);
     if (bin < 0) return;
