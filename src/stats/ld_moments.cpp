@@ -102,7 +102,8 @@ struct SiteCounts {
 /// falling factorials (n)_k, k = 0 .. 4, as doubles.
 struct PopScale {
   std::array<double, 5> den{};
-  bool narrow = true;  // counts below kNarrowHaplotypes: 64-bit numerators
+  bool narrow = true;           // counts below kNarrowHaplotypes: 64-bit numerators
+  std::uint32_t need = 0xffff;  // the sets S whose PopFactors::g[S] the basis uses (bit S)
   PopScale() = default;
   explicit PopScale(std::int64_t n) : narrow(n < kNarrowHaplotypes) {
     Wide f = 1;
@@ -144,25 +145,27 @@ void pop_factors(I a, I b, I c, I e, const PopScale& s, PopFactors& f) {
   // the ordered tuples are the product of the class sizes less the tuples where a left draw
   // (A or a) and a right draw (B or b) are one haplotype (inclusion-exclusion over matchings,
   // the only coincidences possible: A∩B = a, A∩b = b, a∩B = c, a∩b = e), over (n)_|S|.
-  const I A = a + b, Ac = c + e, B = a + c, Bc = b + e;  // A, a, B, b
+  const I A = a + b, Ac = c + e, B = a + c, Bc = b + e;      // A, a, B, b
+  auto g = [&](std::size_t set, std::size_t draws, I num) {  // (only those the basis uses)
+    if ((s.need >> set) & 1) f.g[set] = over(num, draws);
+  };
   f.g[0] = 1;
-  f.g[1] = over(A, 1);
-  f.g[2] = over(Ac, 1);
-  f.g[4] = over(B, 1);
-  f.g[8] = over(Bc, 1);
-  f.g[3] = over(A * Ac, 2);
-  f.g[12] = over(B * Bc, 2);
-  f.g[5] = over(A * B - a, 2);
-  f.g[9] = over(A * Bc - b, 2);
-  f.g[6] = over(Ac * B - c, 2);
-  f.g[10] = over(Ac * Bc - e, 2);
-  f.g[7] = over(A * Ac * B - a * Ac - c * A, 3);
-  f.g[11] = over(A * Ac * Bc - b * Ac - e * A, 3);
-  f.g[13] = over(A * B * Bc - a * Bc - b * B, 3);
-  f.g[14] = over(Ac * B * Bc - c * Bc - e * B, 3);
+  g(1, 1, A);
+  g(2, 1, Ac);
+  g(4, 1, B);
+  g(8, 1, Bc);
+  g(3, 2, A * Ac);
+  g(12, 2, B * Bc);
+  g(5, 2, A * B - a);
+  g(9, 2, A * Bc - b);
+  g(6, 2, Ac * B - c);
+  g(10, 2, Ac * Bc - e);
+  g(7, 3, A * Ac * B - a * Ac - c * A);
+  g(11, 3, A * Ac * Bc - b * Ac - e * A);
+  g(13, 3, A * B * Bc - a * Bc - b * B);
+  g(14, 3, Ac * B * Bc - c * Bc - e * B);
   // both matchings at once: {A=B, a=b} and {A=b, a=B}
-  f.g[15] =
-      over(A * Ac * B * Bc - a * Ac * Bc - b * Ac * B - c * A * Bc - e * A * B + a * e + b * c, 4);
+  g(15, 4, A * Ac * B * Bc - a * Ac * Bc - b * Ac * B - c * A * Bc - e * A * B + a * e + b * c);
 }
 
 void pop_factors(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t e, const PopScale& s,
@@ -315,11 +318,15 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
                          " has fewer than four haplotypes");
       width_[static_cast<std::size_t>(k) + 1] = n;
       scale_[static_cast<std::size_t>(k)] = PopScale(n);
+      scale_[static_cast<std::size_t>(k)].need = 1;  // (g[0])
       if (k + 1 == pops_) break;  // the last population: the union less the others
       requests_.push_back({base, std::move(mask)});
     }
     for (std::size_t k = 0; k < requests_.size(); ++k)
       bands_.push_back(std::make_unique<BandState>(q, requests_[k].request, slots));
+    for (const auto& sets : basis_.pi2_sets)
+      for (const auto& set : sets)
+        for (std::size_t k = 0; k < scale_.size(); ++k) scale_[k].need |= 1u << set[k];
     bins_.assign(binner_.bins() * stride(), {});
     h_.assign(basis_.h.size(), {});
   }
