@@ -78,7 +78,8 @@ void add_selection(CLI::App& cmd, HaploCliOptions& o, SelectionScan scan) {
       ->group("Selection scan");
   if (!nsl)
     cmd.add_option("--map", s.map,
-                   "Genetic map (plink .map: chrom, id, cM, bp; interpolated) [default: physical "
+                   "Genetic map: plink .map (chrom, id, cM, bp) or HapMap-style table (header "
+                   "Chromosome Position(bp) Rate(cM/Mb) Map(cM)); interpolated [default: physical "
                    "distance]")
         ->group("Selection scan");
   if (!xp)
@@ -166,7 +167,7 @@ void add_ehh(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--maf", e->maf, "Leave out flanking sites with a lower minor allele frequency")
       ->capture_default_str();
-  cmd->add_option("--map", e->map, "Genetic map (plink .map)");
+  cmd->add_option("--map", e->map, "Genetic map (plink .map or HapMap-style table, as ihs --map)");
   cmd->callback([o, focal, e] {
     std::string regions;
     for (const auto& item : vcz::split_list(*focal)) {

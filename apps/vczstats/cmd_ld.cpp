@@ -295,7 +295,8 @@ void add_ld(CLI::App& app) {
   cmd->add_option("--ld-wind-cm", o->ld_wind_cm,
                   "--ld-scores: window of this many cM each side, on the --map");
   cmd->add_option("--map", o->map,
-                  "--ld-wind-cm: genetic map, plink .map (chrom, id, cM, bp), as ihs --map");
+                  "--ld-wind-cm: genetic map, plink .map (chrom, id, cM, bp) or HapMap-style "
+                  "table (header Chromosome Position(bp) Rate(cM/Mb) Map(cM)), as ihs --map");
   cmd->callback([o, cmd] {
     const bool decay = !o->decay.empty();
     if (decay || o->ld_scores) {
@@ -372,7 +373,7 @@ void add_ld_stats(CLI::App& app) {
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
       "ld-stats",
-      "moments.LD's two-locus statistics of one, two or three populations (the selected "
+      "moments.LD's two-locus statistics of one to four populations (the selected "
       "samples; or -P FILE: its populations, or those --pop names) from phased haplotypes (read "
       "as stored, as ld --hap), summed in bins of bp distance as "
       "moments.LD.Parsing.compute_ld_statistics sums them: per bin the pairs of sites on one "
@@ -385,14 +386,14 @@ void add_ld_stats(CLI::App& app) {
       "Examples:\n"
       "  vczstats ld-stats data.vcz --bp-bins 0,100,1kb,10kb\n"
       "  vczstats ld-stats data.vcz --bp-bins 0:50kb:5kb -P pops.tsv --pop YRI,CEU\n"
-      "  vczstats ld-stats data.vcz --bp-bins 0,1kb,10kb -P pops.tsv   # its 1-3 populations\n"
+      "  vczstats ld-stats data.vcz --bp-bins 0,1kb,10kb -P pops.tsv   # its 1-4 populations\n"
       "  vczstats ld-stats data.vcz --r-bins 0,1e-6,1e-5,1e-4 --map chr20.map");
   add_common_options(*cmd, o->common);
   add_population_option(*cmd, o->common);
   cmd->add_option("--pop", o->pop,
-                  "With -P: the populations to compute for, NAME or NAME,NAME[,NAME] (their "
-                  "indices 0, 1, 2 in the statistics' names) [default: every population of the "
-                  "file, at most three]");
+                  "With -P: the populations to compute for, NAME or NAME,NAME[,NAME[,NAME]] "
+                  "(their indices 0, 1, 2, 3 in the statistics' names) [default: every "
+                  "population of the file, at most four]");
   cmd->add_option("--bp-bins", o->bins,
                   "Bin edges in bp distance, E0,E1,...,En (kb/Mb suffixes allowed) or "
                   "START:STOP:STEP; bin k is [Ek, Ek+1)");
@@ -400,8 +401,9 @@ void add_ld_stats(CLI::App& app) {
                   "Instead of --bp-bins: bin edges of recombination distance r = |cM_b - cM_a| / "
                   "100 on --map (Morgans, as moments.LD's r_bins), R0,R1,...,Rn");
   cmd->add_option("--map", o->map,
-                  "With --r-bins: a plink .map (chrom, id, cM, bp), linear between its positions "
-                  "(as ld --ld-scores --map)");
+                  "With --r-bins: a plink .map (chrom, id, cM, bp) or a HapMap-style table "
+                  "(header Chromosome Position(bp) Rate(cM/Mb) Map(cM), as the 1000 Genomes "
+                  "genetic_map files), linear between its positions (as ld --ld-scores --map)");
   cmd->callback([o] {
     LdStatsOptions so;
     if (o->bins.empty() == o->r_bins.empty())
@@ -414,8 +416,8 @@ void add_ld_stats(CLI::App& app) {
       const std::string file = qo.pops_file;
       const auto [names, members] = population_members(qo);
       const std::vector<std::string> chosen = o->pop.empty() ? names : vcz::split_list(o->pop);
-      if (chosen.empty() || chosen.size() > 3)
-        throw UsageError("ld-stats: one, two or three populations (" + file + " has " +
+      if (chosen.empty() || chosen.size() > 4)
+        throw UsageError("ld-stats: one to four populations (" + file + " has " +
                          std::to_string(names.size()) + "; choose with --pop A,B)");
       qo.pops.clear();
       for (std::size_t k = 0; k < chosen.size(); ++k) {

@@ -41,7 +41,7 @@ struct SelectionOptions {
   double max_extend = 1000000;        ///< iHS, XP-EHH: stop this many bp from the site (<= 0: none)
   std::int64_t max_extend_nsl = 100;  ///< nSL, XP-nSL: stop this many sites away (<= 0: none)
   bool trunc_ok = false;              ///< integrate up to a contig end instead of dropping the site
-  std::string map;  ///< genetic map (plink .map: chrom, id, cM, bp); empty: physical
+  std::string map;  ///< genetic map (plink .map or HapMap-style table); empty: physical
   int bins = 100;   ///< iHS, nSL: allele frequency bins of the standardisation
   std::int64_t min_bin_sites = 20;  ///< a bin with fewer scores gives no standardised values
   double crit = 2;                  ///< |standardised score| >= crit is extreme (windows)

@@ -91,8 +91,9 @@ struct LdScoreOptions {
   std::int64_t window_variants = -1;  ///< --ld-wind-snps N: partners at most N variants away
   std::int64_t window_bp = -1;        ///< --ld-wind-kb × 1000: partners at most this many bp away
   double window_cm = -1;              ///< --ld-wind-cm: partners at most this many cM away
-  /// --map: the genetic map of window_cm (plink .map: chrom, id, cM, bp; linear between its
-  /// positions, extrapolated with the rate of its first or last interval, as ihs --map)
+  /// --map: the genetic map of window_cm (plink .map: chrom, id, cM, bp, or a HapMap-style
+  /// table: Chromosome Position(bp) Rate(cM/Mb) Map(cM); linear between its positions,
+  /// extrapolated with the rate of its first or last interval, as ihs --map)
   std::string map;
 };
 
@@ -113,7 +114,7 @@ struct LdStatsOptions {
   /// Instead of edges: bin edges of recombination distance r = |cM_b - cM_a| / 100 (Morgans, as
   /// moments.LD's r_bins with a map in cM) on @p map, strictly increasing from 0 or more.
   std::vector<double> r_edges;
-  std::string map;  ///< with r_edges: a plink .map (chrom, id, cM, bp), as ld --ld-scores --map
+  std::string map;  ///< with r_edges: a genetic map, as ld --ld-scores --map
 };
 
 /// @brief moments.LD's statistics of one population from phased haplotype counts (Ragsdale &

@@ -121,7 +121,8 @@ _SHARED_PARAMETERS = {
     "max_extend_nsl": ("max_extend_nsl : int",
         "Stop this many sites from the focal site (<= 0: no limit)."),
     "trunc_ok": ("trunc_ok : bool", "Integrate up to a contig end instead of dropping the site."),
-    "map": ("map : path, optional", "Genetic map (plink .map), default the physical distance."),
+    "map": ("map : path, optional",
+            "Genetic map (plink .map or HapMap-style table), default the physical distance."),
     "bins": ("bins : int", "Derived allele frequency bins of the standardisation."),
     "min_bin_sites": ("min_bin_sites : int",
         "A bin with fewer scores gives no standardised values."),
@@ -461,7 +462,7 @@ def ld_stats(store: Any, bp_bins: Union[str, Sequence[int], None] = None, *,
         filters: Optional[Mapping[str, Any]] = None,
              device: str = "auto", threads: Optional[int] = None, prefetch: Optional[int] = None,
              progress: Any = None) -> Dict[str, Any]:
-    """moments.LD's two-locus statistics of one, two or three populations in bins of bp
+    """moments.LD's two-locus statistics of one to four populations in bins of bp
     distance (``vczstats ld-stats``), as ``moments.LD.Parsing.compute_ld_statistics`` returns
     them.
 
@@ -474,7 +475,7 @@ def ld_stats(store: Any, bp_bins: Union[str, Sequence[int], None] = None, *,
     r_bins : list of float, optional
         Instead of ``bp_bins``: bin edges of recombination distance
         ``r = abs(cM_b - cM_a) / 100`` (Morgans, as moments.LD's ``r_bins``) on
-        ``genetic_map`` (a plink ``.map``).
+        ``genetic_map`` (a plink ``.map`` or a HapMap-style table).
     genetic_map : path, optional
         The map of ``r_bins``.
     {shared}
@@ -907,7 +908,8 @@ def ehh(store: Any, focal: Focal, *, window: int = 100_000, maf: float = 0.05,
     maf : float
         Leave out flanking sites with a lower minor allele frequency.
     map : path, optional
-        Genetic map (plink .map: chrom, id, cM, bp); default the physical distance.
+        Genetic map (plink .map: chrom, id, cM, bp; or a HapMap-style table with the header
+        ``Chromosome Position(bp) Rate(cM/Mb) Map(cM)``); default the physical distance.
     sample_sets : optional
         The populations, as in :func:`diversity`.
     regions : optional

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <type_traits>
 
 #include "stats/element_type.hpp"
 #include "stats/haplo_pack.hpp"
@@ -109,44 +111,115 @@ std::shared_ptr<const std::vector<std::string>> contig_names(const Query& q) {
 
 // ---- genetic map ------------------------------------------------------------------------------
 
+namespace {
+
+/// Whether @p field begins with @p prefix (lower case), letters compared without case.
+bool starts_nocase(const std::string& field, const char* prefix) {
+  std::size_t k = 0;
+  for (; prefix[k] != 0; ++k)
+    if (k >= field.size() ||
+        std::tolower(static_cast<unsigned char>(field[k])) != static_cast<unsigned char>(prefix[k]))
+      return false;
+  return true;
+}
+
+/// @p text read whole as a number (double) or an integer (std::int64_t), or false.
+template <class T>
+bool whole(const std::string& text, T& value) {
+  try {
+    std::size_t used = 0;
+    if constexpr (std::is_same_v<T, double>)
+      value = std::stod(text, &used);
+    else
+      value = std::stoll(text, &used);
+    return used == text.size();
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+/// HapMap's header: Chromosome Position(bp) Rate(cM/Mb) Map(cM) (as the HapMap II and 1000
+/// Genomes genetic_map_chrN files; the names' beginnings, without case).
+bool hapmap_header(const std::vector<std::string>& f) {
+  return f.size() == 4 && starts_nocase(f[0], "chr") && starts_nocase(f[1], "pos") &&
+         starts_nocase(f[2], "rate") && (starts_nocase(f[3], "map") || starts_nocase(f[3], "gen"));
+}
+
+}  // namespace
+
 GeneticMap::GeneticMap(const std::string& path) : path_(path) {
   std::ifstream in(path);
   if (!in) throw IoError(path + ": cannot open the genetic map");
   std::string line;
   std::int64_t lineno = 0;
+  bool first = true, hapmap = false;
+  std::vector<std::string> f;
   while (std::getline(in, line)) {
     ++lineno;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty() || line[0] == '#') continue;
     std::istringstream ls(line);
-    std::string chrom, id, cm, bp;
-    if (!(ls >> chrom >> id >> cm >> bp))
-      throw UsageError(path + ": line " + std::to_string(lineno) +
-                       ": expected 4 columns (chrom, id, cM, bp) as plink .map");
+    f.clear();
+    for (std::string x; ls >> x;) f.push_back(x);
+    if (f.empty()) continue;
+    const std::string at = path + ": line " + std::to_string(lineno) + ": ";
+    double number = 0;
+    if (first) {  // a header (its fourth field, or last, not a number) names the format
+      first = false;
+      if (!whole(f.size() >= 4 ? f[3] : f.back(), number)) {
+        if (!hapmap_header(f))
+          throw UsageError(at +
+                           "a header, but not HapMap's 'Chromosome Position(bp) Rate(cM/Mb) "
+                           "Map(cM)' (a plink .map, chrom id cM bp, has none; a map without the "
+                           "Chromosome column needs one added)");
+        hapmap = true;
+        continue;
+      }
+    }
+    // plink: chrom, id, cM, bp (further columns ignored); HapMap: chrom, bp, rate, cM
+    std::string chrom, cm, bp;
+    if (hapmap) {
+      if (f.size() != 4)
+        throw UsageError(at +
+                         "expected 4 columns (Chromosome Position(bp) Rate(cM/Mb) Map(cM)) as the "
+                         "header");
+      chrom = f[0];
+      bp = f[1];
+      cm = f[3];
+      if (!whole(f[2], number)) throw UsageError(at + "'" + f[2] + "' is not a rate (cM/Mb)");
+    } else {
+      if (f.size() < 4)
+        throw UsageError(at + "expected 4 columns (chrom, id, cM, bp) as plink .map");
+      chrom = f[0];
+      cm = f[2];
+      bp = f[3];
+    }
     double g = 0;
     std::int64_t p = 0;
-    try {
-      std::size_t used = 0;
-      g = std::stod(cm, &used);
-      if (used != cm.size()) throw std::invalid_argument(cm);
-      p = std::stoll(bp, &used);
-      if (used != bp.size()) throw std::invalid_argument(bp);
-    } catch (const std::exception&) {
-      throw UsageError(path + ": line " + std::to_string(lineno) + ": '" + cm + "' '" + bp +
-                       "' are not a genetic and a physical position");
-    }
+    if (!whole(cm, g) || !whole(bp, p))
+      throw UsageError(at + "'" + cm + "' '" + bp + "' are not a genetic and a physical position");
     auto& pts = points_[chrom];
     if (!pts.empty() && (p <= pts.back().first || g < pts.back().second))
-      throw UsageError(path + ": line " + std::to_string(lineno) + ": " + chrom + ":" + bp +
+      throw UsageError(at + chrom + ":" + bp +
                        " does not follow the previous position in both bp and cM");
     pts.emplace_back(p, g);
   }
 }
 
+const std::vector<std::pair<std::int64_t, double>>* GeneticMap::points(
+    const std::string& contig) const {
+  auto it = points_.find(contig);
+  // "chr1" in the map for the store's "1", or the reverse
+  if (it == points_.end())
+    it = points_.find(contig.rfind("chr", 0) == 0 ? contig.substr(3) : "chr" + contig);
+  return it == points_.end() ? nullptr : &it->second;
+}
+
 double GeneticMap::at(const std::string& contig, std::int64_t pos) const {
-  const auto it = points_.find(contig);
-  if (it == points_.end() || it->second.size() < 2)
+  const auto* found = points(contig);
+  if (found == nullptr || found->size() < 2)
     throw UsageError(path_ + ": the genetic map has fewer than two positions on contig " + contig);
-  const auto& pts = it->second;
+  const auto& pts = *found;
   auto hi = std::upper_bound(pts.begin(), pts.end(), pos,
                              [](std::int64_t p, const auto& x) { return p < x.first; });
   if (hi == pts.begin()) ++hi;

@@ -43,16 +43,22 @@ struct RowFilter {
   bool polymorphic = false;  ///< two alleles present
 };
 
-/// A genetic map: plink .map rows (chrom, id, cM, bp), linearly interpolated between its
-/// positions and extrapolated with the rate of the first or last interval.
+/// A genetic map: plink .map rows (chrom, id, cM, bp), or a HapMap-style table (a header
+/// `Chromosome Position(bp) Rate(cM/Mb) Map(cM)`, then chrom, bp, rate, cM: the HapMap II and
+/// 1000 Genomes genetic_map files; the rate is checked to be a number and not used), linearly
+/// interpolated between its positions and extrapolated with the rate of the first or last
+/// interval. A contig missing from the map is looked up with "chr" added or removed.
 class GeneticMap {
  public:
-  /// @throws IoError, UsageError (malformed line, positions not increasing).
+  /// @throws IoError, UsageError naming the file and line (a malformed line or header,
+  /// positions not increasing).
   explicit GeneticMap(const std::string& path);
   /// @throws UsageError when the map has fewer than two positions on @p contig.
   double at(const std::string& contig, std::int64_t pos) const;
 
  private:
+  const std::vector<std::pair<std::int64_t, double>>* points(const std::string& contig) const;
+
   std::string path_;
   std::map<std::string, std::vector<std::pair<std::int64_t, double>>> points_;
 };

@@ -1,4 +1,4 @@
-// ld-stats for two or three populations (vczstats/ld.hpp): moments.LD's multi-population basis
+// ld-stats for two to four populations (vczstats/ld.hpp): moments.LD's multi-population basis
 // (DD_i_j, Dz_i_j_k, pi2_i_j_k_l and the one-locus H_i_j) from phased haplotype counts.
 //
 // The pair band counts one set of haplotypes per pass, so the statistic asks for several bands
@@ -12,6 +12,13 @@
 // as the other pair statistics do (stats/pair_statistic.hpp), so partitions merge by adding the
 // pairs across their boundary band by band.
 //
+// A unit's pairs are summed in one walk over the bands' pairs in one order (by second variant,
+// then first: the CPU band's own; the GPU band's are sorted first), which finds a union pair's
+// population pairs without hashing; each population's factors come from exact integer
+// numerators (64-bit while they fit) over falling factorials computed once; the walk is cut into
+// parts on the run's threads, each summing into bins of its own, added in order (ExactSum: the
+// same bits however the pairs are split).
+//
 // Estimators (Ragsdale & Gravel 2019, 2020): within a population the unbiased estimators of
 // stats/ld_moments.hpp and their three-haplotype relatives; across populations the samples are
 // independent, so a product's estimator is the product of each population's unbiased factor.
@@ -19,8 +26,6 @@
 #include <algorithm>
 #include <array>
 #include <deque>
-#include <map>
-#include <unordered_map>
 
 #include "stats/banded_pairs.hpp"
 #include "stats/ld_moments.hpp"
@@ -28,22 +33,26 @@
 #include "vczstats/bins.hpp"
 #include "vczstats/exact_sum.hpp"
 #include "vczstats/ld.hpp"
+#include "vczstats/thread_pool.hpp"
 
 namespace vczstats::stats::moments {
 namespace {
 
 __extension__ typedef __int128 Wide;
 
+constexpr int kMaxPops = 4;  // as moments.LD
+
 struct BandRow {
   PairRow meta;
 };
 
-/// One band's rows, head and tail (a PairStatistic used as the state of one band).
+/// One band's rows, head and tail (a PairStatistic used as the state of one band). Its pairs
+/// stay in the batch: the owner sums a unit's pairs once every band has handed it over.
 class BandState final : public pairs::PairStatistic<BandRow> {
  public:
-  /// @p width: the selected haplotypes (the planes' width); @p counted: those the band counts.
-  BandState(const Query& q, const PairRequest& request, std::int64_t width, std::int64_t counted)
-      : PairStatistic(q, "ld-stats"), counted_(counted) {
+  /// @p width: the selected haplotypes (the planes' width).
+  BandState(const Query& q, const PairRequest& request, std::int64_t width)
+      : PairStatistic(q, "ld-stats") {
     request_ = request;
     width_ = width;
   }
@@ -51,19 +60,16 @@ class BandState final : public pairs::PairStatistic<BandRow> {
   std::string name() const override { return "ld_stats_band"; }
   bool resolved() const { return resolved_; }
 
-  /// Take a batch; @p on_pair(v, x11) gets each pair of complete sites with its haplotypes REF
-  /// at both (the statistic leaves out the other pairs).
-  template <class OnPair>
-  void take(const PairBatch& batch, OnPair&& on_pair) {
-    if (!take_batch(batch, [](const PairRow& r) { return BandRow{r}; })) return;
-    for (const PairValue& v : batch.pairs) pass(v, on_pair);
+  /// Take a batch's rows; whether it brought rows (and pairs).
+  bool take(const PairBatch& batch) {
+    return take_batch(batch, [](const PairRow& r) { return BandRow{r}; });
   }
 
-  /// Absorb the later partition's band; @p on_pair as take().
+  /// Absorb the later partition's band; @p on_pair(const PairValue&) gets the pairs across.
   template <class OnPair>
   void absorb(BandState& later, OnPair&& on_pair) {
     merge_partition(
-        later, [](BandRow&, std::int64_t) {}, [&](const PairValue& v) { pass(v, on_pair); });
+        later, [](BandRow&, std::int64_t) {}, on_pair);
   }
 
   /// Drop the rows no later variant pairs with (a partition that starts the run).
@@ -79,28 +85,37 @@ class BandState final : public pairs::PairStatistic<BandRow> {
   void load(ByteReader& r) override {
     load_rows(r, [](ByteReader& from) { return BandRow{from.get<PairRow>()}; });
   }
-
- private:
-  template <class OnPair>
-  void pass(const PairValue& v, OnPair& on_pair) const {
-    const PairRow &a = at(ordinal(v.a)).meta, &b = at(ordinal(v.b)).meta;
-    if (a.n == counted_ && b.n == counted_) on_pair(v, ref_at_both(v.n, a.sum, b.sum, v.d));
-  }
-
-  std::int64_t counted_ = 0;
 };
 
 /// A site's counts per population: haplotypes called, and non-REF among them.
 struct SiteCounts {
+  std::int64_t variant = 0;
   std::int64_t pos = 0;
+  double coord = 0;  // PairBinner::coordinate()
   std::int32_t contig = 0;
   std::int32_t complete = 0;  // called at every selected haplotype
-  std::array<std::int64_t, 3> n{}, alt{};
+  std::int64_t alt = 0;       // non-REF among every selected haplotype
+  std::array<std::int64_t, kMaxPops> pop_n{}, pop_alt{};
 };
 
-/// One population's factors for a pair: counts c1 (AB), c2 (Ab), c3 (aB), c4 (ab), A and B the
-/// REF alleles, and the unbiased estimators of the products the basis needs.
-struct PopPair {
+/// A population's size n (the pairs summed are of complete sites: n haplotypes at both) and the
+/// falling factorials (n)_k, k = 0 .. 4, as doubles.
+struct PopScale {
+  std::array<double, 5> den{};
+  bool narrow = true;           // counts below kNarrowHaplotypes: 64-bit numerators
+  std::uint32_t need = 0xffff;  // the sets S whose PopFactors::g[S] the basis uses (bit S)
+  PopScale() = default;
+  explicit PopScale(std::int64_t n) : narrow(n < kNarrowHaplotypes) {
+    Wide f = 1;
+    for (std::size_t k = 0; k < den.size(); ++k) {
+      den[k] = static_cast<double>(f);
+      f *= n - static_cast<std::int64_t>(k);
+    }
+  }
+};
+
+/// One population's factors for a pair, the unbiased estimators of the products the basis needs.
+struct PopFactors {
   double d = 0;                // D
   double dzp = 0;              // D (1 - 2p)
   double dzq = 0;              // D (1 - 2q)
@@ -109,51 +124,57 @@ struct PopPair {
   double zz = 0;               // (1 - 2p)(1 - 2q)
   MomentsTerms same;           // D², D (1 - 2p)(1 - 2q), p (1 - p) q (1 - q)
   std::array<double, 16> g{};  // products of A, a, B, b frequencies (below)
-
-  PopPair(std::int64_t c1, std::int64_t c2, std::int64_t c3, std::int64_t c4) {
-    const Wide a = c1, b = c2, c = c3, e = c4, n = a + b + c + e;
-    const Wide det = a * e - b * c;
-    const Wide sa = c + e - a - b, sb = b + e - a - c;  // n (1 - 2p), n (1 - 2q)
-    const auto n2 = static_cast<double>(n * (n - 1)),
-               n3 = static_cast<double>(n * (n - 1) * (n - 2));
-    d = static_cast<double>(det) / n2;
-    // Sums over ordered triples of distinct haplotypes: the third one's sign over the n - 2 left.
-    dzp = static_cast<double>(det * sa) / n3;
-    dzq = static_cast<double>(det * sb) / n3;
-    zp = static_cast<double>(sa) / static_cast<double>(n);
-    zq = static_cast<double>(sb) / static_cast<double>(n);
-    zz = static_cast<double>(sa * sb - (a - b - c + e)) / n2;
-    same = moments_terms(c1, c2, c3, c4);
-    // g[S]: S a set of draws (bit 0: an A haplotype, 1: a, 2: B, 3: b), distinct haplotypes;
-    // the ordered tuples are the product of the class sizes less the tuples where a left draw
-    // (A or a) and a right draw (B or b) are one haplotype (inclusion-exclusion over matchings,
-    // the only coincidences possible), over (n)_|S|.
-    const std::array<Wide, 4> size{a + b, c + e, a + c, b + e};  // A, a, B, b
-    auto both = [&](int l, int r) {                              // A∩B, A∩b, a∩B, a∩b
-      return l == 0 ? (r == 2 ? a : b) : (r == 2 ? c : e);
-    };
-    for (int s = 1; s < 16; ++s) {
-      auto has = [&](int k) { return ((s >> k) & 1) != 0; };
-      auto prod_except = [&](int x, int y, int z, int w) {
-        Wide p = 1;
-        for (int k = 0; k < 4; ++k)
-          if (has(k) && k != x && k != y && k != z && k != w)
-            p *= size[static_cast<std::size_t>(k)];
-        return p;
-      };
-      Wide f = prod_except(-1, -1, -1, -1);
-      for (int l = 0; l < 2; ++l)
-        for (int r = 2; r < 4; ++r)
-          if (has(l) && has(r)) f -= both(l, r) * prod_except(l, r, -1, -1);
-      if (s == 15) f += a * e + b * c;  // both pairs matched: {A=B, a=b} and {A=b, a=B}
-      const int k = __builtin_popcount(static_cast<unsigned>(s));
-      Wide den = 1;
-      for (int i = 0; i < k; ++i) den *= n - i;
-      g[static_cast<std::size_t>(s)] = static_cast<double>(f) / static_cast<double>(den);
-    }
-    g[0] = 1;
-  }
 };
+
+/// The factors from the counts a (AB), b (Ab), c (aB), e (ab), A and B the REF alleles, in the
+/// integer type @p I (exact: each numerator is an integer, divided once).
+template <class I>
+void pop_factors(I a, I b, I c, I e, const PopScale& s, PopFactors& f) {
+  auto over = [&](I num, std::size_t k) { return static_cast<double>(num) / s.den[k]; };
+  const I det = a * e - b * c;
+  const I sa = c + e - a - b, sb = b + e - a - c;  // n (1 - 2p), n (1 - 2q)
+  f.d = over(det, 2);
+  // Sums over ordered triples of distinct haplotypes: the third one's sign over the n - 2 left.
+  f.dzp = over(det * sa, 3);
+  f.dzq = over(det * sb, 3);
+  f.zp = over(sa, 1);
+  f.zq = over(sb, 1);
+  f.zz = over(sa * sb - (a - b - c + e), 2);
+  f.same = moments_terms_in<I>(a, b, c, e, s.den[4]);
+  // g[S]: S a set of draws (bit 0: an A haplotype, 1: a, 2: B, 3: b), distinct haplotypes;
+  // the ordered tuples are the product of the class sizes less the tuples where a left draw
+  // (A or a) and a right draw (B or b) are one haplotype (inclusion-exclusion over matchings,
+  // the only coincidences possible: A∩B = a, A∩b = b, a∩B = c, a∩b = e), over (n)_|S|.
+  const I A = a + b, Ac = c + e, B = a + c, Bc = b + e;      // A, a, B, b
+  auto g = [&](std::size_t set, std::size_t draws, I num) {  // (only those the basis uses)
+    if ((s.need >> set) & 1) f.g[set] = over(num, draws);
+  };
+  f.g[0] = 1;
+  g(1, 1, A);
+  g(2, 1, Ac);
+  g(4, 1, B);
+  g(8, 1, Bc);
+  g(3, 2, A * Ac);
+  g(12, 2, B * Bc);
+  g(5, 2, A * B - a);
+  g(9, 2, A * Bc - b);
+  g(6, 2, Ac * B - c);
+  g(10, 2, Ac * Bc - e);
+  g(7, 3, A * Ac * B - a * Ac - c * A);
+  g(11, 3, A * Ac * Bc - b * Ac - e * A);
+  g(13, 3, A * B * Bc - a * Bc - b * B);
+  g(14, 3, Ac * B * Bc - c * Bc - e * B);
+  // both matchings at once: {A=B, a=b} and {A=b, a=B}
+  g(15, 4, A * Ac * B * Bc - a * Ac * Bc - b * Ac * B - c * A * Bc - e * A * B + a * e + b * c);
+}
+
+void pop_factors(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t e, const PopScale& s,
+                 PopFactors& f) {
+  if (s.narrow)
+    pop_factors<std::int64_t>(a, b, c, e, s, f);
+  else
+    pop_factors<Wide>(a, b, c, e, s, f);
+}
 
 /// moments.LD's names and order for @p pops populations (moments.LD.Util.ld_names and
 /// het_names): DD_i_j (i <= j), Dz_i_j_k (j <= k), pi2_i_j_k_l (i <= j, k <= l, (i, j) <= (k, l)).
@@ -162,6 +183,10 @@ struct Basis {
   std::vector<std::array<int, 3>> dz;
   std::vector<std::array<int, 4>> pi2;
   std::vector<std::array<int, 2>> h;
+  /// pi2_i_j_k_l = 1/4 [p_i (1 - p_j) + p_j (1 - p_i)] [q_k (1 - q_l) + q_l (1 - q_k)]: each of
+  /// the four products draws an A haplotype, an a, a B and a b from the populations named; per
+  /// product, each population's set of draws (PopFactors::g).
+  std::vector<std::array<std::array<std::uint8_t, kMaxPops>, 4>> pi2_sets;
 
   explicit Basis(int pops) {
     for (int i = 0; i < pops; ++i)
@@ -175,6 +200,19 @@ struct Basis {
     for (const auto& x : dd)
       for (const auto& y : dd)
         if (x <= y) pi2.push_back({x[0], x[1], y[0], y[1]});
+    for (const auto& [i, j, k, l] : pi2) {
+      std::array<std::array<std::uint8_t, kMaxPops>, 4> sets{};
+      std::size_t at = 0;
+      for (const auto& [pa, pna] : {std::array<int, 2>{i, j}, std::array<int, 2>{j, i}})
+        for (const auto& [pb, pnb] : {std::array<int, 2>{k, l}, std::array<int, 2>{l, k}}) {
+          auto& set = sets[at++];
+          set[static_cast<std::size_t>(pa)] |= 1;
+          set[static_cast<std::size_t>(pna)] |= 2;
+          set[static_cast<std::size_t>(pb)] |= 4;
+          set[static_cast<std::size_t>(pnb)] |= 8;
+        }
+      pi2_sets.push_back(sets);
+    }
   }
   /// "DD_0_1" and the like: population indices are single digits.
   template <std::size_t N>
@@ -202,17 +240,60 @@ struct Basis {
 };
 
 struct PendingUnit {
-  std::vector<std::vector<PairRow>> rows;  // per band
-  std::vector<std::vector<std::pair<std::pair<std::int64_t, std::int64_t>, std::int64_t>>>
-      pairs;                 // per band: (a, b), REF at both
-  std::vector<char> filled;  // per band
+  std::vector<std::vector<PairRow>> rows;     // per band
+  std::vector<std::vector<PairValue>> pairs;  // per band
+  std::vector<char> filled;                   // per band
 };
+
+/// The order of a band's pairs that sum_pairs() walks: by second, then first variant (the CPU
+/// band's own order).
+bool pair_before(const PairValue& x, const PairValue& y) {
+  return x.b != y.b ? x.b < y.b : x.a < y.a;
+}
+
+/// @p in stably ordered by @p key(const PairValue&), whose values lie in [lo, lo + span), into
+/// @p out (a counting sort).
+template <class Key>
+void counting_sort(const std::vector<PairValue>& in, std::vector<PairValue>& out, Key&& key,
+                   std::int64_t lo, std::size_t span) {
+  std::vector<std::size_t> start(span + 1, 0);
+  for (const PairValue& v : in) ++start[static_cast<std::size_t>(key(v) - lo) + 1];
+  for (std::size_t k = 1; k <= span; ++k) start[k] += start[k - 1];
+  out.resize(in.size());
+  for (const PairValue& v : in) out[start[static_cast<std::size_t>(key(v) - lo)]++] = v;
+}
+
+/// A band's pairs in pair_before() order: as they are (the CPU band's), or sorted (the GPU
+/// band's come in the order its threads found them): by first variant and then, stably, by
+/// second when the variants span few more than the pairs, else by comparison.
+void sort_pairs(std::vector<PairValue>& pairs) {
+  if (std::is_sorted(pairs.begin(), pairs.end(), pair_before)) return;
+  std::int64_t a0 = pairs[0].a, a1 = a0, b0 = pairs[0].b, b1 = b0;
+  for (const PairValue& v : pairs) {
+    a0 = std::min(a0, v.a);
+    a1 = std::max(a1, v.a);
+    b0 = std::min(b0, v.b);
+    b1 = std::max(b1, v.b);
+  }
+  const auto limit = static_cast<std::int64_t>(4 * pairs.size() + (std::size_t{1} << 16));
+  if (a1 - a0 >= limit || b1 - b0 >= limit) {
+    std::sort(pairs.begin(), pairs.end(), pair_before);
+    return;
+  }
+  std::vector<PairValue> by_a;
+  counting_sort(
+      pairs, by_a, [](const PairValue& v) { return v.a; }, a0,
+      static_cast<std::size_t>(a1 - a0 + 1));
+  counting_sort(
+      by_a, pairs, [](const PairValue& v) { return v.b; }, b0,
+      static_cast<std::size_t>(b1 - b0 + 1));
+}
 
 class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs {
  public:
   LdMomentsPopsStatistic(const Query& q, const LdStatsOptions& o)
       : options_(o), binner_(q, o), pops_(q.pops.count()), basis_(pops_) {
-    if (pops_ < 2 || pops_ > 3) throw UsageError("ld-stats: one, two or three populations");
+    if (pops_ < 2 || pops_ > kMaxPops) throw UsageError("ld-stats: one to four populations");
     const std::int64_t ploidy = q.store.ploidy();
     const std::int64_t slots = q.samples.size() * ploidy;
     width_[0] = slots;
@@ -236,17 +317,25 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
         throw UsageError("ld-stats: population " + q.pops.names[static_cast<std::size_t>(k)] +
                          " has fewer than four haplotypes");
       width_[static_cast<std::size_t>(k) + 1] = n;
+      scale_[static_cast<std::size_t>(k)] = PopScale(n);
+      scale_[static_cast<std::size_t>(k)].need = 1;  // (g[0])
       if (k + 1 == pops_) break;  // the last population: the union less the others
       requests_.push_back({base, std::move(mask)});
     }
     for (std::size_t k = 0; k < requests_.size(); ++k)
-      bands_.push_back(std::make_unique<BandState>(q, requests_[k].request, slots, width_[k]));
-    bins_.assign(binner_.bins() * (basis_.size() + 1), {});
+      bands_.push_back(std::make_unique<BandState>(q, requests_[k].request, slots));
+    for (const auto& sets : basis_.pi2_sets)
+      for (const auto& set : sets)
+        for (std::size_t k = 0; k < scale_.size(); ++k) scale_[k].need |= 1u << set[k];
+    bins_.assign(binner_.bins() * stride(), {});
     h_.assign(basis_.h.size(), {});
   }
 
   std::string name() const override { return "ld_stats"; }
   PassNeeds needs() const override { return {}; }
+  void attach(const ExecutionContext& c) override {
+    threads_ = static_cast<std::int64_t>(c.threads ? c.threads : hardware_threads());
+  }
   std::vector<const pairs::PairBandRequest*> pair_bands() const override {
     std::vector<const pairs::PairBandRequest*> out;
     for (const auto& r : requests_) out.push_back(&r);
@@ -259,10 +348,7 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
   void accumulate_band(std::size_t k, PairBatch&& batch) override {
     if (k >= bands_.size()) throw Error("ld-stats: a batch of an unknown band");
     BandState& band = *bands_[k];
-    if (batch.unit < 0) {
-      band.take(batch, [](const PairValue&, std::int64_t) {});
-      return;
-    }
+    if (!band.take(batch)) return;
     if (next_[k] == pending_.size()) {
       PendingUnit u;
       u.rows.resize(bands_.size());
@@ -271,10 +357,8 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
       pending_.push_back(std::move(u));
     }
     PendingUnit& u = pending_[next_[k]++];
-    u.rows[k] = batch.rows;
-    band.take(batch, [&](const PairValue& v, std::int64_t x11) {
-      u.pairs[k].push_back({{v.a, v.b}, x11});
-    });
+    u.rows[k] = std::move(batch.rows);
+    u.pairs[k] = std::move(batch.pairs);
     band.drop_done();
     u.filled[k] = 1;
     while (!pending_.empty() &&
@@ -299,14 +383,12 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
     later.bins_.assign(later.bins_.size(), {});
     later.h_.assign(later.h_.size(), {});
     later.sites_ = 0;
-    for (auto& [v, s] : later.rows_) rows_[v] = s;
+    for (const SiteCounts& s : later.rows_) keep_row(s);
     later.rows_.clear();
     PendingUnit cross;
     cross.pairs.resize(bands_.size());
     for (std::size_t k = 0; k < bands_.size(); ++k) {
-      bands_[k]->absorb(*later.bands_[k], [&](const PairValue& v, std::int64_t x11) {
-        cross.pairs[k].push_back({{v.a, v.b}, x11});
-      });
+      bands_[k]->absorb(*later.bands_[k], [&](const PairValue& v) { cross.pairs[k].push_back(v); });
       bands_[k]->drop_done();
     }
     sum_pairs(cross);
@@ -325,13 +407,12 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
              " populations (sums over pairs of complete sites polymorphic in their union), phased "
              "haplotypes, " +
              binner_.what();
-    const std::size_t stride = basis_.size() + 1;
     for (std::size_t k = 0; k < binner_.bins(); ++k) {
       binner_.push_edges(t, k);
       int c = 2;
-      t.push_int(c++, bins_[k * stride].pairs);
+      t.push_int(c++, bins_[k * stride()].pairs);
       for (std::size_t s = 0; s < basis_.size(); ++s)
-        t.push_float(c++, bins_[k * stride + 1 + s].sum.value());
+        t.push_float(c++, bins_[k * stride() + 1 + s].sum.value());
       t.push_int(c++, sites_);
       for (const auto& x : h_) t.push_float(c++, x.value());
     }
@@ -343,10 +424,7 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
     w.put_string(name());
     for (const auto& b : bands_) b->save(w);
     w.put<std::uint64_t>(rows_.size());
-    for (const auto& [v, s] : rows_) {
-      w.put(v);
-      w.put(s);
-    }
+    for (const SiteCounts& s : rows_) w.put(s);
     w.put_vector(bins_);
     w.put_vector(h_);
     w.put(sites_);
@@ -357,10 +435,7 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
     for (auto& b : bands_) b->load(r);
     rows_.clear();
     const auto n = r.get<std::uint64_t>();
-    for (std::uint64_t i = 0; i < n; ++i) {
-      const auto v = r.get<std::int64_t>();
-      rows_[v] = r.get<SiteCounts>();
-    }
+    for (std::uint64_t i = 0; i < n; ++i) keep_row(r.get<SiteCounts>());
     const std::size_t bins = bins_.size(), hs = h_.size();
     bins_ = r.get_vector<Bin>();
     h_ = r.get_vector<ExactSum>();
@@ -374,29 +449,38 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
     std::int64_t pairs = 0;  // (the first of a bin's entries only)
     ExactSum sum;
   };
+  /// A unit's pairs per part summed on a thread of their own (their partial sums then added:
+  /// exact sums, so the same bits as one pass).
+  static constexpr std::size_t kPairsPerPart = std::size_t{1} << 14;
+
+  /// Entries per bin: pairs, then the basis' sums.
+  std::size_t stride() const { return basis_.size() + 1; }
 
   /// The unit's sites (their counts per population, H), then its pairs.
-  void sum_unit(const PendingUnit& u) {
+  void sum_unit(PendingUnit& u) {
     const auto& all = u.rows[0];
     for (std::size_t k = 1; k < u.rows.size(); ++k)
       if (u.rows[k].size() != all.size()) throw Error("ld-stats: bands of different rows");
     for (std::size_t r = 0; r < all.size(); ++r) {
       SiteCounts s;
+      s.variant = all[r].variant;
       s.pos = all[r].pos;
       s.contig = all[r].contig;
+      s.coord = binner_.coordinate(s.contig, s.pos);
       s.complete = all[r].n == width_[0];
+      s.alt = all[r].sum;
       std::int64_t n = all[r].n, alt = all[r].sum;
       for (int k = 0; k + 1 < pops_; ++k) {
         const PairRow& x = u.rows[static_cast<std::size_t>(k) + 1][r];
         if (x.variant != all[r].variant) throw Error("ld-stats: bands of different rows");
-        s.n[static_cast<std::size_t>(k)] = x.n;
-        s.alt[static_cast<std::size_t>(k)] = x.sum;
+        s.pop_n[idx(k)] = x.n;
+        s.pop_alt[idx(k)] = x.sum;
         n -= x.n;
         alt -= x.sum;
       }
-      s.n[static_cast<std::size_t>(pops_ - 1)] = n;
-      s.alt[static_cast<std::size_t>(pops_ - 1)] = alt;
-      rows_[all[r].variant] = s;
+      s.pop_n[idx(pops_ - 1)] = n;
+      s.pop_alt[idx(pops_ - 1)] = alt;
+      keep_row(s);
       if (s.complete && all[r].sum > 0 && all[r].sum < all[r].n) add_site(s);
     }
     sum_pairs(u);
@@ -409,42 +493,74 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
     for (std::size_t x = 0; x < basis_.h.size(); ++x) {
       const auto i = static_cast<std::size_t>(basis_.h[x][0]);
       const auto j = static_cast<std::size_t>(basis_.h[x][1]);
-      const auto ri = static_cast<double>(s.n[i] - s.alt[i]), ai = static_cast<double>(s.alt[i]);
-      const auto rj = static_cast<double>(s.n[j] - s.alt[j]), aj = static_cast<double>(s.alt[j]);
-      const auto ni = static_cast<double>(s.n[i]), nj = static_cast<double>(s.n[j]);
+      const auto ri = static_cast<double>(s.pop_n[i] - s.pop_alt[i]);
+      const auto ai = static_cast<double>(s.pop_alt[i]);
+      const auto rj = static_cast<double>(s.pop_n[j] - s.pop_alt[j]);
+      const auto aj = static_cast<double>(s.pop_alt[j]);
+      const auto ni = static_cast<double>(s.pop_n[i]), nj = static_cast<double>(s.pop_n[j]);
       h_[x] += i == j ? 2 * ri * ai / (ni * (ni - 1)) : (ri * aj + rj * ai) / (ni * nj);
     }
   }
 
-  /// The union band's pairs of @p u, with the populations' counts from the other bands.
-  void sum_pairs(const PendingUnit& u) {
-    using Key = std::pair<std::int64_t, std::int64_t>;
-    struct Hash {
-      std::size_t operator()(const Key& k) const {
-        return std::hash<std::int64_t>()(k.first * 1000003 + k.second);
+  /// The union band's pairs of @p u, with the populations' counts from the other bands: each
+  /// band's pairs in pair_before() order (a population band's are among the union's), walked
+  /// together; in parts on the run's threads when there are many.
+  void sum_pairs(PendingUnit& u) {
+    for (auto& band : u.pairs) sort_pairs(band);
+    const std::size_t total = u.pairs[0].size();
+    const auto parts = static_cast<std::size_t>(
+        std::clamp<std::int64_t>(static_cast<std::int64_t>(total / kPairsPerPart), 1, threads_));
+    if (parts == 1) {
+      sum_range(u, 0, total, bins_.data());
+      return;
+    }
+    std::vector<std::vector<Bin>> partial(parts, std::vector<Bin>(bins_.size()));
+    ThreadPool::shared().run_claimed(
+        static_cast<unsigned>(parts), static_cast<std::int64_t>(parts), [&](std::int64_t k) {
+          const auto p = static_cast<std::size_t>(k);
+          sum_range(u, total * p / parts, total * (p + 1) / parts, partial[p].data());
+        });
+    for (const auto& part : partial)
+      for (std::size_t i = 0; i < bins_.size(); ++i) {
+        bins_[i].pairs += part[i].pairs;
+        bins_[i].sum += part[i].sum;
       }
-    };
-    std::vector<std::unordered_map<Key, std::int64_t, Hash>> found(u.pairs.size());
+  }
+
+  /// sum_pairs() of the union band's pairs [begin, end) into @p bins.
+  void sum_range(const PendingUnit& u, std::size_t begin, std::size_t end, Bin* bins) const {
+    if (begin >= end) return;
+    const auto& all = u.pairs[0];
+    std::array<std::size_t, kMaxPops> at{};  // per population band: its next pair
     for (std::size_t k = 1; k < u.pairs.size(); ++k)
-      for (const auto& [key, x11] : u.pairs[k]) found[k][key] = x11;
-    for (const auto& [key, x11_all] : u.pairs[0]) {
-      const SiteCounts& i = site(key.first);
-      const SiteCounts& j = site(key.second);
+      at[k - 1] = static_cast<std::size_t>(
+          std::lower_bound(u.pairs[k].begin(), u.pairs[k].end(), all[begin], pair_before) -
+          u.pairs[k].begin());
+    std::size_t hint_i = 0, hint_j = 0, first_i = 0;
+    std::array<PopFactors, kMaxPops> pp;
+    for (std::size_t x = begin; x < end; ++x) {
+      const PairValue& v = all[x];
+      const SiteCounts& j = site(v.b, hint_j);
+      const bool next_b = x == begin || v.b != all[x - 1].b;
+      if (next_b) hint_i = first_i;  // a later site's first partner: at or after the last one's
+      const SiteCounts& i = site(v.a, hint_i);
+      if (next_b) first_i = hint_i;
       if (!i.complete || !j.complete) continue;
-      const std::int64_t bin = binner_.bin(i.contig, i.pos, j.pos);
+      const std::int64_t bin = binner_.bin_at(i.pos, j.pos, i.coord, j.coord);
       if (bin < 0) continue;
-      std::vector<PopPair> pp;
-      std::int64_t last = x11_all;
+      std::int64_t last = ref_at_both(v.n, i.alt, j.alt, v.d);
       for (int k = 0; k < pops_; ++k) {
         const auto p = static_cast<std::size_t>(k);
-        const std::int64_t n = i.n[p], a = i.alt[p], b = j.alt[p];
+        const std::int64_t n = i.pop_n[p], a = i.pop_alt[p], b = j.pop_alt[p];
         std::int64_t x11 = 0;
         if (k + 1 == pops_) {
           x11 = last;
         } else {
-          const auto it = found[p + 1].find(key);
-          if (it != found[p + 1].end()) {
-            x11 = it->second;
+          const auto& band = u.pairs[p + 1];
+          std::size_t& c = at[p];
+          while (c < band.size() && pair_before(band[c], v)) ++c;
+          if (c < band.size() && band[c].a == v.a && band[c].b == v.b) {
+            x11 = ref_at_both(band[c].n, a, b, band[c].d);
           } else if (a == 0 || b == 0) {  // a site without non-REF alleles in the population
             x11 = a == 0 ? n - b : n - a;
           } else if (a != n && b != n) {
@@ -452,68 +568,85 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
           }  // else a site without REF alleles there: none REF at both
           last -= x11;
         }
-        pp.emplace_back(x11, (n - a) - x11, (n - b) - x11, x11 - (n - a - b));
+        pop_factors(x11, (n - a) - x11, (n - b) - x11, x11 - (n - a - b), scale_[p], pp[p]);
       }
-      add_pair(static_cast<std::size_t>(bin), pp);
+      add_pair(bins + static_cast<std::size_t>(bin) * stride(), pp.data());
     }
   }
 
-  void add_pair(std::size_t bin, const std::vector<PopPair>& p) {
-    Bin* out = &bins_[bin * (basis_.size() + 1)];
+  void add_pair(Bin* out, const PopFactors* p) const {
     ++out->pairs;
     ++out;
     for (const auto& [i, j] : basis_.dd)
-      (out++)->sum += i == j ? p[u(i)].same.dd : p[u(i)].d * p[u(j)].d;
+      (out++)->sum += i == j ? p[idx(i)].same.dd : p[idx(i)].d * p[idx(j)].d;
     for (const auto& [i, j, k] : basis_.dz) {
-      const PopPair& x = p[u(i)];
+      const PopFactors& x = p[idx(i)];
       double v = 0;
       if (j == i && k == i)
         v = x.same.dz;
       else if (j == i)
-        v = x.dzp * p[u(k)].zq;
+        v = x.dzp * p[idx(k)].zq;
       else if (k == i)
-        v = x.dzq * p[u(j)].zp;
+        v = x.dzq * p[idx(j)].zp;
       else
-        v = x.d * (j == k ? p[u(j)].zz : p[u(j)].zp * p[u(k)].zq);
+        v = x.d * (j == k ? p[idx(j)].zz : p[idx(j)].zp * p[idx(k)].zq);
       (out++)->sum += v;
     }
-    // pi2_i_j_k_l = 1/4 [p_i (1 - p_j) + p_j (1 - p_i)] [q_k (1 - q_l) + q_l (1 - q_k)]: each of
-    // the four products draws an A haplotype, an a, a B and a b from the populations named.
-    for (const auto& [i, j, k, l] : basis_.pi2) {
+    for (const auto& sets : basis_.pi2_sets) {
       double v = 0;
-      for (const auto& [pa, pna] : {std::array<int, 2>{i, j}, std::array<int, 2>{j, i}})
-        for (const auto& [pb, pnb] : {std::array<int, 2>{k, l}, std::array<int, 2>{l, k}}) {
-          std::array<int, 3> set{};
-          set[u(pa)] |= 1;
-          set[u(pna)] |= 2;
-          set[u(pb)] |= 4;
-          set[u(pnb)] |= 8;
-          double prod = 1;
-          for (int q = 0; q < pops_; ++q) prod *= p[u(q)].g[static_cast<std::size_t>(set[u(q)])];
-          v += prod;
-        }
+      for (const auto& set : sets) {
+        double prod = 1;
+        for (int q = 0; q < pops_; ++q) prod *= p[idx(q)].g[set[idx(q)]];
+        v += prod;
+      }
       (out++)->sum += v / 4;
     }
   }
 
-  static std::size_t u(int i) { return static_cast<std::size_t>(i); }
+  static std::size_t idx(int i) { return static_cast<std::size_t>(i); }
 
-  const SiteCounts& site(std::int64_t v) const {
-    const auto it = rows_.find(v);
-    if (it == rows_.end()) throw Error("ld-stats: a pair names a site the statistic has not kept");
-    return it->second;
+  /// The kept site of variant @p v; @p hint, where the last one was, is tried first (and the
+  /// few after it: a second site's pairs come in the order of their first sites).
+  const SiteCounts& site(std::int64_t v, std::size_t& hint) const {
+    for (std::size_t k = hint; k < rows_.size() && k < hint + 4; ++k)
+      if (rows_[k].variant == v) {
+        hint = k;
+        return rows_[k];
+      }
+    const auto it =
+        std::lower_bound(rows_.begin(), rows_.end(), v,
+                         [](const SiteCounts& s, std::int64_t x) { return s.variant < x; });
+    if (it == rows_.end() || it->variant != v)
+      throw Error("ld-stats: a pair names a site the statistic has not kept");
+    hint = static_cast<std::size_t>(it - rows_.begin());
+    return *it;
+  }
+
+  /// Keep site @p s, in the order of variants (a later site's again: replaced).
+  void keep_row(const SiteCounts& s) {
+    if (rows_.empty() || rows_.back().variant < s.variant) {
+      rows_.push_back(s);
+      return;
+    }
+    const auto it =
+        std::lower_bound(rows_.begin(), rows_.end(), s.variant,
+                         [](const SiteCounts& x, std::int64_t v) { return x.variant < v; });
+    if (it != rows_.end() && it->variant == s.variant)
+      *it = s;
+    else
+      rows_.insert(it, s);
   }
 
   /// Keep the sites a later site may pair with (all of them while the partition does not start
   /// the run: a merge adds the pairs across its start).
   void trim_rows() {
     if (!bands_[0]->resolved() || rows_.empty()) return;
-    const SiteCounts& last = rows_.rbegin()->second;
+    const SiteCounts& last = rows_.back();
     const std::int64_t reach = binner_.max_bp();
     while (rows_.size() > 1) {
-      const SiteCounts& s = rows_.begin()->second;
+      const SiteCounts& s = rows_.front();
       if (s.contig == last.contig && last.pos - s.pos <= reach) break;
-      rows_.erase(rows_.begin());
+      rows_.pop_front();
     }
   }
 
@@ -521,13 +654,15 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
   PairBinner binner_;
   int pops_ = 0;
   Basis basis_;
-  std::array<std::int64_t, 4> width_{};           // haplotypes: all, then of each population
-  std::vector<pairs::PairBandRequest> requests_;  // band 0: every haplotype; k: population k - 1
+  std::int64_t threads_ = 1;                        // the run's CPU threads (attach)
+  std::array<std::int64_t, kMaxPops + 1> width_{};  // haplotypes: all, then of each population
+  std::array<PopScale, kMaxPops> scale_{};          // per population
+  std::vector<pairs::PairBandRequest> requests_;    // band 0: every haplotype; k: population k - 1
   std::vector<std::unique_ptr<BandState>> bands_;
-  std::array<std::size_t, 3> next_{};  // per band: its next unit in pending_
+  std::array<std::size_t, kMaxPops> next_{};  // per band: its next unit in pending_
   std::deque<PendingUnit> pending_;
-  std::map<std::int64_t, SiteCounts> rows_;  // by variant
-  std::vector<Bin> bins_;                    // per bin: pairs, then the basis' sums
+  std::deque<SiteCounts> rows_;  // kept sites, by variant
+  std::vector<Bin> bins_;        // per bin: pairs, then the basis' sums
   std::vector<ExactSum> h_;
   std::int64_t sites_ = 0;
 };

@@ -21,13 +21,13 @@ struct MomentsTerms {
   double dd = 0, dz = 0, pi2 = 0;
 };
 
-/// Ragsdale & Gravel's unbiased estimators from the haplotype counts c1 (AB), c2 (Ab), c3 (aB),
-/// c4 (ab): numerators exact in 128 bits, then one division.
-inline MomentsTerms moments_terms(std::int64_t c1, std::int64_t c2, std::int64_t c3,
-                                  std::int64_t c4) {
-  __extension__ typedef __int128 I;
-  const I a = c1, b = c2, c = c3, d = c4, n = a + b + c + d;
-  const double den = static_cast<double>(n * (n - 1) * (n - 2) * (n - 3));
+/// Counts below this many haplotypes have their estimators' numerators (products of four
+/// counts, a few of them added) exact in 64 bits; above, in 128.
+constexpr std::int64_t kNarrowHaplotypes = std::int64_t{1} << 15;
+
+/// moments_terms() in the integer type @p I, over @p den = n (n - 1)(n - 2)(n - 3).
+template <class I>
+MomentsTerms moments_terms_in(I a, I b, I c, I d, double den) {
   const I dd = a * (a - 1) * d * (d - 1) + b * (b - 1) * c * (c - 1) - 2 * a * b * c * d;
   const I dz = (a * d - b * c) * (c + d - a - b) * (b + d - a - c) +
                (a * d - b * c) * (b + c - a - d) + 2 * (b * c + a * d);
@@ -35,6 +35,19 @@ inline MomentsTerms moments_terms(std::int64_t c1, std::int64_t c2, std::int64_t
                 b * c * (-1 + 3 * a + b + c + 3 * d);
   return {static_cast<double>(dd) / den, static_cast<double>(dz) / den,
           static_cast<double>(pi2) / den};
+}
+
+/// Ragsdale & Gravel's unbiased estimators from the haplotype counts c1 (AB), c2 (Ab), c3 (aB),
+/// c4 (ab): numerators exact integers (64 bits when they fit, else 128), then one division.
+inline MomentsTerms moments_terms(std::int64_t c1, std::int64_t c2, std::int64_t c3,
+                                  std::int64_t c4) {
+  const std::int64_t n = c1 + c2 + c3 + c4;
+  if (n < kNarrowHaplotypes)
+    return moments_terms_in<std::int64_t>(c1, c2, c3, c4,
+                                          static_cast<double>(n * (n - 1) * (n - 2) * (n - 3)));
+  __extension__ typedef __int128 I;
+  const I w = n;
+  return moments_terms_in<I>(c1, c2, c3, c4, static_cast<double>(w * (w - 1) * (w - 2) * (w - 3)));
 }
 
 /// The haplotypes REF at both sites of a pair from its band values: @p n haplotypes called at
@@ -67,7 +80,13 @@ class PairBinner {
   /// The band's reach: the largest bp distance a binned pair may have.
   std::int64_t max_bp() const { return max_bp_; }
   /// The bin of the pair at @p a and @p b (same contig, a <= b), or -1.
-  std::int64_t bin(std::int32_t contig, std::int64_t a, std::int64_t b) const;
+  std::int64_t bin(std::int32_t contig, std::int64_t a, std::int64_t b) const {
+    return bin_at(a, b, coordinate(contig, a), coordinate(contig, b));
+  }
+  /// A site's coordinate for bin_at(): its cM on the map (bins of r), else 0.
+  double coordinate(std::int32_t contig, std::int64_t pos) const;
+  /// bin() from the sites' positions and coordinates (a site's kept once, not looked up again).
+  std::int64_t bin_at(std::int64_t a, std::int64_t b, double ca, double cb) const;
   /// Add the columns bin_start, bin_end (bp: integers; r: floats) to @p t.
   void add_columns(Table& t) const;
   /// Push bin @p k's edges into columns 0 and 1 of @p t.
@@ -84,7 +103,7 @@ class PairBinner {
   std::int64_t max_bp_ = 0;
 };
 
-/// ld-stats of the query's two or three populations (ld_moments.cpp).
+/// ld-stats of the query's two or more populations (ld_moments.cpp).
 std::unique_ptr<Statistic> make_ld_stats_pops(const Query& q, const LdStatsOptions& options);
 
 }  // namespace vczstats::stats::moments

@@ -77,6 +77,8 @@ class BinnedPairStatistic : public stats::pairs::PairStatistic<MetaRow> {
   using PairStatistic::PairStatistic;
   void add_rows(const std::vector<PairRow>&) {}
 
+  std::int64_t hint_a_ = 0, hint_b_ = 0;  // ordinal_near()'s guesses for a pair's rows
+
  private:
   Derived& self() { return static_cast<Derived&>(*this); }
   /// Drop the rows no later variant pairs with (a partition that starts the run only: the others
@@ -197,8 +199,8 @@ class LdDecayStatistic final : public BinnedPairStatistic<LdDecayStatistic> {
   }
 
   void add_pair(const PairValue& v) {
-    const PairRow& a = at(ordinal(v.a)).meta;
-    const PairRow& b = at(ordinal(v.b)).meta;
+    const PairRow& a = at(ordinal_near(v.a, hint_a_)).meta;
+    const PairRow& b = at(ordinal_near(v.b, hint_b_)).meta;
     const std::int64_t bin = bin_of(options_.edges, b.pos - a.pos);
     if (bin < 0) return;
     const Key key =
@@ -356,10 +358,13 @@ PairBinner::PairBinner(const Query& q, const LdStatsOptions& o)
   }
 }
 
-std::int64_t PairBinner::bin(std::int32_t contig, std::int64_t a, std::int64_t b) const {
+double PairBinner::coordinate(std::int32_t contig, std::int64_t pos) const {
+  return r_ ? map_->at((*contigs_)[static_cast<std::size_t>(contig)], pos) : 0.0;
+}
+
+std::int64_t PairBinner::bin_at(std::int64_t a, std::int64_t b, double ca, double cb) const {
   if (!r_) return bin_of(edges_, b - a);
-  const std::string& c = (*contigs_)[static_cast<std::size_t>(contig)];
-  const double r = std::fabs(map_->at(c, b) - map_->at(c, a)) / 100;
+  const double r = std::fabs(cb - ca) / 100;
   if (!(r >= r_edges_.front() && r < r_edges_.back())) return -1;
   return std::upper_bound(r_edges_.begin(), r_edges_.end(), r) - r_edges_.begin() - 1;
 }
@@ -436,7 +441,7 @@ class LdScoreStatistic final
 
   void add_pair(const PairValue& v) {
     if (v.a == v.b || v.n <= 2) return;
-    ScoreRow &a = at(ordinal(v.a)), &b = at(ordinal(v.b));
+    ScoreRow &a = at(ordinal_near(v.a, hint_a_)), &b = at(ordinal_near(v.b, hint_b_));
     if (map_ && std::fabs(b.cm - a.cm) > options_.window_cm) return;
     // r²_adj = r² - (1 - r²) / (n - 2), ldsc's unbiased estimate of r²
     const double adj = v.r2 - (1 - v.r2) / static_cast<double>(v.n - 2);
@@ -476,6 +481,7 @@ class LdScoreStatistic final
 
   LdScoreOptions options_;
   std::shared_ptr<const stats::haplo::GeneticMap> map_;  // cM windows
+  std::int64_t hint_a_ = 0, hint_b_ = 0;                 // ordinal_near()'s guesses
 };
 
 // ---- ld-stats -----------------------------------------------------------------------------------
@@ -566,8 +572,8 @@ class LdMomentsStatistic final : public BinnedPairStatistic<LdMomentsStatistic> 
   }
 
   void add_pair(const PairValue& v) {
-    const PairRow& i = at(ordinal(v.a)).meta;
-    const PairRow& j = at(ordinal(v.b)).meta;
+    const PairRow& i = at(ordinal_near(v.a, hint_a_)).meta;
+    const PairRow& j = at(ordinal_near(v.b, hint_b_)).meta;
     if (i.n != width_ || j.n != width_) return;  // complete sites only
     const std::int64_t bin = binner_.bin(i.contig, i.pos, j.pos);
     if (bin < 0) return;

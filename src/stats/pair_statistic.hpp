@@ -166,6 +166,14 @@ class PairStatistic : public Statistic {
     if (o < 0) throw Error(name() + ": a pair names a variant the statistic has dropped");
     return o;
   }
+  /// ordinal() trying @p hint (where the last lookup of its kind found its row; updated) and the
+  /// few rows after it before the search: a batch's pairs come in runs of one row with the rows
+  /// that follow one another.
+  std::int64_t ordinal_near(std::int64_t v, std::int64_t& hint) const {
+    for (std::int64_t o = std::max(hint, front_); o < count_ && o < hint + 4; ++o)
+      if (at(o).meta.variant == v) return hint = o;
+    return hint = ordinal(v);
+  }
 
   PairRequest request_;
   std::int64_t width_ = 0;  // samples, or haplotypes of a haplotype request

@@ -51,15 +51,20 @@ int expect_ld_same_on_both_devices(const vcztest::TempDir& dir, const std::strin
   // Ag1000G: 100 kb of it (about 25,000 variants) keeps the small units quick.
   const std::string s = shell_quote(store) + " " +
                         (store.find("ag1000g") != std::string::npos ? "-r X:8000000-8100000 " : "");
-  const std::string pops = (dir / "ldstats.pops").string();  // A, B, C interleaved
+  const std::string pops = (dir / "ldstats.pops").string();    // A, B, C interleaved
+  const std::string pops4 = (dir / "ldstats4.pops").string();  // A, B, C, D interleaved
   {
-    std::ofstream f(pops);
+    std::ofstream f(pops), f4(pops4);
     int i = 0;
     const auto opened = vczstats::vcz::VczStore::open(store);  // sample_ids() are views into it
     for (const auto& id : opened.sample_ids())
-      if (!id.empty())
+      if (!id.empty()) {
         f << id << "\t"
-          << "ABC"[i++ % 3] << "\n";
+          << "ABC"[i % 3] << "\n";
+        f4 << id << "\t"
+           << "ABCD"[i % 4] << "\n";
+        ++i;
+      }
   }
   const std::vector<std::string> commands = {
       "ld " + s + "--ld-window 10 --ld-window-r2 0 --max-unit-variants 7",
@@ -84,6 +89,8 @@ int expect_ld_same_on_both_devices(const vcztest::TempDir& dir, const std::strin
       "ld-stats " + s + "--bp-bins 0,10,100,1000 --max-unit-variants 6",
       // three populations: one masked band per population (the row kernel's haplotype mask)
       "ld-stats " + s + "--bp-bins 0,10,100,1000 --max-unit-variants 6 -P " + shell_quote(pops),
+      // four: the GPU bands' pairs come in the order found, sorted on the host before the walk
+      "ld-stats " + s + "--bp-bins 0,10,100,1000 --max-unit-variants 9 -P " + shell_quote(pops4),
   };
   int ok = 0;
   for (std::size_t k = 0; k < commands.size(); ++k) {

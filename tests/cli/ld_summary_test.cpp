@@ -386,6 +386,16 @@ TEST(LdScores, EqualTheBruteForceSum) {
                       "--hap --wind-cm 0.07 --map " + shell_quote(map));
 }
 
+/// A populations file (sample, population) in @p dir of samples s0 .. s<n - 1>, sample i in
+/// population names[(i * step) % names.size()] (one-letter names).
+std::string write_populations(const TempDir& dir, int n, const std::string& names, int step) {
+  const std::string path = (dir / "pops.tsv").string();
+  std::ofstream f(path);
+  for (int i = 0; i < n; ++i)
+    f << "s" << i << "\t" << names[static_cast<std::size_t>(i * step) % names.size()] << "\n";
+  return path;
+}
+
 /// ld-stats (options @p ours_args) against ref_ld_summary.py ldstats (@p ref_args): the same
 /// header (moments' names), counts exact, sums to 1e-10 relative (plus 1e-14 per pair, for sums
 /// that cancel to nearly 0). Returns the number of columns.
@@ -471,13 +481,7 @@ TEST(LdStats, TwoAndThreePopulationsEqualTheBruteForceReference) {
   const std::string vcf =
       make_data(dir, "p", "--phased --seed 47 --samples 18 --variants 300 --multiallelic 0.1", 60);
   const std::string store = (dir / "p.vcz").string();
-  const std::string pops = (dir / "pops.tsv").string();
-  {
-    std::ofstream f(pops);
-    for (int i = 0; i < 18; ++i)
-      f << "s" << i << "\t"
-        << "XYZ"[(i * 7) % 3] << "\n";
-  }
+  const std::string pops = write_populations(dir, 18, "XYZ", 7);
   const std::string p = " -P " + shell_quote(pops), rp = " --pops " + shell_quote(pops);
   // two populations (15 two-locus statistics and 3 H), in the order --pop names them
   EXPECT_EQ(expect_ld_stats_match(store, vcf, "0,1,50,200,1000,2500", p + " --pop Y,X",
@@ -486,20 +490,30 @@ TEST(LdStats, TwoAndThreePopulationsEqualTheBruteForceReference) {
   // the file's three populations (45 and 6), cut into units across bands' reach
   EXPECT_EQ(expect_ld_stats_match(store, vcf, "20,300,301,1400", p, rp, 500), 3u + 45u + 1u + 6u);
   // bins of recombination distance on a plink .map (one and three populations)
-  const std::string map = (dir / "g.map").string();
+  // (and the same points as a HapMap-style table, its contigs named chr1 and chr2)
+  const std::string map = (dir / "g.map").string(), hapmap = (dir / "g.hapmap.txt").string();
   {
-    std::ofstream m(map);
+    std::ofstream m(map), h(hapmap);
+    h << "Chromosome\tPosition(bp)\tRate(cM/Mb)\tMap(cM)\n";
     for (const char* contig : {"1", "2"}) {
       double g = 0;
       for (std::int64_t x = 1; x <= 40001; x += 400) {
         g += static_cast<double>((x * 7919) % 1000) * 2e-5;
         m << contig << "\tm" << x << "\t" << g << "\t" << x << "\n";
+        h << "chr" << contig << "\t" << x << "\t" << (x % 7) * 0.25 << "\t" << g << "\n";
       }
     }
   }
   const std::string r = " --r-bins 0,1e-5,5e-5,4e-4 --map " + shell_quote(map);
   expect_ld_stats_match(store, vcf, "", r, r, 500);
   expect_ld_stats_match(store, vcf, "", r + p, r + rp, 500);
+  const std::string rh = " --r-bins 0,1e-5,5e-5,4e-4 --map " + shell_quote(hapmap);
+  const std::string ld_stats = binary() + " ld-stats " + shell_quote(store);
+  EXPECT_EQ(run_ok(ld_stats + rh + p), run_ok(ld_stats + r + p));
+  const std::string scores =
+      binary() + " ld " + shell_quote(store) + " --ld-scores --ld-wind-cm 0.05";
+  EXPECT_EQ(run_ok(scores + " --map " + shell_quote(hapmap)),
+            run_ok(scores + " --map " + shell_quote(map)));
   // one population of the file is the one-population table of its samples
   const std::string cmd = binary() + " ld-stats " + shell_quote(store) + " --bp-bins 0,100,900";
   std::string z;
@@ -508,6 +522,24 @@ TEST(LdStats, TwoAndThreePopulationsEqualTheBruteForceReference) {
   EXPECT_EQ(run_ok(cmd + p + " --pop Z"), run_ok(cmd + " -s " + z));
   // under -P without --pop, every population of the file
   EXPECT_EQ(run_ok(cmd + p), run_ok(cmd + p + " --pop X,Y,Z"));
+}
+
+TEST(LdStats, FourPopulationsEqualTheBruteForceReference) {
+  VCZ_REQUIRE_CONVERT();
+  TempDir dir;
+  // 40 haplotypes in four populations of 10; 1% of alleles missing, multi-allelic sites
+  const std::string vcf =
+      make_data(dir, "p", "--phased --seed 53 --samples 20 --variants 200 --multiallelic 0.1", 30);
+  const std::string store = (dir / "p.vcz").string();
+  const std::string pops = write_populations(dir, 20, "WXYZ", 3);
+  const std::string p = " -P " + shell_quote(pops), rp = " --pops " + shell_quote(pops);
+  // moments.LD's basis of four populations: 10 DD, 40 Dz, 55 pi2 and 10 H
+  EXPECT_EQ(expect_ld_stats_match(store, vcf, "0,1,50,200,1000,2500", p, rp, 500),
+            3u + 105u + 1u + 10u);
+  // in the order --pop names them
+  EXPECT_EQ(expect_ld_stats_match(store, vcf, "20,300,301,1400", p + " --pop Z,X,W,Y",
+                                  rp + " --pop-names Z,X,W,Y", 500),
+            3u + 105u + 1u + 10u);
 }
 
 TEST(LdStats, ScrmTwoPopulationsEqualTheBruteForceReference) {
@@ -666,13 +698,7 @@ TEST(LdSummaries, BadOptionsAreUsageErrors) {
     EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
   }
   const std::string ld_stats = binary() + " ld-stats " + shell_quote((dir / "u.vcz").string());
-  const std::string pops4 = (dir / "pops4.tsv").string();
-  {
-    std::ofstream f(pops4);
-    for (int i = 0; i < 40; ++i)
-      f << "s" << i << "\t"
-        << "ABCD"[i % 4] << "\n";
-  }
+  const std::string pops5 = write_populations(dir, 40, "ABCDE", 1);
   for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
            {"", "give --bp-bins or --r-bins"},
            {" --r-bins 0,0.001", "--r-bins needs --map"},
@@ -680,10 +706,10 @@ TEST(LdSummaries, BadOptionsAreUsageErrors) {
            {" --r-bins 0,x --map m", "not a number"},
            {" --bp-bins 5,1", "bin edges must increase"},
            {" --bp-bins 0,5 --pop A", "--pop needs -P"},
-           {" --bp-bins 0,5 -P " + shell_quote(pops4) + " --pop A,B,C,D", "three populations"},
-           {" --bp-bins 0,5 -P " + shell_quote(pops4), "choose with --pop"},
-           {" --bp-bins 0,5 -P " + shell_quote(pops4) + " --pop A,Q", "'Q' is not a population"},
-           {" --bp-bins 0,5 -P " + shell_quote(pops4) + " --pop A,A", "named twice"}}) {
+           {" --bp-bins 0,5 -P " + shell_quote(pops5) + " --pop A,B,C,D,E", "four populations"},
+           {" --bp-bins 0,5 -P " + shell_quote(pops5), "choose with --pop"},
+           {" --bp-bins 0,5 -P " + shell_quote(pops5) + " --pop A,Q", "'Q' is not a population"},
+           {" --bp-bins 0,5 -P " + shell_quote(pops5) + " --pop A,A", "named twice"}}) {
     const CommandResult r = run(ld_stats + args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
     EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;

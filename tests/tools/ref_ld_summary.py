@@ -264,19 +264,43 @@ def falling(x, k):
     return r
 
 
-def unbiased(poly, counts, width=4):
-    """The unbiased estimator of a polynomial in the haplotype frequencies: variables in groups
-    of @p width per population (counts in the same order), each population sampled apart."""
-    total = Fraction(0)
-    for k, c in poly.items():
-        value = Fraction(c)
+def integer_form(poly):
+    """A polynomial as (scale, [(exponents, integer coefficient)]): its coefficients times scale,
+    the least common multiple of their denominators (unbiased() divides once at the end)."""
+    scale = math.lcm(*(Fraction(c).denominator for c in poly.values()))
+    return scale, [(k, int(Fraction(c) * scale)) for k, c in poly.items()]
+
+
+def unbiased(form, counts, width=4):
+    """The unbiased estimator of a polynomial (integer_form()) in the haplotype frequencies:
+    variables in groups of @p width per population (counts in the same order), each population
+    sampled apart. A monomial's estimator is the product over the populations of
+    (c_1)_k1 ... (c_w)_kw / (n)_(k1+...+kw); the numerators of the monomials with the same
+    degrees per population are added as integers before their one division."""
+    scale, terms = form
+    fall = {}
+
+    def ff(x, k):
+        if (x, k) not in fall:
+            fall[(x, k)] = falling(x, k)
+        return fall[(x, k)]
+
+    sums = {}
+    for k, c in terms:
+        num = c
+        degrees = []
         for g in range(0, len(k), width):
-            cs, ks = counts[g:g + width], k[g:g + width]
-            num = 1
-            for ci, ki in zip(cs, ks):
-                num *= falling(ci, ki)
-            value *= Fraction(num, falling(sum(cs), sum(ks)))
-        total += value
+            for ci, ki in zip(counts[g:g + width], k[g:g + width]):
+                num *= ff(ci, ki)
+            degrees.append(sum(k[g:g + width]))
+        degrees = tuple(degrees)
+        sums[degrees] = sums.get(degrees, 0) + num
+    total = Fraction(0)
+    for degrees, num in sums.items():
+        den = scale
+        for g, kg in enumerate(degrees):
+            den *= ff(sum(counts[g * width:(g + 1) * width]), kg)
+        total += Fraction(num, den)
     return total
 
 
@@ -366,8 +390,8 @@ def ldstats(args):
         h = [h[s] for pop in slots for s in pop]
         complete = all(len(r[3][s // 2]) == 2 for pop in slots for s in pop) and None not in h
         haps.append(h if complete and 0 < sum(h) < len(h) else None)
-    polys = moments_polynomials(pops)
-    hets = het_polynomials(pops)
+    polys = {name: integer_form(p) for name, p in moments_polynomials(pops).items()}
+    hets = {name: integer_form(p) for name, p in het_polynomials(pops).items()}
     names = list(polys)
     bounds = [0]
     for pop in slots:
