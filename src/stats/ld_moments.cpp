@@ -333,8 +333,8 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
 
   std::string name() const override { return "ld_stats"; }
   PassNeeds needs() const override { return {}; }
-  void attach(const ExecutionContext& c) override {
-    threads_ = static_cast<std::int64_t>(c.threads ? c.threads : hardware_threads());
+  void attach(const Backend& b) override {
+    threads_ = static_cast<std::int64_t>(b.threads() ? b.threads() : hardware_threads());
   }
   std::vector<const pairs::PairBandRequest*> pair_bands() const override {
     std::vector<const pairs::PairBandRequest*> out;
