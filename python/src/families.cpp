@@ -77,16 +77,25 @@ void bind_ld(py::module_& m, const py::keep_alive<0, 1>& keep) {
   m.def(
       "make_ld_decay",
       [](const Query& q, const std::string& measure, const std::vector<std::int64_t>& edges,
-         std::int64_t window_variants, std::int64_t window_size) {
+         std::int64_t window_variants, std::int64_t window_size, bool per_population) {
+        // The CLI's -P with count filters runs one query per population, since they count each
+        // population's own samples; one query here would count them over all of them.
+        if (per_population && (q.filters.counts() || q.expression_reads_counts()))
+          throw UsageError(
+              "ld_decay: sample_sets with count filters (maf, mac, geno, hwe, or an expression "
+              "of the counts) would count them over every population's samples together; run "
+              "ld_decay once per population (samples=...) to filter each by its own counts, as "
+              "the CLI's ld --decay -P does");
         LdDecayOptions o;
         o.measure = pair_measure(measure);
         o.edges = edges;
         if (window_variants > 0) o.window_variants = window_variants;
         o.window_size = window_size;
+        o.per_population = per_population;
         return make_ld_decay(q, o);
       },
       py::arg("query"), py::arg("measure"), py::arg("edges"), py::arg("window_variants"),
-      py::arg("window_size"), keep);
+      py::arg("window_size"), py::arg("per_population") = false, keep);
   m.def(
       "make_ld_scores",
       [](const Query& q, const std::string& measure, std::int64_t window_variants,

@@ -84,6 +84,18 @@ def test_ld_decay_scores_and_stats(cli, store, phased):
         vczstats.ld_scores(store)
 
 
+@pytest.mark.parametrize("measure,flag", [("r2", "--r2"), ("hap", "--hap")])
+def test_ld_decay_per_population_equals_the_cli(cli, phased, phased_pops, measure, flag):
+    path, sets = phased_pops
+    d = vczstats.ld_decay(phased, [0, 500, 2000], measure=measure, sample_sets=sets,
+                          progress=False)
+    want = cli_frame(cli, "ld", phased.path, "--decay", "0,500,2000", flag, "-P", path)
+    assert list(want.columns)[0] == "pop" and set(want["pop"]) == {"A", "B"}
+    assert_same(d, want)
+    with pytest.raises(ValueError, match="once per population"):
+        vczstats.ld_decay(phased, [0, 500], sample_sets=sets, filters={"maf": 0.1})
+
+
 def test_ld_stats_of_two_populations_is_moments_layout_and_equals_the_cli(cli, phased,
                                                                         phased_pops, tmp_path):
     path, sets = phased_pops

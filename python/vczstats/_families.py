@@ -353,6 +353,7 @@ def ld_decay(store: Any, bins: Union[str, Sequence[int]], *, measure: str = "r2"
              window_variants: Optional[int] = None, window_size: int = 0,
              regions: Optional[Regions] = None, regions_overlap: str = "record",
              samples: Optional[SampleList] = None, force_samples: bool = False,
+             sample_sets: Optional[SampleSets] = None,
         filters: Optional[Mapping[str, Any]] = None,
              device: str = "auto", threads: Optional[int] = None, prefetch: Optional[int] = None,
              progress: Any = None) -> Result:
@@ -373,13 +374,18 @@ def ld_decay(store: Any, bins: Union[str, Sequence[int]], *, measure: str = "r2"
         Only pairs at most this many minus one selected variants apart.
     window_size : int
         One curve per window of this many bp (0: one curve).
+    sample_sets : dict or populations file, optional
+        One curve per population, all in one pass (``ld --decay -P``): a leading ``pop``
+        column. Count filters (``maf``, ``geno``, ...) cannot be combined with it: they would
+        count every population's samples together (run once per population instead).
     {shared}
 
     Returns
     -------
     Result
-        Columns bin_start, bin_end, pairs, sum_r2, mean_r2 (chrom, window_start and window_end
-        first with ``window_size``); pairs and sums add across regions and runs.
+        Columns bin_start, bin_end, pairs, sum_r2, mean_r2 (pop first with ``sample_sets``;
+        chrom, window_start and window_end with ``window_size``); pairs and sums add across
+        regions and runs.
 
     Examples
     --------
@@ -392,8 +398,9 @@ def ld_decay(store: Any, bins: Union[str, Sequence[int]], *, measure: str = "r2"
     statistic, table, run, query = _run_family(
         "ld_decay", store,
         lambda q: _core.make_ld_decay(q, measure, edges, int(window_variants or 0),
-                                      int(window_size)),
-        _selection(regions, regions_overlap, samples, force_samples, filters=filters),
+                                      int(window_size), sample_sets is not None),
+        _selection(regions, regions_overlap, samples, force_samples, sample_sets,
+                   filters=filters),
         _execution(device, threads, prefetch, progress))
     return Result("ld_decay", table, run)
 
