@@ -51,7 +51,7 @@ struct Closed {
 class HaplotypeWindows final : public Statistic {
  public:
   explicit HaplotypeWindows(const Query& q)
-      : q_(q), filter_(q), contigs_(contig_names(q)), acc_(q.windows, [pops = q.pops.count()] {
+      : filter_(q), contigs_(contig_names(q)), acc_(q.windows, [pops = q.pops.count()] {
           return Spans{std::vector<Span>(static_cast<std::size_t>(pops))};
         }) {
     store_ = std::make_shared<StoreRows>(q);
@@ -339,7 +339,6 @@ class HaplotypeWindows final : public Statistic {
     }
   }
 
-  const Query& q_;
   SiteFilter filter_;
   std::shared_ptr<const std::vector<std::string>> contigs_;
   std::shared_ptr<StoreRows> store_;
