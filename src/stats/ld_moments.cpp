@@ -506,7 +506,15 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
   /// band's pairs in pair_before() order (a population band's are among the union's), walked
   /// together; in parts on the run's threads when there are many.
   void sum_pairs(PendingUnit& u) {
-    for (auto& band : u.pairs) sort_pairs(band);
+    // Each band on its own thread (the GPU band's pairs need sorting: a serial sort per band
+    // was most of a GPU run's host time).
+    if (threads_ > 1 && u.pairs.size() > 1)
+      ThreadPool::shared().run_claimed(
+          static_cast<unsigned>(std::min<std::int64_t>(threads_, std::ssize(u.pairs))),
+          static_cast<std::int64_t>(u.pairs.size()),
+          [&](std::int64_t k) { sort_pairs(u.pairs[static_cast<std::size_t>(k)]); });
+    else
+      for (auto& band : u.pairs) sort_pairs(band);
     const std::size_t total = u.pairs[0].size();
     const auto parts = static_cast<std::size_t>(
         std::clamp<std::int64_t>(static_cast<std::int64_t>(total / kPairsPerPart), 1, threads_));
