@@ -401,9 +401,11 @@ void add_ld_stats(CLI::App& app) {
                   "Instead of --bp-bins: bin edges of recombination distance r = |cM_b - cM_a| / "
                   "100 on --map (Morgans, as moments.LD's r_bins), R0,R1,...,Rn");
   cmd->add_option("--map", o->map,
-                  "With --r-bins: a plink .map (chrom, id, cM, bp) or a HapMap-style table "
+                  "With --r-bins: a plink .map (chrom, id, cM, bp), a HapMap-style table "
                   "(header Chromosome Position(bp) Rate(cM/Mb) Map(cM), as the 1000 Genomes "
-                  "genetic_map files), linear between its positions (as ld --ld-scores --map)");
+                  "genetic_map files) or one region's map without a chromosome column (header "
+                  "pos Map(cM), as moments.LD's), linear between its positions (as ld "
+                  "--ld-scores --map)");
   cmd->callback([o] {
     LdStatsOptions so;
     if (o->bins.empty() == o->r_bins.empty())

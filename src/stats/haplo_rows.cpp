@@ -145,6 +145,13 @@ bool hapmap_header(const std::vector<std::string>& f) {
          starts_nocase(f[2], "rate") && (starts_nocase(f[3], "map") || starts_nocase(f[3], "gen"));
 }
 
+/// A one-region map's header: the position first and the map last (moments.LD's `pos Map(cM)`,
+/// HapMap II's `position COMBINED_rate(cM/Mb) Genetic_Map(cM)`).
+bool region_header(const std::vector<std::string>& f) {
+  return f.size() >= 2 && starts_nocase(f[0], "pos") &&
+         (starts_nocase(f.back(), "map") || starts_nocase(f.back(), "gen"));
+}
+
 }  // namespace
 
 GeneticMap::GeneticMap(const std::string& path) : path_(path) {
@@ -153,6 +160,7 @@ GeneticMap::GeneticMap(const std::string& path) : path_(path) {
   std::string line;
   std::int64_t lineno = 0;
   bool first = true, hapmap = false;
+  std::size_t region_columns = 0;  // a one-region map's (its header's) columns
   std::vector<std::string> f;
   while (std::getline(in, line)) {
     ++lineno;
@@ -167,18 +175,29 @@ GeneticMap::GeneticMap(const std::string& path) : path_(path) {
     if (first) {  // a header (its fourth field, or last, not a number) names the format
       first = false;
       if (!whole(f.size() >= 4 ? f[3] : f.back(), number)) {
-        if (!hapmap_header(f))
+        if (hapmap_header(f)) {
+          hapmap = true;
+        } else if (region_header(f)) {
+          region_columns = f.size();
+          one_region_ = true;
+        } else {
           throw UsageError(at +
-                           "a header, but not HapMap's 'Chromosome Position(bp) Rate(cM/Mb) "
-                           "Map(cM)' (a plink .map, chrom id cM bp, has none; a map without the "
-                           "Chromosome column needs one added)");
-        hapmap = true;
+                           "a header, but neither HapMap's 'Chromosome Position(bp) Rate(cM/Mb) "
+                           "Map(cM)' nor a one-region map's 'pos ... Map(cM)' (a plink .map, "
+                           "chrom id cM bp, has none)");
+        }
         continue;
       }
     }
     // plink: chrom, id, cM, bp (further columns ignored); HapMap: chrom, bp, rate, cM
     std::string chrom, cm, bp;
-    if (hapmap) {
+    if (one_region_) {
+      if (f.size() != region_columns)
+        throw UsageError(at + "expected " + std::to_string(region_columns) +
+                         " columns as the header");
+      bp = f.front();
+      cm = f.back();
+    } else if (hapmap) {
       if (f.size() != 4)
         throw UsageError(at +
                          "expected 4 columns (Chromosome Position(bp) Rate(cM/Mb) Map(cM)) as the "
@@ -208,6 +227,18 @@ GeneticMap::GeneticMap(const std::string& path) : path_(path) {
 
 const std::vector<std::pair<std::int64_t, double>>* GeneticMap::points(
     const std::string& contig) const {
+  if (one_region_) {
+    std::lock_guard lock(bound_mutex_);
+    if (bound_contig_.empty()) bound_contig_ = contig;
+    if (contig != bound_contig_)
+      throw UsageError(path_ +
+                       ": the genetic map has no chromosome column, so it serves one "
+                       "contig, but the run reads " +
+                       bound_contig_ + " and " + contig +
+                       " (select one with -r, or add a Chromosome column: HapMap's "
+                       "'Chromosome Position(bp) Rate(cM/Mb) Map(cM)')");
+    return points_.empty() ? nullptr : &points_.begin()->second;
+  }
   auto it = points_.find(contig);
   // "chr1" in the map for the store's "1", or the reverse
   if (it == points_.end())

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -47,7 +48,10 @@ struct RowFilter {
 /// `Chromosome Position(bp) Rate(cM/Mb) Map(cM)`, then chrom, bp, rate, cM: the HapMap II and
 /// 1000 Genomes genetic_map files; the rate is checked to be a number and not used), linearly
 /// interpolated between its positions and extrapolated with the rate of the first or last
-/// interval. A contig missing from the map is looked up with "chr" added or removed.
+/// interval. A contig missing from the map is looked up with "chr" added or removed. A map of
+/// one region without a chromosome column (a header whose first name is the position and whose
+/// last is the map: moments.LD's `pos Map(cM)`, HapMap II's `position COMBINED_rate(cM/Mb)
+/// Genetic_Map(cM)`) serves the one contig a run reads; a second contig is an error.
 class GeneticMap {
  public:
   /// @throws IoError, UsageError naming the file and line (a malformed line or header,
@@ -61,6 +65,9 @@ class GeneticMap {
 
   std::string path_;
   std::map<std::string, std::vector<std::pair<std::int64_t, double>>> points_;
+  bool one_region_ = false;           ///< no chromosome column: points_[""] for one contig
+  mutable std::mutex bound_mutex_;    ///< guards bound_contig_
+  mutable std::string bound_contig_;  ///< the contig a one-region map was first asked for
 };
 
 /// One usable row's description.

@@ -73,6 +73,32 @@ TEST(GeneticMap, HapMapTableInterpolatesAsItsPlinkMap) {
   EXPECT_THROW(h.at("chr3", 10), vczstats::UsageError);
 }
 
+TEST(GeneticMap, OneRegionMapsServeTheOneContigARunReads) {
+  TempDir dir;
+  // 1 cM at 1,000 bp, 3 at 5,000 (0.5 cM/Mb), as moments.LD's `pos Map(cM)` and HapMap II's
+  // three columns (the rate column read as text and not used).
+  const std::string moments = write(dir, "region.map", "pos\tMap(cM)\n1000\t1\n5000\t3\n");
+  const std::string hapmap2 =
+      write(dir, "genetic_map_chr20_b36.txt",
+            "position COMBINED_rate(cM/Mb) Genetic_Map(cM)\n1000 0.5 1\n5000 0 3\n");
+  for (const std::string& path : {moments, hapmap2}) {
+    SCOPED_TRACE(path);
+    const GeneticMap m(path);
+    EXPECT_DOUBLE_EQ(m.at("20", 3000), 2.0);  // 1 + 2,000 bp at 2 cM / 4,000 bp
+    EXPECT_DOUBLE_EQ(m.at("20", 1000), 1.0);
+    EXPECT_DOUBLE_EQ(m.at("20", 7000), 4.0);  // the last interval's rate
+    try {
+      (void)m.at("21", 3000);
+      ADD_FAILURE() << "a second contig was served";
+    } catch (const vczstats::UsageError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(path + ": the genetic map has no chromosome column"), std::string::npos)
+          << what;
+      EXPECT_NE(what.find("20 and 21"), std::string::npos) << what;
+    }
+  }
+}
+
 TEST(GeneticMap, MalformedLinesNameTheFileAndLine) {
   TempDir dir;
   const std::string header = "Chromosome Position(bp) Rate(cM/Mb) Map(cM)\n";
@@ -95,9 +121,9 @@ TEST(GeneticMap, MalformedLinesNameTheFileAndLine) {
            Case{"decrease.txt", header + "chr1 100 1 0.3\nchr1 200 1 0.2\n", "line 3",
                 "does not follow"},
            Case{"header.txt", "# a comment\nchrom pos rate cM_total\nchr1 1 1 0\n", "line 2",
-                "not HapMap's"},
-           Case{"hapmap2.txt", "position COMBINED_rate(cM/Mb) Genetic_Map(cM)\n100 1 0\n", "line 1",
-                "not HapMap's"},
+                "neither HapMap's"},
+           Case{"region.txt", "pos Map(cM)\n100 0\n200 0.1 x\n", "line 3",
+                "expected 2 columns as the header"},
            Case{"plink.map", "1 a 0.1 100\n1 b 0.2\n", "line 2", "4 columns (chrom, id, cM, bp)"},
        }) {
     const std::string path = write(dir, c.name, c.text);
