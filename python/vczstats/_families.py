@@ -374,7 +374,7 @@ def ld_decay(store: Any, bins: Union[str, Sequence[int]], *, measure: str = "r2"
         Only pairs at most this many minus one selected variants apart.
     window_size : int
         One curve per window of this many bp (0: one curve).
-    sample_sets : dict or populations file, optional
+    sample_sets : mapping, list, DataFrame or path, optional
         One curve per population, all in one pass (``ld --decay -P``): a leading ``pop``
         column. Count filters (``maf``, ``geno``, ...) cannot be combined with it: they would
         count every population's samples together (run once per population instead).
