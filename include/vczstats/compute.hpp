@@ -53,14 +53,13 @@ void apply_count_filters(Query& q, const RunOptions& run);
 bool fuses_count_filters(const Query& q, std::span<Statistic* const> statistics,
                          const PassNeeds& extra = {});
 
-/// @brief Get @p q's pending count filters ready for a run of @p statistics: left pending when
-/// compute() fuses them (fuses_count_filters) and the plan is not to be cut into partitions
-/// (@p partitioned: MPI ranks), applied by apply_count_filters otherwise. The one place that
-/// chooses between the two. Returns whether @p q's plan changed (then statistics built from
-/// @p q must be built again).
+/// @brief Get @p q's pending count filters ready for a run of @p statistics in one process:
+/// left pending when compute() fuses them (fuses_count_filters), applied by apply_count_filters
+/// otherwise (under MPI, the Runner splits that counting pass over the ranks instead). Returns
+/// whether @p q's plan changed (then statistics built from @p q must be built again).
 /// @throws as apply_count_filters.
 bool prepare_count_filters(Query& q, std::span<Statistic* const> statistics, const RunOptions& run,
-                           const PassNeeds& extra = {}, bool partitioned = false);
+                           const PassNeeds& extra = {});
 
 /// @brief compute() for one statistic, returning its whole table.
 Table compute_table(const Query& q, Statistic& statistic, const RunOptions& run,

@@ -140,12 +140,12 @@ bool fuses_count_filters(const Query& q, std::span<Statistic* const> statistics,
 }
 
 bool prepare_count_filters(Query& q, std::span<Statistic* const> statistics, const RunOptions& run,
-                           const PassNeeds& extra, bool partitioned) {
+                           const PassNeeds& extra) {
   if (!q.count_filters_pending()) return false;
   // A test and benchmark hook (vczstats/testing.hpp, the CLI's hidden --two-pass-filters): the
   // counting pass first even where the run would fuse, to compare the two paths.
   const bool two_pass = hooks::two_pass_count_filters();
-  if (!partitioned && !two_pass && fuses_count_filters(q, statistics, extra)) return false;
+  if (!two_pass && fuses_count_filters(q, statistics, extra)) return false;
   apply_count_filters(q, run);
   return true;
 }
@@ -154,9 +154,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
                  const ComputeHooks& hooks) {
   // Count filters pending: applied here, from this pass's own counts (the fused path).
   const bool fused = q.count_filters_pending();
-  if (fused && !q.store.has_genotypes())
-    throw FormatError(q.store.path() + " has no call_genotype (a sites-only store): " +
-                      q.filters.describe() + " need genotype calls");
+  if (fused) dispatch::require_genotypes_for_count_filters(q);
   if (fused && !fuses_count_filters(q, statistics, hooks.needs))
     throw UsageError("the query's count filters (" + q.filters.describe() +
                      ") were not applied: call apply_count_filters (or prepare_count_filters) "
@@ -223,10 +221,9 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   };
   if (fused) {
     count_filter.emplace(q);
-    PassNeeds own;
-    for (const Statistic* s : statistics) own = own | s->needs();
-    if (dispatch::uses_data_spans(q) && (own.positions || own.alleles || own.ancestral) &&
-        !q.data_span_cache->computed) {
+    // Only statistics whose groups span the data ask for the spans (PassNeeds::data_spans): a
+    // site table reads no variant field and counts no end chunk for them.
+    if (needs.data_spans && !q.data_span_cache->computed) {
       spans = std::async(std::launch::async,
                          [&q, &run] { return dispatch::filtered_data_spans(q, run); });
       if (zarr::is_remote_url(q.store.path())) take_spans();

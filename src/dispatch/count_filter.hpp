@@ -64,9 +64,6 @@ void keep_counted_rows(Query& q, const std::vector<std::vector<std::uint8_t>>& k
 /// The warning of a run whose count filters keep none of the @p selected variants of @p q.
 std::string no_sites_kept(const Query& q, std::int64_t selected);
 
-/// Whether groups of @p q take their span from the data (Query::data_spans, SiteFilter).
-bool uses_data_spans(const Query& q);
-
 /// The data spans (Query::data_spans) of @p q's plan once its count filters are applied,
 /// counting only the units at either end of each group (until a row passes).
 std::vector<std::pair<std::int64_t, std::int64_t>> filtered_data_spans(const Query& q,

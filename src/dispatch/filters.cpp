@@ -157,11 +157,6 @@ std::string no_sites_kept(const Query& q, std::int64_t selected) {
          std::to_string(selected) + " variants left of " + q.store.path();
 }
 
-bool uses_data_spans(const Query& q) {
-  return q.windows.span == stats::WindowSpan::Data && q.windows.variants == 0 &&
-         q.windows.intervals.empty();
-}
-
 std::vector<std::pair<std::int64_t, std::int64_t>> filtered_data_spans(const Query& q,
                                                                        const RunOptions& run) {
   const SiteFilter raw(q, /*raw=*/true);

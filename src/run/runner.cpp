@@ -36,7 +36,7 @@ Runner::Runner(Query& q, StatisticMaker make, RunOptions run, RunnerRanks ranks)
   }
 #endif
   Statistic* list[] = {statistic_.get()};
-  if (prepare_count_filters(q_, list, counting, {}, false)) statistic_ = make_();
+  if (prepare_count_filters(q_, list, counting, {})) statistic_ = make_();
 }
 
 #ifdef VCZSTATS_HAVE_MPI
