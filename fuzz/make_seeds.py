@@ -319,6 +319,14 @@ def seeds_text(out, what):
         for text in ("sample\tpopulation\ns1\tA\ns2\tB\n", "s1 A\ns2 A\ns3 B\n",
                      "#IID POP\ns1 X\n", "id pop\n# c\ns1 P1\n"):
             save(out, text)
+    elif what == "genetic_map":
+        for text in ("1 a 0.1 100\n1 b 0.5 2000\nchr20 c 0 1\n",
+                     "Chromosome Position(bp) Rate(cM/Mb) Map(cM)\nchr1 1000 2.0 0.5\n"
+                     "chr1 3000 0.5 4.5\r\n",
+                     "pos\tMap(cM)\n1000\t1\n5000\t3\n",
+                     "position COMBINED_rate(cM/Mb) Genetic_Map(cM)\n100 1 0\n900 0 0.2\n",
+                     "# comment\n\n1 x 1e-3 5\n1 y 2 9e3\n"):
+            save(out, text)
     elif what == "site_expression":
         for text in ('QUAL>=30 && FILTER="PASS"', 'TYPE="snp" && MAF>0.01', "INFO/DP>10",
                      "F_MISSING<0.05 || !(AC[1]>=2)", 'FILTER~"q10" || FILTER!="."',
@@ -385,7 +393,7 @@ def main():
         seeds_zip(out)
     elif target.startswith("gpu_"):
         seeds_gpu(out, target[len("gpu_"):])
-    elif target in ("regions", "samples", "populations", "site_expression"):
+    elif target in ("regions", "samples", "populations", "genetic_map", "site_expression"):
         seeds_text(out, target)
     elif target == "convert_vcf":
         seeds_vcf(out)

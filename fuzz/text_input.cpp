@@ -1,12 +1,14 @@
 // Fuzz target: the small text inputs of a query (VCZ_FUZZ_TEXT names which): regions on the
-// command line and in files (CHROM POS, CHROM BEG END, BED), sample lists and files, and
-// populations files. Input: the text (for regions, a first byte chooses the form).
+// command line and in files (CHROM POS, CHROM BEG END, BED), sample lists and files,
+// populations files, and genetic maps (plink .map, HapMap tables, one-region maps). Input: the
+// text (for regions, a first byte chooses the form).
 
 #include <sstream>
 #include <string>
 #include <string_view>
 
 #include "fuzz_support.hpp"
+#include "stats/haplo_rows.hpp"
 #include "vcz/text_file.hpp"
 #include "vczstats/populations.hpp"
 #include "vczstats/string_table.hpp"
@@ -46,6 +48,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const auto entries = vcz::parse_populations_text(std::string(text), "pops.txt");
       if (entries.samples.empty())
         __builtin_trap();  // an empty file is an error, not an empty list
+    } else if (what == "genetic_map") {
+      std::istringstream in{std::string(text)};
+      const stats::haplo::GeneticMap map(in, "map.txt");
+      // Interpolated positions follow the map's order: never decreasing along a contig.
+      for (const char* contig : {"1", "chr1", "20"}) {
+        try {
+          double last = -1e300;
+          for (const std::int64_t pos :
+               {std::int64_t{-5}, std::int64_t{1}, std::int64_t{1000}, std::int64_t{1} << 40}) {
+            const double cm = map.at(contig, pos);
+            if (cm < last && !(cm != cm)) __builtin_trap();
+            last = cm;
+          }
+        } catch (const Error&) {
+        }
+      }
     } else {
       __builtin_trap();
     }

@@ -30,7 +30,7 @@ targets() {
   echo zarr_v2_metadata zarr_v3_metadata \
     codec_blosc codec_zstd codec_lz4 codec_zlib codec_gzip codec_bz2 codec_crc32c codec_vlen \
     codec_fixed_strings codec_delta codec_packbits codec_transpose \
-    sharding zip zip_ranges gpu_framing gpu_zstd gpu_lz4 regions samples populations convert_ms \
+    sharding zip zip_ranges gpu_framing gpu_zstd gpu_lz4 regions samples populations genetic_map convert_ms \
     convert_vcf site_expression
 }
 

@@ -157,6 +157,15 @@ bool region_header(const std::vector<std::string>& f) {
 GeneticMap::GeneticMap(const std::string& path) : path_(path) {
   std::ifstream in(path);
   if (!in) throw IoError(path + ": cannot open the genetic map");
+  parse(in);
+}
+
+GeneticMap::GeneticMap(std::istream& in, const std::string& path) : path_(path) {
+  parse(in);
+}
+
+void GeneticMap::parse(std::istream& in) {
+  const std::string& path = path_;
   std::string line;
   std::int64_t lineno = 0;
   bool first = true, hapmap = false;

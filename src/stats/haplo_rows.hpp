@@ -7,6 +7,7 @@
 // either end on demand. Definitions: tests/tools/POPGEN.md §11.1.
 
 #include <cstdint>
+#include <istream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -57,10 +58,13 @@ class GeneticMap {
   /// @throws IoError, UsageError naming the file and line (a malformed line or header,
   /// positions not increasing).
   explicit GeneticMap(const std::string& path);
+  /// @brief The map in @p in, named @p path in errors (the fuzz target's way in).
+  GeneticMap(std::istream& in, const std::string& path);
   /// @throws UsageError when the map has fewer than two positions on @p contig.
   double at(const std::string& contig, std::int64_t pos) const;
 
  private:
+  void parse(std::istream& in);
   const std::vector<std::pair<std::int64_t, double>>* points(const std::string& contig) const;
 
   std::string path_;
