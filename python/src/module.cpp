@@ -22,6 +22,10 @@
 #include "vczstats/thread_pool.hpp"
 #include "vczstats/variants.hpp"
 
+#ifdef VCZSTATS_HAVE_MPI
+#include "dist/ranks.hpp"
+#endif
+
 namespace vczstats::python {
 
 py::array array_over(const py::dtype& dtype, std::vector<py::ssize_t> shape, const void* data,
@@ -493,6 +497,136 @@ std::shared_ptr<Statistic> share_of(py::object made) {
           }};
 }
 
+// ---- MPI ------------------------------------------------------------------------------------
+// Under mpirun/srun the package's runs spread over the ranks as the CLI's do (vczstats::Runner):
+// MPI starts at the first run (or mpi_rank()), every rank makes the same calls, rank 0 gets the
+// results and the other ranks None (the Python layer). A failed run ends MPI for the process
+// (every rank agrees on the failure at once, as the CLI's ranks do at exit); a later run raises.
+
+#ifdef VCZSTATS_HAVE_MPI
+struct PythonRanks {
+  std::unique_ptr<dist::Ranks> ranks;
+  bool ended = false;      // finish() ran: after a failed run, or at exit
+  std::string why_ended;   // the failure that ended MPI (raised again by later runs)
+  int rank = 0, size = 1;  // kept after MPI ended
+};
+
+PythonRanks& python_ranks() {
+  static PythonRanks r;
+  return r;
+}
+
+/// The ranks of this process when an MPI launcher started it (started here once), else null.
+dist::Ranks* mpi_ranks() {
+  PythonRanks& r = python_ranks();
+  if (r.ended)
+    throw UsageError("MPI ended in this process after a failed run (" + r.why_ended +
+                     "): every rank stops; start the job again");
+  if (!r.ranks && dist::Ranks::launched()) {
+    int argc = 0;
+    char** argv = nullptr;
+    r.ranks = std::make_unique<dist::Ranks>(argc, argv);
+    r.rank = r.ranks->rank();
+    r.size = r.ranks->size();
+  }
+  return r.ranks.get();
+}
+
+/// After a failed run under MPI: every rank agrees on the first failure (the failing ranks meet
+/// the others, who stop at their next check), MPI ends; returns the failure to raise on this rank.
+std::string end_failed_run(const std::exception_ptr& e) {
+  PythonRanks& r = python_ranks();
+  int code = 1;
+  std::string message;
+  try {
+    std::rethrow_exception(e);
+  } catch (const dist::Stopped&) {
+    code = dist::Ranks::kStopped;
+  } catch (const std::exception& x) {
+    message = x.what();
+  } catch (...) {
+    message = "unknown error";
+  }
+  std::string first;
+  r.ranks->finish(code, message, &first);
+  r.ended = true;
+  r.why_ended = first.empty() ? (message.empty() ? "another rank failed" : message) : first;
+  return r.why_ended;
+}
+
+/// At exit (the package's atexit): the ranks agree that every run went well and MPI ends.
+void end_mpi() {
+  PythonRanks& r = python_ranks();
+  if (r.ranks && !r.ended) {
+    std::string first;
+    r.ranks->finish(0, "", &first);
+    r.ended = true;
+  }
+  r.ranks.reset();
+}
+#else
+dist::Ranks* mpi_ranks() {
+  return nullptr;
+}
+#endif
+
+/// Rows of one unit (or of a merge) under MPI, as one cell that reaches rank 0: the table's
+/// columns whole (labels included) and the rows' site fields (@p fields, or none).
+std::string pack_rows(const Table& t, const SiteFields* fields) {
+  ByteWriter w;
+  w.put<std::uint64_t>(t.columns.size());
+  for (const Column& c : t.columns) {
+    w.put_string(c.name);
+    w.put(c.kind);
+    w.put<std::uint8_t>(c.single_precision ? 1 : 0);
+    w.put_vector(c.ints);
+    w.put_vector(c.floats);
+    w.put_vector(c.offsets);
+    w.put<std::uint64_t>(c.labels ? c.labels->size() : 0);
+    if (c.labels)
+      for (const auto& x : *c.labels) w.put_string(x);
+  }
+  w.put_string(t.note);
+  w.put<std::uint8_t>(fields ? 1 : 0);
+  if (fields)
+    for (const auto* v : {&fields->id, &fields->ref, &fields->alt}) {
+      w.put<std::uint64_t>(v->size());
+      for (const auto& x : *v) w.put_string(x);
+    }
+  const auto& b = w.bytes();
+  return {reinterpret_cast<const char*>(b.data()), b.size()};
+}
+
+/// pack_rows() read back: the table, and the site fields into @p fields (when packed).
+Table unpack_rows(const std::string& cell, std::optional<SiteFields>& fields) {
+  ByteReader r(std::as_bytes(std::span(cell.data(), cell.size())));
+  Table t;
+  t.columns.resize(static_cast<std::size_t>(r.get<std::uint64_t>()));
+  for (Column& c : t.columns) {
+    c.name = r.get_string();
+    c.kind = r.get<Column::Kind>();
+    c.single_precision = r.get<std::uint8_t>() != 0;
+    c.ints = r.get_vector<std::int64_t>();
+    c.floats = r.get_vector<double>();
+    c.offsets = r.get_vector<std::int64_t>();
+    const auto labels = r.get<std::uint64_t>();
+    if (labels || c.kind == Column::Kind::Label) {
+      auto l = std::make_shared<std::vector<std::string>>();
+      for (std::uint64_t i = 0; i < labels; ++i) l->push_back(r.get_string());
+      c.labels = std::move(l);
+    }
+  }
+  t.note = r.get_string();
+  if (r.get<std::uint8_t>() != 0) {
+    if (!fields) fields.emplace();
+    for (auto* v : {&fields->id, &fields->ref, &fields->alt}) {
+      const auto n = r.get<std::uint64_t>();
+      for (std::uint64_t i = 0; i < n; ++i) v->push_back(r.get_string());
+    }
+  }
+  return t;
+}
+
 /// The statistic make(query) builds, run by the library's Runner as the CLI runs it (count
 /// filters fused into the statistic's pass, or a counting pass first and make called again on
 /// the filtered query), the GIL released. Returns (table, run statistics, the statistic).
@@ -516,27 +650,68 @@ py::tuple compute_python(py::object query, py::function make, unsigned threads, 
   };
   Table table;
   std::optional<SiteFields> fields;
-  // Rows stay columns here (not the CLI's text cells): this process writes them all.
+  dist::Ranks* ranks = mpi_ranks();
+  // One process: rows stay columns (not the CLI's text cells). Under MPI each unit's rows
+  // reach rank 0 as one packed cell, in output order.
   RowStream rows;
   rows.needs.alleles = rows.needs.ids = site_fields;
-  rows.unit_rows = [&](const UnitData& u, Statistic& s, const std::function<void(const Cells&)>&) {
+  rows.unit_rows = [&](const UnitData& u, Statistic& s,
+                       const std::function<void(const Cells&)>& row) {
     Table t = s.take_rows();
     const int variant = t.find("variant");
+    std::optional<SiteFields> own;
+    std::optional<SiteFields>& into = ranks ? own : fields;
     if (site_fields && variant >= 0) {
-      if (!fields) fields.emplace();
+      if (!into) into.emplace();
       for (const auto v : t.columns[static_cast<std::size_t>(variant)].ints)
-        fields->add(*u.variants, v - u.unit->begin);
+        into->add(*u.variants, v - u.unit->begin);
     }
-    append_rows(table, std::move(t));
+    if (!ranks)
+      append_rows(table, std::move(t));
+    else if (t.rows() > 0)
+      row({pack_rows(t, own ? &*own : nullptr)});
   };
+  if (ranks) {
+    rows.write = [&](const Cells& cells) { append_rows(table, unpack_rows(cells.at(0), fields)); };
+    rows.after_merge = [&](Statistic& s) { append_rows(table, s.take_rows()); };
+  }
   RunStats rs;
+  bool writes = true;
+  std::exception_ptr failed;
   {
     py::gil_scoped_release release;
-    Runner runner(q, maker, run);
-    rs = runner.run(rows).stats;
-    append_rows(table, runner.statistic().take_rows());
-    append_rows(table, runner.statistic().finish());
+    try {
+      Runner runner(q, maker, run, RunnerRanks{ranks, device.find(':') != std::string::npos});
+      const RunnerResult result = runner.run(rows);
+      rs = result.stats;
+      writes = result.writes;
+      if (writes) {
+        append_rows(table, runner.statistic().take_rows());
+        append_rows(table, runner.statistic().finish());
+      }
+    } catch (...) {
+      if (!ranks) throw;
+      failed = std::current_exception();
+    }
   }
+#ifdef VCZSTATS_HAVE_MPI
+  if (failed) {
+    // Every rank ends MPI and raises: the failing ranks their error, the others this one.
+    std::string why;
+    {
+      py::gil_scoped_release release;
+      why = end_failed_run(failed);
+    }
+    try {
+      std::rethrow_exception(failed);
+    } catch (const dist::Stopped&) {
+      throw Error("stopped under MPI: " + why);
+    }
+  }
+#else
+  (void)failed;
+#endif
+  if (!writes) return py::make_tuple(py::none(), run_stats_to_python(rs), py::none());
   py::dict d = table_to_python(table);
   if (fields && static_cast<std::int64_t>(fields->id.size()) == table.rows()) {
     d["id"] = fields->id;
@@ -561,6 +736,34 @@ void bind_compute(py::module_& m) {
     return py::make_tuple(n, reason);
   });
   m.def("hardware_threads", &hardware_threads);
+  m.def(
+      "mpi_ranks",
+      [] {
+#ifdef VCZSTATS_HAVE_MPI
+        if (!python_ranks().ended) mpi_ranks();
+        return py::make_tuple(python_ranks().rank, python_ranks().size);
+#else
+        return py::make_tuple(0, 1);
+#endif
+      },
+      "(rank, size) of this process under an MPI launcher (MPI starts here once), else (0, 1).");
+#ifdef VCZSTATS_HAVE_MPI
+  m.def("_end_mpi", [] {
+    py::gil_scoped_release release;
+    end_mpi();
+  });
+  m.def("_mpi_fail", [](const std::string& message) {
+    // A failure outside a run (e.g. opening the store) on this rank: the others are in a run,
+    // or will be: they stop there, and MPI ends for every rank, as after a failed run.
+    if (python_ranks().ended || !dist::Ranks::launched()) return;
+    py::gil_scoped_release release;
+    mpi_ranks();
+    end_failed_run(std::make_exception_ptr(Error(message)));
+  });
+#else
+  m.def("_end_mpi", [] {});
+  m.def("_mpi_fail", [](const std::string&) {});
+#endif
   m.def("parse_device", [](const std::string& d) { return parse_device(d).to_string(); });
 }
 

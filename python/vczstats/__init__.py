@@ -15,6 +15,9 @@ streamed to numpy or, on the GPU, to CuPy/PyTorch through DLPack.
 Errors are ``vczstats.UsageError`` (a ``ValueError``), ``vczstats.IoError`` (an ``OSError``),
 ``vczstats.FormatError`` and ``vczstats.CudaError`` (``RuntimeError`` s), all ``vczstats.Error``,
 with the library's messages.
+
+Under ``mpirun -n K python script.py`` each computing function spreads over the K ranks, as the
+CLI does; rank 0 gets the result, the other ranks ``None`` (``vczstats.mpi_rank()``).
 """
 
 from ._core import CudaError, Error, FormatError, InternalError, IoError, UsageError, __version__
@@ -29,6 +32,7 @@ from ._store import Chunk, ChunkIterator, Store, open
 from ._families import (PcaResult, SampleMatrix, distance, ehh, grm, haplotypes, ihs, king, ld,
                         ld_decay, ld_scores, ld_stats, nsl, pca, prune, xpehh, xpnsl)
 from ._core import DeviceArray
+from ._mpi import mpi_rank, mpi_size
 
 
 def gpu_count() -> int:
@@ -55,5 +59,5 @@ __all__ = [
     "window_stats", "scan_statistics", "read_table", "sfs", "sfs_array", "fstats", "gpu_count", "plot",
     "ld", "ld_decay", "ld_scores", "ld_stats", "prune", "grm", "king", "distance", "pca", "haplotypes", "ehh", "ihs", "nsl", "xpehh",
     "xpnsl", "SampleMatrix", "PcaResult", "UsageError", "IoError", "FormatError", "CudaError",
-    "InternalError", "Error", "__version__",
+    "InternalError", "Error", "mpi_rank", "mpi_size", "__version__",
 ]

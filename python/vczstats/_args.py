@@ -14,6 +14,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Seque
 import numpy as np
 
 from . import _core
+from ._mpi import call as mpi_call
 
 PathLike = Union[str, "os.PathLike[str]"]
 #: Samples by name or by index into ``Store.samples``.
@@ -348,7 +349,7 @@ def keyword_signature(windowed: bool = False):
                 full.bind(*args, **kwargs)
             except TypeError as e:  # e.g. "got an unexpected keyword argument 'sample_set'"
                 raise TypeError(f"{fn.__name__}() {e}") from None
-            return fn(*args, **kwargs)
+            return mpi_call(fn, *args, **kwargs)  # under MPI: None on ranks but 0
 
         del wrapper.__wrapped__  # inspect shows the full signature, not fn's
         wrapper.__signature__ = full

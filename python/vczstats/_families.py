@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _core
 from ._args import PathLike, QueryArgs, Regions, SampleList, SampleSets, python_errors
+from ._mpi import _OtherRank, rank0
 from ._progress import Progress
 from ._result import Result
 
@@ -49,6 +50,8 @@ def _run_family(kind: str, store: Any, make: Callable[[Any], Any], selection: Di
                                                   prefetch=int(execution.get("prefetch") or 0),
                                                   device=execution.get("device") or "auto",
                                                   progress=fn, site_fields=site_fields)
+    if table is None:  # an MPI rank other than 0: its share went to rank 0
+        raise _OtherRank()
     run["warnings"] = list(query.warnings) + list(run["warnings"])
     for w in run["warnings"]:
         warnings.warn(w, stacklevel=4)
@@ -153,7 +156,7 @@ def _shared_parameters(*keys: str):
         text = "\n".join(f"{header}\n    {desc}" for header, desc in
                          (_SHARED_PARAMETERS[k] for k in keys))
         fn.__doc__ = fn.__doc__.replace("{shared}", text.replace("\n", "\n    "))
-        return fn
+        return rank0(fn)
 
     return decorate
 

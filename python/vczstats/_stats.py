@@ -33,6 +33,7 @@ import numpy as np
 
 from . import _core
 from ._args import QueryArgs, keyword_signature, python_errors
+from ._mpi import _OtherRank, rank0
 from ._progress import Progress
 from ._result import Result
 
@@ -92,6 +93,8 @@ def _run(kind: str, store: Any, make: Callable[[Any], Any], *, device: str = "au
             table, run, _ = _core.compute(query, make, threads=int(threads or 0),
                                           prefetch=int(prefetch or 0), device=device,
                                           progress=fn, site_fields=site_fields)
+    if table is None:  # an MPI rank other than 0: its share went to rank 0
+        raise _OtherRank()
     run["warnings"] = list(query.warnings) + list(run["warnings"])
     for w in run["warnings"]:  # e.g. regions on contigs the store lacks
         warnings.warn(w, stacklevel=3)
@@ -242,6 +245,8 @@ def sfs_array(store: Any, *, project: Union[int, str, Dict[str, int]],
     >>> a, pops = vczstats.sfs_array(store, project=20, joint=("A", "B"))  # doctest: +SKIP
     """
     r = sfs(store, project=project, joint=joint, **kwargs)
+    if r is None:  # an MPI rank other than 0
+        return None
     if "pop1" in r.columns:
         k = sum(1 for c in r.columns if c.startswith("derived"))
         names = [str(r[f"pop{i + 1}"][0]) for i in range(k)]

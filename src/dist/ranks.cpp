@@ -2,6 +2,7 @@
 
 #include "dist/ranks.hpp"
 
+#include <dlfcn.h>
 #include <mpi.h>
 
 #include <algorithm>
@@ -47,6 +48,15 @@ std::vector<int> displacements(const std::vector<int>& sizes) {
   return d;
 }
 
+/// In a module loaded with local symbols (the Python package's), Open MPI's own plugins cannot
+/// see the MPI library's symbols and MPI_Init fails: load the library that holds MPI_Init again
+/// with global symbols first, as mpi4py does. Harmless in a program linked with MPI.
+void make_mpi_global() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&MPI_Init), &info) != 0 && info.dli_fname)
+    dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+}
+
 }  // namespace
 
 struct Ranks::Pending {
@@ -61,9 +71,15 @@ bool Ranks::launched() {
 }
 
 Ranks::Ranks(int& argc, char**& argv) : pending_(std::make_unique<Pending>()) {
-  int provided = 0;
-  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
-    throw Error("MPI_Init_thread failed");
+  int running = 0;
+  MPI_Initialized(&running);
+  owned_ = running == 0;
+  if (owned_) {
+    make_mpi_global();
+    int provided = 0;
+    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+      throw Error("MPI_Init_thread failed");
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
   MPI_Comm local;
@@ -83,7 +99,7 @@ Ranks::~Ranks() {
   // finish() ran on the normal path. Without it the other ranks may wait on this one forever:
   // end them all instead.
   if (!finished_ && size_ > 1) MPI_Abort(MPI_COMM_WORLD, 1);
-  MPI_Finalize();
+  if (owned_) MPI_Finalize();
 }
 
 void Ranks::check() {

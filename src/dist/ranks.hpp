@@ -41,7 +41,8 @@ class Ranks {
   /// Intel's mpiexec through PMI, srun through PMI or PMIx).
   static bool launched();
 
-  /// @brief MPI_Init_thread (funneled). @throws Error when MPI cannot start.
+  /// @brief MPI_Init_thread (funneled), unless MPI is running already (e.g. mpi4py started
+  /// it: then it is left running at the end too). @throws Error when MPI cannot start.
   Ranks(int& argc, char**& argv);
   ~Ranks();
   Ranks(const Ranks&) = delete;
@@ -84,6 +85,7 @@ class Ranks {
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1, nodes_ = 1;
   std::string host_;
   bool announced_ = false, stopped_by_check_ = false, finished_ = false;
+  bool owned_ = true;  // this object started MPI (and finalises it)
   std::unique_ptr<Pending> pending_;
 };
 
