@@ -14,10 +14,13 @@
 //
 // A unit's pairs are summed in one walk over the bands' pairs in one order (by second variant,
 // then first: the CPU band's own; the GPU band's are sorted first), which finds a union pair's
-// population pairs without hashing; each population's factors come from exact integer
-// numerators (64-bit while they fit) over falling factorials computed once; the walk is cut into
-// parts on the run's threads, each summing into bins of its own, added in order (ExactSum: the
-// same bits however the pairs are split).
+// population pairs without hashing. Every statistic of the basis is a product of population
+// factors, each an integer numerator over a falling factorial of its population's size (sites
+// are complete, so the sizes are the same for every pair): a bin sums the pairs' integer
+// numerators exactly (64-bit products, 128-bit sums) and finish() divides once by the
+// statistic's constant denominator, so the result does not depend on the order or grouping of
+// the pairs (threads, units, ranks, devices). The walk is cut into parts on the run's threads,
+// each summing into bins of its own.
 //
 // Estimators (Ragsdale & Gravel 2019, 2020): within a population the unbiased estimators of
 // stats/ld_moments.hpp and their three-haplotype relatives; across populations the samples are
@@ -25,6 +28,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <deque>
 
 #include "stats/banded_pairs.hpp"
@@ -99,81 +103,86 @@ struct SiteCounts {
 };
 
 /// A population's size n (the pairs summed are of complete sites: n haplotypes at both) and the
-/// falling factorials (n)_k, k = 0 .. 4, as doubles.
+/// falling factorials (n)_k, k = 0 .. 4: the denominators of its unbiased estimators.
 struct PopScale {
-  std::array<double, 5> den{};
+  std::array<Wide, 5> fall{};
   bool narrow = true;           // counts below kNarrowHaplotypes: 64-bit numerators
-  std::uint32_t need = 0xffff;  // the sets S whose PopFactors::g[S] the basis uses (bit S)
+  std::uint32_t need = 0xffff;  // the sets S whose PopNums::g[S] the basis uses (bit S)
   PopScale() = default;
   explicit PopScale(std::int64_t n) : narrow(n < kNarrowHaplotypes) {
     Wide f = 1;
-    for (std::size_t k = 0; k < den.size(); ++k) {
-      den[k] = static_cast<double>(f);
+    for (std::size_t k = 0; k < fall.size(); ++k) {
+      fall[k] = f;
       f *= n - static_cast<std::int64_t>(k);
     }
   }
 };
 
-/// One population's factors for a pair, the unbiased estimators of the products the basis needs.
-struct PopFactors {
-  double d = 0;                // D
-  double dzp = 0;              // D (1 - 2p)
-  double dzq = 0;              // D (1 - 2q)
-  double zp = 0;               // 1 - 2p
-  double zq = 0;               // 1 - 2q
-  double zz = 0;               // (1 - 2p)(1 - 2q)
-  MomentsTerms same;           // D², D (1 - 2p)(1 - 2q), p (1 - p) q (1 - q)
-  std::array<double, 16> g{};  // products of A, a, B, b frequencies (below)
+/// One population's unbiased estimators for a pair, as integer numerators over (n)_k (the
+/// PopScale's falling factorials, k the number of distinct haplotypes drawn): a pair's statistics
+/// are products of them over populations, so every statistic of the basis is a sum of integers
+/// over one constant denominator, summed exactly (Wide) and divided once in finish().
+template <class I>
+struct PopNums {
+  I d = 0;                // D, over (n)_2
+  I dzp = 0;              // D (1 - 2p), over (n)_3
+  I dzq = 0;              // D (1 - 2q), over (n)_3
+  I zp = 0;               // 1 - 2p, over (n)_1
+  I zq = 0;               // 1 - 2q, over (n)_1
+  I zz = 0;               // (1 - 2p)(1 - 2q), over (n)_2
+  I dd = 0, dz = 0;       // D², D (1 - 2p)(1 - 2q), over (n)_4
+  I pi2 = 0;              // p (1 - p) q (1 - q), over (n)_4
+  std::array<I, 16> g{};  // products of A, a, B, b frequencies (below), over (n)_|S|
 };
 
-/// The factors from the counts a (AB), b (Ab), c (aB), e (ab), A and B the REF alleles, in the
-/// integer type @p I (exact: each numerator is an integer, divided once).
+/// The numerators from the counts a (AB), b (Ab), c (aB), e (ab), A and B the REF alleles (exact
+/// in @p I: 64 bits below kNarrowHaplotypes haplotypes, else 128).
 template <class I>
-void pop_factors(I a, I b, I c, I e, const PopScale& s, PopFactors& f) {
-  auto over = [&](I num, std::size_t k) { return static_cast<double>(num) / s.den[k]; };
+void pop_nums(I a, I b, I c, I e, std::uint32_t need, PopNums<I>& f) {
   const I det = a * e - b * c;
   const I sa = c + e - a - b, sb = b + e - a - c;  // n (1 - 2p), n (1 - 2q)
-  f.d = over(det, 2);
+  f.d = det;
   // Sums over ordered triples of distinct haplotypes: the third one's sign over the n - 2 left.
-  f.dzp = over(det * sa, 3);
-  f.dzq = over(det * sb, 3);
-  f.zp = over(sa, 1);
-  f.zq = over(sb, 1);
-  f.zz = over(sa * sb - (a - b - c + e), 2);
-  f.same = moments_terms_in<I>(a, b, c, e, s.den[4]);
+  f.dzp = det * sa;
+  f.dzq = det * sb;
+  f.zp = sa;
+  f.zq = sb;
+  f.zz = sa * sb - (a - b - c + e);
+  f.dd = a * (a - 1) * e * (e - 1) + b * (b - 1) * c * (c - 1) - 2 * a * b * c * e;
+  f.dz = det * (c + e - a - b) * (b + e - a - c) + det * (b + c - a - e) + 2 * (b * c + a * e);
+  f.pi2 = (a + b) * (a + c) * (b + e) * (c + e) - a * e * (-1 + a + 3 * b + 3 * c + e) -
+          b * c * (-1 + 3 * a + b + c + 3 * e);
   // g[S]: S a set of draws (bit 0: an A haplotype, 1: a, 2: B, 3: b), distinct haplotypes;
   // the ordered tuples are the product of the class sizes less the tuples where a left draw
   // (A or a) and a right draw (B or b) are one haplotype (inclusion-exclusion over matchings,
-  // the only coincidences possible: A∩B = a, A∩b = b, a∩B = c, a∩b = e), over (n)_|S|.
-  const I A = a + b, Ac = c + e, B = a + c, Bc = b + e;      // A, a, B, b
-  auto g = [&](std::size_t set, std::size_t draws, I num) {  // (only those the basis uses)
-    if ((s.need >> set) & 1) f.g[set] = over(num, draws);
+  // the only coincidences possible: A∩B = a, A∩b = b, a∩B = c, a∩b = e).
+  const I A = a + b, Ac = c + e, B = a + c, Bc = b + e;  // A, a, B, b
+  auto g = [&](std::size_t set, I num) {                 // (only those the basis uses)
+    if ((need >> set) & 1) f.g[set] = num;
   };
   f.g[0] = 1;
-  g(1, 1, A);
-  g(2, 1, Ac);
-  g(4, 1, B);
-  g(8, 1, Bc);
-  g(3, 2, A * Ac);
-  g(12, 2, B * Bc);
-  g(5, 2, A * B - a);
-  g(9, 2, A * Bc - b);
-  g(6, 2, Ac * B - c);
-  g(10, 2, Ac * Bc - e);
-  g(7, 3, A * Ac * B - a * Ac - c * A);
-  g(11, 3, A * Ac * Bc - b * Ac - e * A);
-  g(13, 3, A * B * Bc - a * Bc - b * B);
-  g(14, 3, Ac * B * Bc - c * Bc - e * B);
+  g(1, A);
+  g(2, Ac);
+  g(4, B);
+  g(8, Bc);
+  g(3, A * Ac);
+  g(12, B * Bc);
+  g(5, A * B - a);
+  g(9, A * Bc - b);
+  g(6, Ac * B - c);
+  g(10, Ac * Bc - e);
+  g(7, A * Ac * B - a * Ac - c * A);
+  g(11, A * Ac * Bc - b * Ac - e * A);
+  g(13, A * B * Bc - a * Bc - b * B);
+  g(14, Ac * B * Bc - c * Bc - e * B);
   // both matchings at once: {A=B, a=b} and {A=b, a=B}
-  g(15, 4, A * Ac * B * Bc - a * Ac * Bc - b * Ac * B - c * A * Bc - e * A * B + a * e + b * c);
+  g(15, A * Ac * B * Bc - a * Ac * Bc - b * Ac * B - c * A * Bc - e * A * B + a * e + b * c);
 }
 
-void pop_factors(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t e, const PopScale& s,
-                 PopFactors& f) {
-  if (s.narrow)
-    pop_factors<std::int64_t>(a, b, c, e, s, f);
-  else
-    pop_factors<Wide>(a, b, c, e, s, f);
+/// @p num / @p den as a double (den > 0): the integer part exactly, then the remainder's share.
+double ratio(Wide num, Wide den) {
+  const Wide q = num / den, r = num % den;
+  return static_cast<double>(q) + static_cast<double>(r) / static_cast<double>(den);
 }
 
 /// moments.LD's names and order for @p pops populations (moments.LD.Util.ld_names and
@@ -185,7 +194,7 @@ struct Basis {
   std::vector<std::array<int, 2>> h;
   /// pi2_i_j_k_l = 1/4 [p_i (1 - p_j) + p_j (1 - p_i)] [q_k (1 - q_l) + q_l (1 - q_k)]: each of
   /// the four products draws an A haplotype, an a, a B and a b from the populations named; per
-  /// product, each population's set of draws (PopFactors::g).
+  /// product, each population's set of draws (PopNums::g).
   std::vector<std::array<std::array<std::uint8_t, kMaxPops>, 4>> pi2_sets;
 
   explicit Basis(int pops) {
@@ -327,6 +336,9 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
     for (const auto& sets : basis_.pi2_sets)
       for (const auto& set : sets)
         for (std::size_t k = 0; k < scale_.size(); ++k) scale_[k].need |= 1u << set[k];
+    narrow_ = std::all_of(scale_.begin(), scale_.begin() + pops_,
+                          [](const PopScale& x) { return x.narrow; });
+    denominators();
     bins_.assign(binner_.bins() * stride(), {});
     h_.assign(basis_.h.size(), {});
   }
@@ -412,7 +424,7 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
       int c = 2;
       t.push_int(c++, bins_[k * stride()].pairs);
       for (std::size_t s = 0; s < basis_.size(); ++s)
-        t.push_float(c++, bins_[k * stride() + 1 + s].sum.value());
+        t.push_float(c++, ratio(bins_[k * stride() + 1 + s].sum, den_[s]));
       t.push_int(c++, sites_);
       for (const auto& x : h_) t.push_float(c++, x.value());
     }
@@ -447,7 +459,7 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
  private:
   struct Bin {
     std::int64_t pairs = 0;  // (the first of a bin's entries only)
-    ExactSum sum;
+    Wide sum = 0;            // numerators over den_ (exact: any order of pairs, the same sum)
   };
   /// A unit's pairs per part summed on a thread of their own (their partial sums then added:
   /// exact sums, so the same bits as one pass).
@@ -537,6 +549,14 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
 
   /// sum_pairs() of the union band's pairs [begin, end) into @p bins.
   void sum_range(const PendingUnit& u, std::size_t begin, std::size_t end, Bin* bins) const {
+    if (narrow_)
+      sum_range_in<std::int64_t>(u, begin, end, bins);
+    else
+      sum_range_in<Wide>(u, begin, end, bins);
+  }
+
+  template <class I>
+  void sum_range_in(const PendingUnit& u, std::size_t begin, std::size_t end, Bin* bins) const {
     if (begin >= end) return;
     const auto& all = u.pairs[0];
     std::array<std::size_t, kMaxPops> at{};  // per population band: its next pair
@@ -545,7 +565,7 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
           std::lower_bound(u.pairs[k].begin(), u.pairs[k].end(), all[begin], pair_before) -
           u.pairs[k].begin());
     std::size_t hint_i = 0, hint_j = 0, first_i = 0;
-    std::array<PopFactors, kMaxPops> pp;
+    std::array<PopNums<I>, kMaxPops> pp;
     for (std::size_t x = begin; x < end; ++x) {
       const PairValue& v = all[x];
       const SiteCounts& j = site(v.b, hint_j);
@@ -576,22 +596,24 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
           }  // else a site without REF alleles there: none REF at both
           last -= x11;
         }
-        pop_factors(x11, (n - a) - x11, (n - b) - x11, x11 - (n - a - b), scale_[p], pp[p]);
+        pop_nums<I>(x11, (n - a) - x11, (n - b) - x11, x11 - (n - a - b), scale_[p].need, pp[p]);
       }
       add_pair(bins + static_cast<std::size_t>(bin) * stride(), pp.data());
     }
   }
 
-  void add_pair(Bin* out, const PopFactors* p) const {
+  /// A pair's numerators of the basis (population factors' products), into its bin's sums.
+  template <class I>
+  void add_pair(Bin* out, const PopNums<I>* p) const {
     ++out->pairs;
     ++out;
     for (const auto& [i, j] : basis_.dd)
-      (out++)->sum += i == j ? p[idx(i)].same.dd : p[idx(i)].d * p[idx(j)].d;
+      (out++)->sum += i == j ? p[idx(i)].dd : p[idx(i)].d * p[idx(j)].d;
     for (const auto& [i, j, k] : basis_.dz) {
-      const PopFactors& x = p[idx(i)];
-      double v = 0;
+      const PopNums<I>& x = p[idx(i)];
+      I v = 0;
       if (j == i && k == i)
-        v = x.same.dz;
+        v = x.dz;
       else if (j == i)
         v = x.dzp * p[idx(k)].zq;
       else if (k == i)
@@ -601,13 +623,38 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
       (out++)->sum += v;
     }
     for (const auto& sets : basis_.pi2_sets) {
-      double v = 0;
+      I v = 0;
       for (const auto& set : sets) {
-        double prod = 1;
+        I prod = 1;
         for (int q = 0; q < pops_; ++q) prod *= p[idx(q)].g[set[idx(q)]];
         v += prod;
       }
-      (out++)->sum += v / 4;
+      (out++)->sum += v;
+    }
+  }
+
+  /// The basis' denominators (add_pair's numerators over them): products of the populations'
+  /// falling factorials, (n)_k for k distinct haplotypes drawn from each; pi2 also over 4 (the
+  /// mean of its four products).
+  void denominators() {
+    auto f = [&](int pop, std::size_t k) { return scale_[idx(pop)].fall[k]; };
+    den_.clear();
+    for (const auto& [i, j] : basis_.dd) den_.push_back(i == j ? f(i, 4) : f(i, 2) * f(j, 2));
+    for (const auto& [i, j, k] : basis_.dz) {
+      if (j == i && k == i)
+        den_.push_back(f(i, 4));
+      else if (j == i)
+        den_.push_back(f(i, 3) * f(k, 1));
+      else if (k == i)
+        den_.push_back(f(i, 3) * f(j, 1));
+      else
+        den_.push_back(f(i, 2) * (j == k ? f(j, 2) : f(j, 1) * f(k, 1)));
+    }
+    for (const auto& sets : basis_.pi2_sets) {
+      Wide d = 4;  // every product draws as many haplotypes from each population
+      for (int q = 0; q < pops_; ++q)
+        d *= f(q, static_cast<std::size_t>(std::popcount(sets[0][idx(q)])));
+      den_.push_back(d);
     }
   }
 
@@ -671,6 +718,8 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
   std::deque<PendingUnit> pending_;
   std::deque<SiteCounts> rows_;  // kept sites, by variant
   std::vector<Bin> bins_;        // per bin: pairs, then the basis' sums
+  std::vector<Wide> den_;        // per statistic of the basis: its sums' denominator
+  bool narrow_ = true;           // every population's numerators in 64 bits
   std::vector<ExactSum> h_;
   std::int64_t sites_ = 0;
 };
