@@ -19,9 +19,13 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <vector>
 
 namespace vczstats {
+namespace stats::pairs {
+class PairSum;  // stats/banded_pairs.hpp (internal)
+}
 
 /// @brief What is computed for a pair of variants (tests/tools/POPGEN.md, "Linkage").
 enum class PairMeasure : std::int32_t {
@@ -85,6 +89,9 @@ struct PairBatch {
   std::vector<PairRow> rows;     ///< the unit's selected rows, in order
   std::vector<PairValue> pairs;  ///< pairs whose later row b is among them, in any order
   PairPlanes planes;             ///< rows that may pair across a partition boundary
+  /// A band with a reducer (the library's stats/banded_pairs.hpp): the sums of those pairs
+  /// instead of the pairs (null otherwise).
+  std::shared_ptr<const stats::pairs::PairSum> reduced;
 };
 
 }  // namespace vczstats

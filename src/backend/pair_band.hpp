@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backend/site_pass.hpp"
+#include "stats/banded_pairs.hpp"
 #include "vczstats/variant_pairs.hpp"
 #include "vczstats/vcz.hpp"
 
@@ -32,6 +33,12 @@ struct PairBandSpec {
   /// pairs and rows are the same; the planes handed over for partition boundaries differ in
   /// layout, and both evaluate alike through stats/pair_boundary.hpp.
   std::vector<std::uint64_t> mask;
+  /// Sum the pairs with this reducer instead of handing them over (stats/banded_pairs.hpp; a
+  /// haplotype band without a mask). The CPU band uses it; the GPU band hands over the pairs.
+  const stats::pairs::PairReducer* reducer = nullptr;
+  /// Rows and boundary planes only (with a reducer on another band of the statistic): honoured
+  /// by the CPU band, which uses reducers; the GPU band hands over the pairs.
+  bool rows_only = false;
   unsigned threads = 0;  ///< CPU threads (0: all cores)
   int device = 0;        ///< CUDA device index (GPU band)
 };

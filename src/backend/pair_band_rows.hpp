@@ -5,6 +5,7 @@
 // Rows are numbered by ordinal; the halo is rows [front(), end()).
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -30,6 +31,9 @@ class BandRows {
     std::int64_t het = 0;    ///< genotypes: het calls; haplotypes: 0
     std::int64_t alt = 0;    ///< genotypes: two-non-REF calls; haplotypes: non-REF alleles
     std::int64_t first = 0;  ///< ordinal of its first partner (itself when none)
+    /// With a reducer (stats/banded_pairs.hpp): its coordinate, non-REF within each count mask.
+    double coord = 0;
+    std::array<std::int64_t, 3> masked_alt{};
   };
 
   /// @p width: bits per plane (-1: the selection's samples, or haplotypes; a band that compacts

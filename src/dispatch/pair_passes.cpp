@@ -9,7 +9,8 @@ namespace vczstats::dispatch {
 std::vector<BandOf> bands_of(const Statistic& s) {
   std::vector<BandOf> out;
   if (const auto* banded = dynamic_cast<const stats::pairs::BandedPairs*>(&s)) {
-    for (const auto* b : banded->pair_bands()) out.push_back({&b->request, &b->mask});
+    for (const auto* b : banded->pair_bands())
+      out.push_back({&b->request, &b->mask, b->reducer.get(), b->rows_only});
   } else if (const PairRequest* r = s.pair_request()) {
     out.push_back({r, nullptr});
   }
@@ -32,6 +33,8 @@ PairPasses::PairPasses(const Query& q, std::span<Statistic* const> statistics,
       spec.threads = run.threads;
       spec.device = run.device.index;
       if (bands[k].mask) spec.mask = *bands[k].mask;
+      spec.reducer = bands[k].reducer;
+      spec.rows_only = bands[k].rows_only;
       bands_.push_back(
           {s, dynamic_cast<stats::pairs::BandedPairs*>(s), k,
            gpu ? backend::make_pair_band_gpu(spec) : backend::make_pair_band_cpu(spec)});

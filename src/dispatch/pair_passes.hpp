@@ -21,6 +21,8 @@ namespace vczstats::dispatch {
 struct BandOf {
   const PairRequest* request = nullptr;
   const std::vector<std::uint64_t>* mask = nullptr;
+  const stats::pairs::PairReducer* reducer = nullptr;  ///< (stats/banded_pairs.hpp)
+  bool rows_only = false;
 };
 /// The bands of @p s: its BandedPairs bands, or its pair_request(), or none.
 std::vector<BandOf> bands_of(const Statistic& s);

@@ -249,9 +249,10 @@ struct Basis {
 };
 
 struct PendingUnit {
-  std::vector<std::vector<PairRow>> rows;     // per band
-  std::vector<std::vector<PairValue>> pairs;  // per band
-  std::vector<char> filled;                   // per band
+  std::vector<std::vector<PairRow>> rows;         // per band
+  std::vector<std::vector<PairValue>> pairs;      // per band
+  std::vector<char> filled;                       // per band
+  std::shared_ptr<const pairs::PairSum> reduced;  // band 0's sums, when its band reduced them
 };
 
 /// The order of a band's pairs that sum_pairs() walks: by second, then first variant (the CPU
@@ -311,7 +312,7 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
     base.measure = PairMeasure::Haplotype;
     base.max_bp = binner_.max_bp();
     base.min_r2 = 0;
-    requests_.push_back({base, {}});
+    requests_.push_back({base, {}, nullptr, false});
     for (int k = 0; k < pops_; ++k) {
       std::vector<std::uint64_t> mask(static_cast<std::size_t>(words));
       std::int64_t n = 0;
@@ -329,8 +330,14 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
       scale_[static_cast<std::size_t>(k)] = PopScale(n);
       scale_[static_cast<std::size_t>(k)].need = 1;  // (g[0])
       if (k + 1 == pops_) break;  // the last population: the union less the others
-      requests_.push_back({base, std::move(mask)});
+      requests_.push_back({base, std::move(mask), nullptr, true});
     }
+    // Band 0 sums its pairs where the backend counts them (the CPU band: every population's
+    // counts through the population bands' masks, which then hand over rows alone); a backend
+    // that does not reduce hands over every band's pairs, summed by sum_pairs().
+    std::vector<std::vector<std::uint64_t>> masks;
+    for (std::size_t k = 1; k < requests_.size(); ++k) masks.push_back(requests_[k].mask);
+    requests_[0].reducer = std::make_shared<Reducer>(*this, std::move(masks));
     for (std::size_t k = 0; k < requests_.size(); ++k)
       bands_.push_back(std::make_unique<BandState>(q, requests_[k].request, slots));
     for (const auto& sets : basis_.pi2_sets)
@@ -371,6 +378,7 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
     PendingUnit& u = pending_[next_[k]++];
     u.rows[k] = std::move(batch.rows);
     u.pairs[k] = std::move(batch.pairs);
+    if (k == 0) u.reduced = std::move(batch.reduced);
     band.drop_done();
     u.filled[k] = 1;
     while (!pending_.empty() &&
@@ -461,6 +469,77 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
     std::int64_t pairs = 0;  // (the first of a bin's entries only)
     Wide sum = 0;            // numerators over den_ (exact: any order of pairs, the same sum)
   };
+  /// Band 0's reducer (stats/banded_pairs.hpp): a pair's counts in every population come with it,
+  /// so it is summed where it is counted.
+  class Sum final : public pairs::PairSum {
+   public:
+    explicit Sum(const LdMomentsPopsStatistic& s) : s_(s), bins(s.bins_.size()) {}
+    void add(const pairs::ReducedRow& i, const pairs::ReducedRow& j, std::int64_t ab,
+             const std::array<std::int64_t, 3>& masked_ab) override {
+      if (s_.narrow_)
+        s_.add_reduced<std::int64_t>(bins.data(), i, j, ab, masked_ab);
+      else
+        s_.add_reduced<Wide>(bins.data(), i, j, ab, masked_ab);
+    }
+    void merge(const pairs::PairSum& other) override {
+      const auto& o = dynamic_cast<const Sum&>(other);
+      for (std::size_t k = 0; k < bins.size(); ++k) {
+        bins[k].pairs += o.bins[k].pairs;
+        bins[k].sum += o.bins[k].sum;
+      }
+    }
+
+   private:
+    const LdMomentsPopsStatistic& s_;
+
+   public:
+    std::vector<Bin> bins;
+  };
+  class Reducer final : public pairs::PairReducer {
+   public:
+    Reducer(const LdMomentsPopsStatistic& s, std::vector<std::vector<std::uint64_t>> masks)
+        : s_(s), masks_(std::move(masks)) {}
+    const std::vector<std::vector<std::uint64_t>>& count_masks() const override { return masks_; }
+    double coordinate(std::int32_t contig, std::int64_t pos) const override {
+      return s_.binner_.coordinate(contig, pos);
+    }
+    std::unique_ptr<pairs::PairSum> start() const override { return std::make_unique<Sum>(s_); }
+
+   private:
+    const LdMomentsPopsStatistic& s_;
+    std::vector<std::vector<std::uint64_t>> masks_;
+  };
+
+  /// A pair the reducer counted: when both sites are complete and polymorphic in the union (the
+  /// pairs sum_range() sums), its populations' counts into its bin of @p bins.
+  template <class I>
+  void add_reduced(Bin* bins, const pairs::ReducedRow& i, const pairs::ReducedRow& j,
+                   std::int64_t ab, const std::array<std::int64_t, 3>& masked_ab) const {
+    if (i.n != width_[0] || j.n != width_[0] || i.alt <= 0 || i.alt >= i.n || j.alt <= 0 ||
+        j.alt >= j.n)
+      return;
+    const std::int64_t bin = binner_.bin_at(i.pos, j.pos, i.coord, j.coord);
+    if (bin < 0) return;
+    std::array<PopNums<I>, kMaxPops> pp;
+    std::int64_t a_rest = i.alt, b_rest = j.alt, ab_rest = ab;
+    for (int k = 0; k < pops_; ++k) {
+      const auto p = static_cast<std::size_t>(k);
+      const std::int64_t n = width_[p + 1];
+      std::int64_t a = a_rest, b = b_rest, x = ab_rest;  // the last population: the rest
+      if (k + 1 < pops_) {
+        a = i.masked_alt[p];
+        b = j.masked_alt[p];
+        x = masked_ab[p];
+        a_rest -= a;
+        b_rest -= b;
+        ab_rest -= x;
+      }
+      const std::int64_t x11 = n - a - b + x;  // REF at both
+      pop_nums<I>(x11, (n - a) - x11, (n - b) - x11, x, scale_[p].need, pp[p]);
+    }
+    add_pair<I>(bins + static_cast<std::size_t>(bin) * stride(), pp.data());
+  }
+
   /// A unit's pairs per part summed on a thread of their own (their partial sums then added:
   /// exact sums, so the same bits as one pass).
   static constexpr std::size_t kPairsPerPart = std::size_t{1} << 14;
@@ -494,6 +573,13 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
       s.pop_alt[idx(pops_ - 1)] = alt;
       keep_row(s);
       if (s.complete && all[r].sum > 0 && all[r].sum < all[r].n) add_site(s);
+    }
+    if (u.reduced) {
+      const auto& sums = dynamic_cast<const Sum&>(*u.reduced).bins;
+      for (std::size_t i = 0; i < bins_.size(); ++i) {
+        bins_[i].pairs += sums[i].pairs;
+        bins_[i].sum += sums[i].sum;
+      }
     }
     sum_pairs(u);
     trim_rows();

@@ -230,7 +230,7 @@ class LdDecayPopsStatistic final : public Statistic, public stats::pairs::Banded
         throw UsageError("ld --decay: population " + q.pops.names[p] +
                          " has fewer than two samples");
       curves_.push_back(std::make_unique<LdDecayStatistic>(q, o));
-      stats::pairs::PairBandRequest band{*curves_.back()->pair_request(), {}};
+      stats::pairs::PairBandRequest band{*curves_.back()->pair_request(), {}, nullptr, false};
       if (q.pops.sizes[p] < q.samples.size()) {  // else every plane bit: no mask
         band.mask.assign(static_cast<std::size_t>(words), 0);
         for (std::int64_t i = 0; i < q.samples.size(); ++i)

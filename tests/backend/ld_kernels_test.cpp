@@ -136,3 +136,35 @@ TEST(LdKernels, EveryKernelSetCountsAsTheDefinitions) {
     }
   }
 }
+
+// The reducer's kernel (ld-stats): haplotypes non-REF at both, over every bit and within each of
+// up to three masks, against counting the bits one by one.
+TEST(LdKernels, MaskedCountsOfBothNonRefAsTheDefinition) {
+  const ldk::Kernels* sets[4];
+  const int n_sets = ldk::available_kernels(sets, 4);
+  std::mt19937_64 rng(12);
+  for (const std::int64_t width : {1, 63, 64, 65, 511, 512, 513, 1100}) {
+    const std::int64_t words = ld::plane_words(width);
+    const RowOf i = random_row(rng, width, true, false), j = random_row(rng, width, true, false);
+    for (int nmasks = 0; nmasks <= 3; ++nmasks) {
+      std::vector<std::vector<std::uint64_t>> masks(3, std::vector<std::uint64_t>(words, 0));
+      std::int64_t want[4] = {0, 0, 0, 0};
+      for (std::int64_t k = 0; k < width; ++k) {
+        const int m = static_cast<int>(rng() % 4);  // bit k in mask m (none when m == 3)
+        if (m < 3) set_bit(masks[static_cast<std::size_t>(m)], 0, words, k);
+        if (i.v[static_cast<std::size_t>(k)] != 1 || j.v[static_cast<std::size_t>(k)] != 1)
+          continue;
+        ++want[0];
+        if (m < nmasks) ++want[1 + m];
+      }
+      const std::uint64_t* ptrs[3] = {masks[0].data(), masks[1].data(), masks[2].data()};
+      for (int s = 0; s < n_sets; ++s) {
+        SCOPED_TRACE(::testing::Message()
+                     << sets[s]->name << ", width " << width << ", " << nmasks << " masks");
+        std::int64_t got[4] = {0, 0, 0, 0};
+        sets[s]->masked_both_non_ref(i.planes.data(), j.planes.data(), words, ptrs, nmasks, got);
+        for (int x = 0; x <= nmasks; ++x) EXPECT_EQ(got[x], want[x]) << "count " << x;
+      }
+    }
+  }
+}

@@ -35,6 +35,17 @@ using stats::ld::HaplotypeCounts;
   attr void haplotype_complete_##suffix(const std::uint64_t* i, const std::uint64_t* j,        \
                                         std::int64_t w, HaplotypeCounts& c) {                  \
     stats::ld::add_haplotype_words_complete(c, i, j, 0, w);                                    \
+  }                                                                                            \
+  attr void masked_both_non_ref_##suffix(const std::uint64_t* i, const std::uint64_t* j,       \
+                                         std::int64_t w, const std::uint64_t* const* masks,    \
+                                         int nmasks, std::int64_t* out) {                      \
+    std::int64_t x[4] = {0, 0, 0, 0};                                                          \
+    for (std::int64_t k = 0; k < w; ++k) {                                                     \
+      const std::uint64_t both = i[k] & j[k];                                                  \
+      x[0] += __builtin_popcountll(both);                                                      \
+      for (int m = 0; m < nmasks; ++m) x[1 + m] += __builtin_popcountll(both & masks[m][k]);   \
+    }                                                                                          \
+    for (int m = 0; m <= nmasks; ++m) out[m] += x[m];                                          \
   }
 
 VCZ_LD_KERNELS(portable, )
@@ -136,12 +147,28 @@ VCZ_AVX512 void haplotype_complete_avx512(const std::uint64_t* i, const std::uin
   c.ab = x[0];
 }
 
-const Kernels kPortable{"portable", genotype_portable, genotype_complete_portable,
-                        haplotype_portable, haplotype_complete_portable};
-const Kernels kPopcnt{"popcnt", genotype_popcnt, genotype_complete_popcnt, haplotype_popcnt,
-                      haplotype_complete_popcnt};
-const Kernels kAvx512{"avx512-vpopcntdq", genotype_avx512, genotype_complete_avx512,
-                      haplotype_avx512, haplotype_complete_avx512};
+VCZ_AVX512 void masked_both_non_ref_avx512(const std::uint64_t* i, const std::uint64_t* j,
+                                           std::int64_t words, const std::uint64_t* const* masks,
+                                           int nmasks, std::int64_t* out) {
+  __m512i acc[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
+                    _mm512_setzero_si512()};
+  for (std::int64_t w = 0; w < words; w += 8) {
+    const __m512i both = _mm512_and_si512(load8(i, words, 0, w), load8(j, words, 0, w));
+    acc[0] = _mm512_add_epi64(acc[0], _mm512_popcnt_epi64(both));
+    for (int m = 0; m < nmasks; ++m)
+      acc[1 + m] = _mm512_add_epi64(
+          acc[1 + m], _mm512_popcnt_epi64(_mm512_and_si512(both, load8(masks[m], words, 0, w))));
+  }
+  for (int m = 0; m <= nmasks; ++m) out[m] += hsum(acc[m]);
+}
+
+const Kernels kPortable{
+    "portable",         genotype_portable,           genotype_complete_portable,
+    haplotype_portable, haplotype_complete_portable, masked_both_non_ref_portable};
+const Kernels kPopcnt{"popcnt",         genotype_popcnt,           genotype_complete_popcnt,
+                      haplotype_popcnt, haplotype_complete_popcnt, masked_both_non_ref_popcnt};
+const Kernels kAvx512{"avx512-vpopcntdq", genotype_avx512,           genotype_complete_avx512,
+                      haplotype_avx512,   haplotype_complete_avx512, masked_both_non_ref_avx512};
 
 bool has_popcnt() {
   return __builtin_cpu_supports("popcnt");

@@ -24,6 +24,10 @@ struct Kernels {
   /// ab of two haplotype rows called at every haplotype.
   void (*haplotype_complete)(const std::uint64_t* i, const std::uint64_t* j, std::int64_t words,
                              stats::ld::HaplotypeCounts& c);
+  /// Adds to out[0] the bits set in both non-REF planes of two haplotype rows, and to out[1 + k]
+  /// those of them also set in @p masks[k] (k < @p nmasks <= 3; words per plane, as the rows).
+  void (*masked_both_non_ref)(const std::uint64_t* i, const std::uint64_t* j, std::int64_t words,
+                              const std::uint64_t* const* masks, int nmasks, std::int64_t* out);
 };
 
 /// @brief The fastest kernels this CPU runs.

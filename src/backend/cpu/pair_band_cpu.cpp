@@ -76,7 +76,18 @@ class CpuPairBand final : public PairBand {
         rows_(spec, compact_.width),
         kernels_(ldk::best_kernels()),
         threads_(spec.threads ? spec.threads : hardware_threads()),
-        prune_thr_(stats::ld::prune_threshold(spec.request.min_r2)) {}
+        prune_thr_(stats::ld::prune_threshold(spec.request.min_r2)) {
+    if (const auto* r = spec.reducer) {
+      if (!rows_.haplotypes() || compact_.on)
+        throw Error("variant pairs: a reducer on a genotype band or a masked band");
+      if (r->count_masks().size() > 3) throw Error("variant pairs: more than three count masks");
+      for (const auto& m : r->count_masks()) {
+        if (static_cast<std::int64_t>(m.size()) < rows_.plane_words())
+          throw Error("variant pairs: a count mask narrower than the planes");
+        count_masks_.push_back(m.data());
+      }
+    }
+  }
 
   void host_unit(std::int64_t u, const PackedGenotypeView& view) override {
     if (rows_.haplotypes()) return;  // fed by host_haplotypes
@@ -171,6 +182,12 @@ class CpuPairBand final : public PairBand {
           row.alt += stats::ld::popcount64(p[w]);
           row.n += stats::ld::popcount64(p[words + w]);
         }
+        if (const auto* r = spec_.reducer) {  // the row's totals within the count masks
+          row.coord = r->coordinate(row.place.contig, row.place.pos);
+          for (std::size_t k = 0; k < count_masks_.size(); ++k)
+            for (std::int64_t w = 0; w < words; ++w)
+              row.masked_alt[k] += stats::ld::popcount64(p[w] & count_masks_[k][w]);
+        }
       } else {
         const auto t = stats::ld::genotype_totals(p, words);
         row.n = t.n;
@@ -186,7 +203,10 @@ class CpuPairBand final : public PairBand {
       if (rows_.at(o).head) add_planes(batch.planes, o);
     }
     batch.planes.words_per_row = rw;
-    count_pairs(begin, end, batch.pairs);
+    if (spec_.reducer)
+      batch.reduced = reduce_pairs(begin, end);
+    else if (!spec_.rows_only)
+      count_pairs(begin, end, batch.pairs);
     ready_.push_back(std::move(batch));
     rows_.evict();
   }
@@ -205,6 +225,47 @@ class CpuPairBand final : public PairBand {
           ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
         });
     compute_ns_ += ns.load();
+  }
+
+  /// The reducer's sum of the pairs of the rows [begin, end) with their partners, on the run's
+  /// threads: a sum per block of rows, added together (exact sums: the same for any split).
+  std::shared_ptr<const stats::pairs::PairSum> reduce_pairs(std::int64_t begin, std::int64_t end) {
+    constexpr std::int64_t kBlock = 16;
+    const std::int64_t blocks = (end - begin + kBlock - 1) / kBlock;
+    std::shared_ptr<stats::pairs::PairSum> total = spec_.reducer->start();
+    if (blocks <= 0) return total;
+    std::vector<std::unique_ptr<stats::pairs::PairSum>> parts(static_cast<std::size_t>(blocks));
+    std::atomic<std::int64_t> ns{0};
+    ThreadPool::shared().run_claimed(threads_, blocks, [&](std::int64_t b) {
+      const auto t0 = Clock::now();
+      auto sum = spec_.reducer->start();
+      const std::int64_t j0 = begin + b * kBlock, j1 = std::min(end, j0 + kBlock);
+      for (std::int64_t j = j0; j < j1; ++j) reduce_of(j, *sum);
+      parts[static_cast<std::size_t>(b)] = std::move(sum);
+      ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
+    });
+    for (const auto& p : parts) total->merge(*p);
+    compute_ns_ += ns.load();
+    return total;
+  }
+
+  stats::pairs::ReducedRow reduced_row(std::int64_t o) const {
+    const BandRows::Row& r = rows_.at(o);
+    return {r.variant, r.place.pos, r.place.contig, r.coord, r.n, r.alt, r.masked_alt};
+  }
+
+  /// Every wanted pair (i, j), i from j's first partner to j itself, into @p sum.
+  void reduce_of(std::int64_t j, stats::pairs::PairSum& sum) {
+    const stats::pairs::ReducedRow b = reduced_row(j);
+    const std::uint64_t* pj = planes(j);
+    const std::int64_t words = rows_.plane_words();
+    const int nm = static_cast<int>(count_masks_.size());
+    for (std::int64_t i = rows_.at(j).first; i <= j; ++i) {
+      if (!rows_.wanted(i, j)) continue;
+      std::int64_t x[4] = {0, 0, 0, 0};
+      kernels_.masked_both_non_ref(planes(i), pj, words, count_masks_.data(), nm, x);
+      sum.add(reduced_row(i), b, x[0], {x[1], x[2], x[3]});
+    }
   }
 
   /// Every wanted pair (i, j), i from j's first partner to j itself.
@@ -237,6 +298,7 @@ class CpuPairBand final : public PairBand {
   std::vector<PairBatch> ready_;
   std::int64_t compute_ns_ = 0;
   std::vector<std::uint64_t> scratch_;  // a masked genotype row's planes before compaction
+  std::vector<const std::uint64_t*> count_masks_;  // the reducer's
 };
 
 }  // namespace
