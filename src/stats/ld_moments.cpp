@@ -28,6 +28,7 @@
 #include <deque>
 
 #include "stats/banded_pairs.hpp"
+#include "stats/ld_genotype_terms.hpp"
 #include "stats/ld_moments.hpp"
 #include "stats/pair_statistic.hpp"
 #include "vczstats/bins.hpp"
@@ -114,18 +115,6 @@ struct PopScale {
   }
 };
 
-/// One population's factors for a pair, the unbiased estimators of the products the basis needs.
-struct PopFactors {
-  double d = 0;                // D
-  double dzp = 0;              // D (1 - 2p)
-  double dzq = 0;              // D (1 - 2q)
-  double zp = 0;               // 1 - 2p
-  double zq = 0;               // 1 - 2q
-  double zz = 0;               // (1 - 2p)(1 - 2q)
-  MomentsTerms same;           // D², D (1 - 2p)(1 - 2q), p (1 - p) q (1 - q)
-  std::array<double, 16> g{};  // products of A, a, B, b frequencies (below)
-};
-
 /// The factors from the counts a (AB), b (Ab), c (aB), e (ab), A and B the REF alleles, in the
 /// integer type @p I (exact: each numerator is an integer, divided once).
 template <class I>
@@ -140,7 +129,10 @@ void pop_factors(I a, I b, I c, I e, const PopScale& s, PopFactors& f) {
   f.zp = over(sa, 1);
   f.zq = over(sb, 1);
   f.zz = over(sa * sb - (a - b - c + e), 2);
-  f.same = moments_terms_in<I>(a, b, c, e, s.den[4]);
+  const MomentsTerms same = moments_terms_in<I>(a, b, c, e, s.den[4]);
+  f.dd = same.dd;
+  f.dz = same.dz;
+  f.pi2 = same.pi2;
   // g[S]: S a set of draws (bit 0: an A haplotype, 1: a, 2: B, 3: b), distinct haplotypes;
   // the ordered tuples are the product of the class sizes less the tuples where a left draw
   // (A or a) and a right draw (B or b) are one haplotype (inclusion-exclusion over matchings,
@@ -292,14 +284,27 @@ void sort_pairs(std::vector<PairValue>& pairs) {
 class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs {
  public:
   LdMomentsPopsStatistic(const Query& q, const LdStatsOptions& o)
-      : options_(o), binner_(q, o), pops_(q.pops.count()), basis_(pops_) {
-    if (pops_ < 2 || pops_ > kMaxPops) throw UsageError("ld-stats: one to four populations");
+      : options_(o),
+        binner_(q, o),
+        pops_(std::max(q.pops.count(), 1)),
+        basis_(pops_),
+        genotypes_(o.genotypes) {
+    if (pops_ > kMaxPops || (pops_ < 2 && !genotypes_))
+      throw UsageError("ld-stats: one to four populations");
     const std::int64_t ploidy = q.store.ploidy();
-    const std::int64_t slots = q.samples.size() * ploidy;
+    if (genotypes_ && ploidy != 2)
+      throw UsageError("ld-stats --genotypes: diploid genotypes only (the store's ploidy is " +
+                       std::to_string(ploidy) + ")");
+    // Plane bits: a sample's genotype, or its allele slots.
+    const std::int64_t per = genotypes_ ? 1 : ploidy;
+    const std::int64_t slots = q.samples.size() * per;
+    if (genotypes_ && slots >= ld::kTableLimit)
+      throw UsageError("ld-stats --genotypes: at most " + std::to_string(ld::kTableLimit - 1) +
+                       " samples");
     width_[0] = slots;
     const std::int64_t words = (slots + 63) / 64;
     PairRequest base;
-    base.measure = PairMeasure::Haplotype;
+    base.measure = genotypes_ ? PairMeasure::GenotypeTable : PairMeasure::Haplotype;
     base.max_bp = binner_.max_bp();
     base.min_r2 = 0;
     requests_.push_back({base, {}});
@@ -307,15 +312,19 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
       std::vector<std::uint64_t> mask(static_cast<std::size_t>(words));
       std::int64_t n = 0;
       for (std::int64_t i = 0; i < q.samples.size(); ++i)
-        if (q.pops.of[static_cast<std::size_t>(i)] == k)
-          for (std::int64_t j = 0; j < ploidy; ++j) {
-            const std::int64_t bit = i * ploidy + j;
+        if (q.pops.of.empty() || q.pops.of[static_cast<std::size_t>(i)] == k)
+          for (std::int64_t j = 0; j < per; ++j) {
+            const std::int64_t bit = i * per + j;
             mask[static_cast<std::size_t>(bit / 64)] |= std::uint64_t{1} << (bit % 64);
             ++n;
           }
-      if (n < 4)
-        throw UsageError("ld-stats: population " + q.pops.names[static_cast<std::size_t>(k)] +
-                         " has fewer than four haplotypes");
+      if (n < 4) {
+        const std::string what = genotypes_ ? "samples" : "haplotypes";
+        throw UsageError(q.pops.count() <= 1
+                             ? "ld-stats needs at least four " + what
+                             : "ld-stats: population " + q.pops.names[static_cast<std::size_t>(k)] +
+                                   " has fewer than four " + what);
+      }
       width_[static_cast<std::size_t>(k) + 1] = n;
       scale_[static_cast<std::size_t>(k)] = PopScale(n);
       scale_[static_cast<std::size_t>(k)].need = 1;  // (g[0])
@@ -327,6 +336,10 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
     for (const auto& sets : basis_.pi2_sets)
       for (const auto& set : sets)
         for (std::size_t k = 0; k < scale_.size(); ++k) scale_[k].need |= 1u << set[k];
+    if (genotypes_)
+      for (int k = 0; k < pops_; ++k)
+        estimators_[idx(k)] =
+            std::make_shared<const GenotypeEstimators>(pops_ > 1, scale_[idx(k)].need);
     bins_.assign(binner_.bins() * stride(), {});
     h_.assign(basis_.h.size(), {});
   }
@@ -403,10 +416,13 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
     for (const auto& c : ld) t.add(c, Column::Kind::Float);
     t.add("sites", Column::Kind::Int);
     for (const auto& c : h) t.add(c, Column::Kind::Float);
-    t.note = "moments.LD statistics of " + std::to_string(pops_) +
-             " populations (sums over pairs of complete sites polymorphic in their union), phased "
-             "haplotypes, " +
-             binner_.what();
+    t.note =
+        "moments.LD statistics of " + std::to_string(pops_) +
+        (genotypes_ ? " populations (sums over pairs of sites polymorphic in their union, over "
+                      "the samples called at both), unphased genotypes, "
+                    : " populations (sums over pairs of complete sites polymorphic in their "
+                      "union), phased haplotypes, ") +
+        binner_.what();
     for (std::size_t k = 0; k < binner_.bins(); ++k) {
       binner_.push_edges(t, k);
       int c = 2;
@@ -480,24 +496,38 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
       }
       s.pop_n[idx(pops_ - 1)] = n;
       s.pop_alt[idx(pops_ - 1)] = alt;
+      if (genotypes_) s.complete = site_used(s, all[r]);
       keep_row(s);
-      if (s.complete && all[r].sum > 0 && all[r].sum < all[r].n) add_site(s);
+      if (genotypes_ ? s.complete : s.complete && all[r].sum > 0 && all[r].sum < all[r].n)
+        add_site(s);
     }
     sum_pairs(u);
     trim_rows();
   }
 
-  /// H_i_j: p_i (1 - p_j) + p_j (1 - p_i), unbiased (2 c_A c_a / (n (n - 1)) within one).
+  /// With genotypes, whether site @p s (band 0's row @p all) is used (SiteCounts::complete):
+  /// polymorphic among the union's called alleles, and called at a sample of every population.
+  bool site_used(const SiteCounts& s, const PairRow& all) const {
+    if (!(all.sum > 0 && all.sum < 2 * all.n)) return false;
+    for (int k = 0; k < pops_; ++k)
+      if (s.pop_n[idx(k)] < 1) return false;
+    return true;
+  }
+
+  /// H_i_j: p_i (1 - p_j) + p_j (1 - p_i), unbiased (2 c_A c_a / (n (n - 1)) within one), from
+  /// the allele counts (genotypes: 2 alleles a called sample, as moments.LD counts them).
   void add_site(const SiteCounts& s) {
     ++sites_;
+    const std::int64_t per = genotypes_ ? 2 : 1;
     for (std::size_t x = 0; x < basis_.h.size(); ++x) {
       const auto i = static_cast<std::size_t>(basis_.h[x][0]);
       const auto j = static_cast<std::size_t>(basis_.h[x][1]);
-      const auto ri = static_cast<double>(s.pop_n[i] - s.pop_alt[i]);
+      const auto ri = static_cast<double>(per * s.pop_n[i] - s.pop_alt[i]);
       const auto ai = static_cast<double>(s.pop_alt[i]);
-      const auto rj = static_cast<double>(s.pop_n[j] - s.pop_alt[j]);
+      const auto rj = static_cast<double>(per * s.pop_n[j] - s.pop_alt[j]);
       const auto aj = static_cast<double>(s.pop_alt[j]);
-      const auto ni = static_cast<double>(s.pop_n[i]), nj = static_cast<double>(s.pop_n[j]);
+      const auto ni = static_cast<double>(per * s.pop_n[i]);
+      const auto nj = static_cast<double>(per * s.pop_n[j]);
       h_[x] += i == j ? 2 * ri * ai / (ni * (ni - 1)) : (ri * aj + rj * ai) / (ni * nj);
     }
   }
@@ -556,6 +586,11 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
       if (!i.complete || !j.complete) continue;
       const std::int64_t bin = binner_.bin_at(i.pos, j.pos, i.coord, j.coord);
       if (bin < 0) continue;
+      if (genotypes_) {
+        if (genotype_factors(u, v, at, pp))
+          add_pair(bins + static_cast<std::size_t>(bin) * stride(), pp.data());
+        continue;
+      }
       std::int64_t last = ref_at_both(v.n, i.alt, j.alt, v.d);
       for (int k = 0; k < pops_; ++k) {
         const auto p = static_cast<std::size_t>(k);
@@ -582,16 +617,43 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
     }
   }
 
+  /// The populations' factors of the union band's pair @p v from the genotype tables (band k:
+  /// population k - 1, @p at its next pair; the last population's table is the union's less
+  /// the others', the samples of the populations being disjoint); false when a population has
+  /// fewer than GenotypeEstimators::kMinSamples samples called at both sites.
+  bool genotype_factors(const PendingUnit& u, const PairValue& v,
+                        std::array<std::size_t, kMaxPops>& at,
+                        std::array<PopFactors, kMaxPops>& pp) const {
+    std::array<GenotypeTable, kMaxPops> t;
+    GenotypeTable last = genotype_table(ld::unpack_genotype_table(v));
+    for (int k = 0; k + 1 < pops_; ++k) {
+      const auto p = idx(k);
+      const auto& band = u.pairs[p + 1];
+      std::size_t& c = at[p];
+      while (c < band.size() && pair_before(band[c], v)) ++c;
+      if (!(c < band.size() && band[c].a == v.a && band[c].b == v.b))
+        throw Error("ld-stats: a population band left out a pair");
+      t[p] = genotype_table(ld::unpack_genotype_table(band[c]));
+      last.n -= t[p].n;
+      for (std::size_t x = 0; x < 9; ++x) last.cell[x] -= t[p].cell[x];
+    }
+    t[idx(pops_ - 1)] = last;
+    for (int k = 0; k < pops_; ++k)
+      if (t[idx(k)].n < GenotypeEstimators::kMinSamples) return false;
+    for (int k = 0; k < pops_; ++k) estimators_[idx(k)]->factors(t[idx(k)], pp[idx(k)]);
+    return true;
+  }
+
   void add_pair(Bin* out, const PopFactors* p) const {
     ++out->pairs;
     ++out;
     for (const auto& [i, j] : basis_.dd)
-      (out++)->sum += i == j ? p[idx(i)].same.dd : p[idx(i)].d * p[idx(j)].d;
+      (out++)->sum += i == j ? p[idx(i)].dd : p[idx(i)].d * p[idx(j)].d;
     for (const auto& [i, j, k] : basis_.dz) {
       const PopFactors& x = p[idx(i)];
       double v = 0;
       if (j == i && k == i)
-        v = x.same.dz;
+        v = x.dz;
       else if (j == i)
         v = x.dzp * p[idx(k)].zq;
       else if (k == i)
@@ -662,6 +724,8 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
   PairBinner binner_;
   int pops_ = 0;
   Basis basis_;
+  bool genotypes_ = false;  // --genotypes: genotype tables, not haplotype counts
+  std::array<std::shared_ptr<const GenotypeEstimators>, kMaxPops> estimators_;  // (genotypes)
   std::int64_t threads_ = 1;                        // the run's CPU threads (attach)
   std::array<std::int64_t, kMaxPops + 1> width_{};  // haplotypes: all, then of each population
   std::array<PopScale, kMaxPops> scale_{};          // per population

@@ -37,7 +37,8 @@ class GpuPairBand final : public PairBand {
         ctx_(cuda::DeviceContext::get(spec.device)),
         threads_(spec.threads ? spec.threads : hardware_threads()),
         prune_thr_(stats::ld::prune_threshold(spec.request.min_r2)),
-        em_(spec.request.measure == PairMeasure::GenotypeEm),
+        em_(spec.request.measure == PairMeasure::GenotypeEm ||
+            spec.request.measure == PairMeasure::GenotypeTable),
         start_(true),
         stop_(true) {
     while (lanes_ < 32 && lanes_ < rows_.plane_words()) lanes_ *= 2;
@@ -361,7 +362,7 @@ class GpuPairBand final : public PairBand {
   }
 
   /// plink's EM of each pair's counts on the run's threads (its last bits differ on the device),
-  /// blocks of pairs joined in order.
+  /// or each pair's packed table (GenotypeTable), blocks of pairs joined in order.
   void evaluate_em(const stats::ld::GenotypeCounts* counts, const std::int32_t* list,
                    std::int64_t n, std::vector<PairValue>& out) {
     constexpr std::int64_t kBlock = 4096;
@@ -369,7 +370,7 @@ class GpuPairBand final : public PairBand {
                     [&](std::int64_t b, std::vector<PairValue>& part) {
                       for (std::int64_t q = b * kBlock; q < std::min(n, (b + 1) * kBlock); ++q) {
                         PairValue v;
-                        if (!stats::ld::genotype_pair(PairMeasure::GenotypeEm, counts[q], false,
+                        if (!stats::ld::genotype_pair(spec_.request.measure, counts[q], false,
                                                       spec_.request.min_r2, prune_thr_, v))
                           continue;
                         v.a = rows_.at(planes_front_ + list[2 * q]).variant;
