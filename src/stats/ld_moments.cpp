@@ -1,5 +1,6 @@
 // ld-stats for two to four populations (vczstats/ld.hpp): moments.LD's multi-population basis
-// (DD_i_j, Dz_i_j_k, pi2_i_j_k_l and the one-locus H_i_j) from phased haplotype counts.
+// (DD_i_j, Dz_i_j_k, pi2_i_j_k_l and the one-locus H_i_j) from phased haplotype counts; and, with
+// --genotypes, for one to four populations from unphased genotype tables.
 //
 // The pair band counts one set of haplotypes per pass, so the statistic asks for several bands
 // over the same units: band 0 over every selected haplotype (the union of the populations; it
@@ -22,6 +23,15 @@
 // Estimators (Ragsdale & Gravel 2019, 2020): within a population the unbiased estimators of
 // stats/ld_moments.hpp and their three-haplotype relatives; across populations the samples are
 // independent, so a product's estimator is the product of each population's unbiased factor.
+//
+// --genotypes: the bands count samples (genotype planes) and hand over every pair of their reach
+// with its 3 x 3 genotype table (PairMeasure::GenotypeTable), so a population band holds exactly
+// the union band's pairs; the last population's table is the union's less the others' (the
+// populations' samples are disjoint, and each table counts the samples called at both sites, so
+// the tables add whatever is missing). Sites need not be complete: a site is used when it is
+// polymorphic among the union's called alleles and called in every population, a pair when
+// every population has four samples called at both; each population's factors are the
+// polynomials of stats/ld_genotype_terms.hpp.
 
 #include <algorithm>
 #include <array>

@@ -18,6 +18,9 @@ reading a VCF as text (no numpy, no zarr, so it is independent of vczstats' read
       --pops (lines "sample<TAB>population"), the populations named (default: all, in order of
       first appearance) and moments.LD's basis of that many populations; --r-bins: bins of
       r = |cM_b - cM_a| / 100 on a plink .map (interpolated as for ldscore).
+  ref_ld_summary.py genotype-factors N00,N01,...,N22
+      one population's ld-stats --genotypes factors of one genotype table (D, D(1-2p), ...,
+      and the products of A, a, B, b frequencies g1..g15), a name and value a line.
   ref_ld_summary.py ldscore VCF (--wind-kb K | --wind-snps N | --wind-cm W --map FILE) [--hap]
       ld --ld-scores: per variant chrom pos id pairs l2.
 
@@ -394,9 +397,10 @@ def het_polynomials(pops):
             for i, j in dd}
 
 
-def genotype_polynomials(pops):
-    """moments_polynomials() in the genotype frequencies: 9 variables per population, cell
-    3 x + y for x non-REF alleles at the first site and y at the second."""
+def genotype_dpq(pops):
+    """1, and each population's D, p and q as polynomials in its genotype frequencies: 9
+    variables per population, cell 3 x + y for x non-REF alleles at the first site and y at the
+    second."""
     g = variables(pops, 9)
     one = {tuple([0] * (9 * pops)): 1}
 
@@ -410,7 +414,32 @@ def genotype_polynomials(pops):
          for i in range(pops)]
     p = [poly_add((1, one), (Fraction(-1, 2), x)) for x in ex]
     q = [poly_add((1, one), (Fraction(-1, 2), x)) for x in ey]
-    return basis_polynomials(pops, one, d, p, q)
+    return one, d, p, q
+
+
+def genotype_polynomials(pops):
+    """moments_polynomials() in the genotype frequencies (genotype_dpq())."""
+    return basis_polynomials(pops, *genotype_dpq(pops))
+
+
+def genotype_factors(args):
+    """One population's factors (the products ld-stats multiplies across populations) from a
+    genotype table, each on a line: name and value."""
+    counts = [int(x) for x in args.table.split(",")]
+    one, (d,), (p,), (q,) = genotype_dpq(1)
+    zp = poly_add((1, one), (-2, p))
+    zq = poly_add((1, one), (-2, q))
+    draws = [p, poly_add((1, one), (-1, p)), q, poly_add((1, one), (-1, q))]  # A, a, B, b
+    out = {"d": d, "dzp": poly_mul(d, zp), "dzq": poly_mul(d, zq), "zp": zp, "zq": zq,
+           "zz": poly_mul(zp, zq), "dd": poly_mul(d, d), "dz": poly_mul(d, poly_mul(zp, zq))}
+    for s in range(1, 16):
+        x = one
+        for k in range(4):
+            if s >> k & 1:
+                x = poly_mul(x, draws[k])
+        out[f"g{s}"] = x
+    for name, poly in out.items():
+        print(name, repr(float(unbiased(integer_form(poly), counts, 9))))
 
 
 def population_samples(args, rows):
@@ -625,6 +654,8 @@ def main(argv=None):
     m.add_argument("--pops")
     m.add_argument("--pop-names")
     m.add_argument("--genotypes", action="store_true")
+    t = sub.add_parser("genotype-factors")
+    t.add_argument("table", help="n_00,n_01,...,n_22 (cell 3 x + y)")
     s = sub.add_parser("ldscore")
     s.add_argument("vcf")
     s.add_argument("--hap", action="store_true")
@@ -634,7 +665,8 @@ def main(argv=None):
     g.add_argument("--wind-cm", type=float)
     s.add_argument("--map")
     args = p.parse_args(argv)
-    {"vcf": make_vcf, "msvcf": ms_vcf, "decay": decay, "ldscore": ldscore, "ldstats": ldstats}[args.cmd](args)
+    {"vcf": make_vcf, "msvcf": ms_vcf, "decay": decay, "ldscore": ldscore, "ldstats": ldstats,
+     "genotype-factors": genotype_factors}[args.cmd](args)
 
 
 if __name__ == "__main__":
