@@ -52,64 +52,80 @@ Poly sub(const Poly& a, const Poly& b) {
   return out;
 }
 
-/// @p p / @p den compiled (p homogeneous).
-GenotypeEstimators::Compiled compile(const Poly& p, std::int64_t den) {
+/// The monomials' numerators' recipe (GenotypeEstimators::Step), built as polynomials are
+/// compiled.
+class MonomialIndex {
+ public:
+  using Step = GenotypeEstimators::Step;
+  /// The index of monomial @p m, its parents added first.
+  std::uint32_t operator()(const Monomial& m) {
+    std::size_t last = m.size();
+    for (std::size_t k = 0; k < m.size(); ++k)
+      if (m[k] > 0) last = k;
+    if (last == m.size()) return 0;  // the constant
+    const auto it = index_.find(m);
+    if (it != index_.end()) return it->second;
+    Monomial parent = m;
+    --parent[last];
+    const std::uint32_t from = (*this)(parent);
+    if (steps_.size() + 1 >= GenotypeEstimators::kMaxMonomials)
+      throw Error("ld-stats: genotype monomials of degree > 4");
+    steps_.push_back({from, static_cast<std::uint8_t>(last), m[last]});
+    const auto k = static_cast<std::uint32_t>(steps_.size());
+    index_[m] = k;
+    return k;
+  }
+  std::vector<Step> take() { return std::move(steps_); }
+
+ private:
+  std::map<Monomial, std::uint32_t> index_;
+  std::vector<Step> steps_;
+};
+
+/// @p p / @p den compiled (p homogeneous), its monomials indexed by @p index.
+GenotypeEstimators::Compiled compile(const Poly& p, std::int64_t den, MonomialIndex& index) {
   GenotypeEstimators::Compiled c;
   c.den = den;
   c.degree = -1;
   for (const auto& [m, coef] : p) {
-    GenotypeEstimators::Compiled::Term t;
-    t.coef = coef;
     int degree = 0;
-    for (std::size_t k = 0; k < m.size(); ++k) {
-      if (m[k] == 0) continue;
-      if (t.factors == t.cell.size()) throw Error("ld-stats: a genotype monomial of degree > 4");
-      t.cell[t.factors] = static_cast<std::uint8_t>(k);
-      t.power[t.factors] = m[k];
-      ++t.factors;
-      degree += m[k];
-    }
+    for (const std::uint8_t k : m) degree += k;
+    if (degree > 4) throw Error("ld-stats: a genotype monomial of degree > 4");
     if (c.degree >= 0 && degree != c.degree) throw Error("ld-stats: a polynomial not homogeneous");
     c.degree = degree;
-    c.terms.push_back(t);
+    c.terms.emplace_back(coef, index(m));
   }
   if (c.degree < 0) c.degree = 0;
   return c;
 }
 
-/// Falling factorials (x)_k, k = 0 .. 4, of each cell and of n, in the integer type @p I.
+/// Every monomial's numerator Π (n_c)_k_c (@p steps) from the cells of @p t, in @p out.
 template <class I>
-struct Falling {
-  std::array<std::array<I, 5>, 9> cell{};
-  std::array<I, 5> n{};
-};
-
-template <class I>
-void falling(std::int64_t x, std::array<I, 5>& out) {
-  I f = 1;
-  for (std::size_t k = 0; k < out.size(); ++k) {
-    out[k] = f;
-    f *= x - static_cast<std::int64_t>(k);
+void numerators(const std::vector<GenotypeEstimators::Step>& steps, const GenotypeTable& t,
+                std::array<I, GenotypeEstimators::kMaxMonomials>& out) {
+  out[0] = 1;
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    const auto& s = steps[k];
+    out[k + 1] = out[s.parent] * static_cast<I>(t.cell[s.cell] - (s.power - 1));
   }
 }
 
-/// The estimator @p c from the falling factorials @p f: the integer numerator, divided once.
+/// The estimator @p c from the monomials' numerators @p num and the table's n: the integer
+/// numerator, divided once by den (n)_degree.
 template <class I>
-double evaluate(const GenotypeEstimators::Compiled& c, const Falling<I>& f) {
-  I num = 0;
-  for (const auto& t : c.terms) {
-    I x = t.coef;
-    for (std::uint8_t k = 0; k < t.factors; ++k) x *= f.cell[t.cell[k]][t.power[k]];
-    num += x;
-  }
-  return static_cast<double>(num) /
-         static_cast<double>(Wide{c.den} * f.n[static_cast<std::size_t>(c.degree)]);
+double evaluate(const GenotypeEstimators::Compiled& c,
+                const std::array<I, GenotypeEstimators::kMaxMonomials>& num, std::int64_t n) {
+  I x = 0;
+  for (const auto& [coef, at] : c.terms) x += static_cast<I>(coef) * num[at];
+  Wide den = c.den;
+  for (int k = 0; k < c.degree; ++k) den *= n - k;
+  return static_cast<double>(x) / static_cast<double>(den);
 }
 
 /// The sum of the absolute values of @p c's coefficients.
 std::int64_t magnitude(const GenotypeEstimators::Compiled& c) {
   std::int64_t m = 0;
-  for (const auto& t : c.terms) m += t.coef < 0 ? -t.coef : t.coef;
+  for (const auto& t : c.terms) m += t.first < 0 ? -t.first : t.first;
   return m;
 }
 
@@ -144,17 +160,20 @@ GenotypeEstimators::GenotypeEstimators(bool cross, std::uint32_t need)
   const Poly d2 = sub(mul(exy, s), mul(ex, ey));                                // 2 D
   // A, a, B, b (PopFactors::g's draws), each twice its frequency.
   const std::array<const Poly*, 4> draw{&ref_a, &ex, &ref_b, &ey};
-  d_ = compile(d2, 2);
-  dzp_ = compile(mul(d2, zp), 2);
-  dzq_ = compile(mul(d2, zq), 2);
-  zp_ = compile(zp, 1);
-  zq_ = compile(zq, 1);
-  zz_ = compile(mul(zp, zq), 1);
-  dd_ = compile(mul(d2, d2), 4);
-  dz_ = compile(mul(d2, mul(zp, zq)), 2);
+  MonomialIndex index;
+  if (cross_) {
+    d_ = compile(d2, 2, index);
+    dzp_ = compile(mul(d2, zp), 2, index);
+    dzq_ = compile(mul(d2, zq), 2, index);
+    zp_ = compile(zp, 1, index);
+    zq_ = compile(zq, 1, index);
+    zz_ = compile(mul(zp, zq), 1, index);
+  }
+  dd_ = compile(mul(d2, d2), 4, index);
+  dz_ = compile(mul(d2, mul(zp, zq)), 2, index);
   for (std::uint32_t set = 1; set < 16; ++set) {
     if (!((need_ >> set) & 1)) continue;
-    Poly p = s;  // (degree 1: divided by its own (n)_1 below, so that it is 1)
+    Poly p;
     std::int64_t den = 1;
     bool first = true;
     for (std::size_t k = 0; k < 4; ++k)
@@ -163,8 +182,9 @@ GenotypeEstimators::GenotypeEstimators(bool cross, std::uint32_t need)
         first = false;
         den *= 2;
       }
-    g_[set] = compile(p, den);
+    g_[set] = compile(p, den, index);
   }
+  steps_ = index.take();
   // A numerator is at most magnitude × n^4 (each product of falling factorials at most n^4):
   // 64 bits while that stays below 2^62.
   std::int64_t m = 1;
@@ -189,22 +209,21 @@ void GenotypeEstimators::factors(const GenotypeTable& t, PopFactors& f) const {
 
 template <class I>
 void GenotypeEstimators::factors_in(const GenotypeTable& t, PopFactors& f) const {
-  Falling<I> ff;
-  for (std::size_t c = 0; c < 9; ++c) falling(t.cell[c], ff.cell[c]);
-  falling(t.n, ff.n);
-  f.dd = evaluate(dd_, ff);
-  f.dz = evaluate(dz_, ff);
+  std::array<I, kMaxMonomials> num;
+  numerators(steps_, t, num);
+  f.dd = evaluate(dd_, num, t.n);
+  f.dz = evaluate(dz_, num, t.n);
   if (cross_) {
-    f.d = evaluate(d_, ff);
-    f.dzp = evaluate(dzp_, ff);
-    f.dzq = evaluate(dzq_, ff);
-    f.zp = evaluate(zp_, ff);
-    f.zq = evaluate(zq_, ff);
-    f.zz = evaluate(zz_, ff);
+    f.d = evaluate(d_, num, t.n);
+    f.dzp = evaluate(dzp_, num, t.n);
+    f.dzq = evaluate(dzq_, num, t.n);
+    f.zp = evaluate(zp_, num, t.n);
+    f.zq = evaluate(zq_, num, t.n);
+    f.zz = evaluate(zz_, num, t.n);
   }
   f.g[0] = 1;
   for (std::uint32_t set = 1; set < 16; ++set)
-    if ((need_ >> set) & 1) f.g[set] = evaluate(g_[set], ff);
+    if ((need_ >> set) & 1) f.g[set] = evaluate(g_[set], num, t.n);
 }
 
 }  // namespace vczstats::stats::moments

@@ -58,18 +58,23 @@ class GenotypeEstimators {
   /// The fewest samples called at both sites for which the estimators are defined.
   static constexpr std::int64_t kMinSamples = 4;
 
-  /// A homogeneous polynomial's estimator: terms of an integer coefficient and up to four
-  /// (cell, power) factors, over den (n)_degree.
+  /// A homogeneous polynomial's estimator: terms of an integer coefficient and the index of a
+  /// monomial's numerator (Monomials), over den (n)_degree.
   struct Compiled {
-    struct Term {
-      std::int64_t coef = 0;
-      std::array<std::uint8_t, 4> cell{}, power{};
-      std::uint8_t factors = 0;
-    };
-    std::vector<Term> terms;
+    std::vector<std::pair<std::int64_t, std::uint32_t>> terms;
     std::int64_t den = 1;
     int degree = 0;
   };
+
+  /// How each monomial's numerator Π (n_c)_k_c is computed from an earlier one's (index 0:
+  /// the constant 1): monomial k + 1 is monomial parent times one more draw of cell, its
+  /// power-th: numerator[k + 1] = numerator[parent] (n_cell - power + 1).
+  struct Step {
+    std::uint32_t parent = 0;
+    std::uint8_t cell = 0, power = 0;
+  };
+  /// Monomials of degree at most 4 in nine variables.
+  static constexpr std::size_t kMaxMonomials = 715;
 
  private:
   template <class I>
@@ -78,6 +83,7 @@ class GenotypeEstimators {
   bool cross_;
   std::uint32_t need_;
   std::int64_t narrow_ = 0;  // tables of at most this many samples: 64-bit numerators
+  std::vector<Step> steps_;  // the monomials the estimators use, each after its parent
   Compiled d_, dzp_, dzq_, zp_, zq_, zz_, dd_, dz_;
   std::array<Compiled, 16> g_;
 };
