@@ -369,6 +369,7 @@ void add_ld_stats(CLI::App& app) {
   struct Options {
     CommonOptions common;
     std::string bins, r_bins, map, pop;
+    bool genotypes = false;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
@@ -381,10 +382,14 @@ void add_ld_stats(CLI::App& app) {
       "haplotype, and the sums of Ragsdale & Gravel's unbiased estimators of D_i D_j (DD_i_j), "
       "D_i(1-2p_j)(1-2q_k) (Dz_i_j_k) and the pi2_i_j_k_l products of p(1-p) and q(1-q) terms, "
       "in moments.LD's names and order; H_i_j sums p_i(1-p_j)+p_j(1-p_i) over those sites. "
-      "Multi-allelic sites count REF against the other alleles. Output: bin_start bin_end pairs "
+      "Multi-allelic sites count REF against the other alleles. --genotypes: the estimators "
+      "from unphased diploid genotypes instead (each pair's 3x3 table of non-REF counts over the "
+      "samples called at both sites; sites polymorphic among the called alleles, missing calls "
+      "allowed). Output: bin_start bin_end pairs "
       "DD_0_0 ... sites H_0_0 ... (sites and H the same on every row); docs/ld-decay.md.\n\n"
       "Examples:\n"
       "  vczstats ld-stats data.vcz --bp-bins 0,100,1kb,10kb\n"
+      "  vczstats ld-stats data.vcz --bp-bins 0,1kb,10kb --genotypes -P pops.tsv --pop YRI,CEU\n"
       "  vczstats ld-stats data.vcz --bp-bins 0:50kb:5kb -P pops.tsv --pop YRI,CEU\n"
       "  vczstats ld-stats data.vcz --bp-bins 0,1kb,10kb -P pops.tsv   # its 1-4 populations\n"
       "  vczstats ld-stats data.vcz --r-bins 0,1e-6,1e-5,1e-4 --map chr20.map");
@@ -406,8 +411,13 @@ void add_ld_stats(CLI::App& app) {
                   "genetic_map files) or one region's map without a chromosome column (header "
                   "pos Map(cM), as moments.LD's), linear between its positions (as ld "
                   "--ld-scores --map)");
+  cmd->add_flag("--genotypes", o->genotypes,
+                "Unphased diploid genotypes: Ragsdale & Gravel's estimators from two-locus "
+                "genotype counts over the samples called at both sites (as moments.LD's "
+                "use_genotypes=True), not from phased haplotypes");
   cmd->callback([o] {
     LdStatsOptions so;
+    so.genotypes = o->genotypes;
     if (o->bins.empty() == o->r_bins.empty())
       throw UsageError("ld-stats: give --bp-bins or --r-bins (with --map)");
     if (!o->bins.empty()) so.edges = parse_bin_edges(o->bins, "--bp-bins");

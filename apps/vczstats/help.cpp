@@ -97,7 +97,9 @@ const CommandHelp kCommands[] = {
      "vczstats ld " VCZ_STORE VCZ_POPS " --decay 0:100kb:1kb --window-size 5Mb -o decay.tsv\n"
      "vczstats ld " VCZ_STORE " --ld-scores --ld-wind-kb 1000 -o chr20.l2.tsv"},
     {"ld-stats", kMatrices, "moments.LD's D^2, Dz, pi2 and H in bp-distance bins",
-     "vczstats ld-stats " VCZ_STORE VCZ_PHASED " --pop FIN --bp-bins 0,1kb,10kb,100kb -o ld.tsv"},
+     "vczstats ld-stats " VCZ_STORE VCZ_PHASED " --pop FIN --bp-bins 0,1kb,10kb,100kb -o ld.tsv\n"
+     "vczstats ld-stats " VCZ_STORE VCZ_POPS " --pop GBR,FIN --genotypes --bp-bins 0,1kb,10kb "
+     "-o ld-genotypes.tsv"},
     {"prune", kMatrices, "LD pruning (plink --indep-pairwise)",
      "vczstats prune " VCZ_STORE " --indep-pairwise 50 5 0.2 --out cohort"},
     {"grm", kMatrices, "Genomic relationship matrix (plink2 --make-rel)",

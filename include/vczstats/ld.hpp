@@ -115,6 +115,9 @@ struct LdStatsOptions {
   /// moments.LD's r_bins with a map in cM) on @p map, strictly increasing from 0 or more.
   std::vector<double> r_edges;
   std::string map;  ///< with r_edges: a genetic map, as ld --ld-scores --map
+  /// --genotypes: the estimators from unphased diploid genotypes (each pair's 3 × 3 table of
+  /// non-REF counts over the samples called at both sites), not from phased haplotypes.
+  bool genotypes = false;
 };
 
 /// @brief moments.LD's statistics of one population from phased haplotype counts (Ragsdale &
@@ -124,8 +127,14 @@ struct LdStatsOptions {
 /// (p(1 - p) q(1 - q)); and H_0_0, the sum over those sites of 2 p (1 - p) n / (n - 1). Table
 /// (finish()): bin_start, bin_end, pairs, DD_0_0, Dz_0_0_0, pi2_0_0_0_0, sites, H_0_0 (the
 /// last two the same on every row). Sums are exact, so partitions merge by addition.
-/// Calls are read as haplotypes in the order stored (as ld --hap), phased or not.
-/// @throws UsageError (bad options, fewer than four haplotypes), FormatError (no call_genotype).
+/// Calls are read as haplotypes in the order stored (as ld --hap), phased or not. With
+/// options.genotypes, the estimators of unphased diploid genotypes (docs/ld-decay.md): pairs of
+/// sites polymorphic among the called alleles of the populations, counted over the samples
+/// called at both (a pair with fewer than four such samples in a population is left out); the
+/// same columns. Several populations (the query's, up to four): moments.LD's basis
+/// (stats/ld_moments.cpp).
+/// @throws UsageError (bad options, fewer than four haplotypes, or samples with genotypes; not
+/// diploid with genotypes), FormatError (no call_genotype).
 std::unique_ptr<Statistic> make_ld_stats(const Query& q, const LdStatsOptions& options);
 
 }  // namespace vczstats

@@ -41,6 +41,10 @@ enum class PairMeasure : std::int32_t {
   /// plink 1.9 --indep-pairwise's test: r² of allele counts above the threshold, computed as
   /// plink does; pairs are kept without values (edges).
   PruneEdge = 3,
+  /// The two-locus genotype table over the samples with both genotypes (ld-stats
+  /// --genotypes): every pair of the band (no test); values: the table, packed into n, r2, d
+  /// and dprime (stats/ld_math.hpp, pack_genotype_table(); counts below 2^28).
+  GenotypeTable = 4,
 };
 
 /// @brief Which pairs a variant-pair statistic asks the heavy pass for.
@@ -48,7 +52,8 @@ struct PairRequest {
   PairMeasure measure = PairMeasure::GenotypeR2;
   std::int64_t max_variants = std::numeric_limits<std::int64_t>::max();
   std::int64_t max_bp = std::numeric_limits<std::int64_t>::max();
-  /// Keep pairs with |r2| >= min_r2 (NaN never); PruneEdge: r2 > min_r2 (plink's test).
+  /// Keep pairs with |r2| >= min_r2 (NaN never); PruneEdge: r2 > min_r2 (plink's test);
+  /// GenotypeTable: every pair.
   double min_r2 = 0;
   /// Global variant indices of the focal rows, sorted (empty: every pair of the band).
   std::vector<std::int64_t> focal;

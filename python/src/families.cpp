@@ -117,15 +117,16 @@ void bind_ld(py::module_& m, const py::keep_alive<0, 1>& keep) {
   m.def(
       "make_ld_stats",
       [](const Query& q, const std::vector<std::int64_t>& edges, const std::vector<double>& r_edges,
-         const std::string& map) {
+         const std::string& map, bool genotypes) {
         LdStatsOptions o;
         o.edges = edges;
         o.r_edges = r_edges;
         o.map = map;
+        o.genotypes = genotypes;
         return make_ld_stats(q, o);
       },
       py::arg("query"), py::arg("edges"), py::arg("r_edges") = std::vector<double>{},
-      py::arg("map") = std::string(), keep);
+      py::arg("map") = std::string(), py::arg("genotypes") = false, keep);
   m.def(
       "make_prune",
       [](const Query& q, std::int64_t window, bool window_kb, std::int64_t step, double r2) {

@@ -132,6 +132,18 @@ def test_ld_stats_of_two_populations_is_moments_layout_and_equals_the_cli(cli, p
                                rtol=1e-12)
     with pytest.raises(ValueError, match="genetic_map"):
         vczstats.ld_stats(phased, r_bins=[0, 1e-5])
+    # unphased genotypes (--genotypes), one and two populations
+    for sets, pop in ((None, []), (ordered, ["-P", path, "--pop", "B,A"])):
+        gt = vczstats.ld_stats(phased, "0,500,2kb", genotypes=True, sample_sets=sets,
+                               progress=False)
+        want = cli_frame(cli, "ld-stats", phased.path, "--bp-bins", "0,500,2kb", "--genotypes",
+                         *pop)
+        names = list(want.columns[3:want.columns.get_loc("sites")])
+        assert gt["stats"][0] == names and sum(gt["pairs"]) > 0
+        assert list(gt["pairs"]) == [int(x) for x in want["pairs"]]
+        for i, row in enumerate(want.itertuples(index=False)):
+            np.testing.assert_allclose(gt["sums"][i], [float(getattr(row, n)) for n in names],
+                                       rtol=1e-12)
 
 
 def test_site_filters_reach_the_ld_and_matrix_families(cli, store):

@@ -466,7 +466,7 @@ def ld_scores(store: Any, *, window_kb: Optional[float] = None,
 @_shared_parameters("pops_one", "selection", "execution")
 def ld_stats(store: Any, bp_bins: Union[str, Sequence[int], None] = None, *,
              r_bins: Optional[Sequence[float]] = None, genetic_map: Optional[PathLike] = None,
-             sample_sets: Optional[SampleSets] = None,
+             genotypes: bool = False, sample_sets: Optional[SampleSets] = None,
              regions: Optional[Regions] = None, regions_overlap: str = "record",
              samples: Optional[SampleList] = None, force_samples: bool = False,
         filters: Optional[Mapping[str, Any]] = None,
@@ -488,6 +488,10 @@ def ld_stats(store: Any, bp_bins: Union[str, Sequence[int], None] = None, *,
         ``genetic_map`` (a plink ``.map`` or a HapMap-style table).
     genetic_map : path, optional
         The map of ``r_bins``.
+    genotypes : bool
+        Unphased diploid genotypes (``--genotypes``, moments.LD's ``use_genotypes=True``):
+        Ragsdale & Gravel's estimators from each pair's table of genotype counts over the
+        samples called at both sites, instead of phased haplotypes.
     {shared}
 
     Returns
@@ -514,7 +518,7 @@ def ld_stats(store: Any, bp_bins: Union[str, Sequence[int], None] = None, *,
         raise ValueError("r_bins needs genetic_map")
     map_path = "" if genetic_map is None else os.fspath(genetic_map)
     statistic, table, run, query = _run_family(
-        "ld_stats", store, lambda q: _core.make_ld_stats(q, edges, r_edges, map_path),
+        "ld_stats", store, lambda q: _core.make_ld_stats(q, edges, r_edges, map_path, genotypes),
         _selection(regions, regions_overlap, samples, force_samples, sample_sets,
                    filters=filters),
         _execution(device, threads, prefetch, progress))

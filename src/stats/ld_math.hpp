@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "stats/hd.hpp"
 #include "stats/sample_math.hpp"
@@ -387,13 +388,59 @@ VCZ_HD inline HaplotypeValues haplotype_values(const HaplotypeCounts& c) {
   return v;
 }
 
+// ---- genotype tables (GenotypeTable) ---------------------------------------------------------
+
+/// Bits per count of a packed genotype table: nine counts in the 256 bits of a PairValue's n,
+/// r2, d and dprime (a pair's values stay 48 bytes for every other measure).
+constexpr int kTableBits = 28;
+constexpr std::int64_t kTableLimit = std::int64_t{1} << kTableBits;
+
+/// @p c (every count below kTableLimit) packed into @p v's n, r2, d, dprime (as bits).
+VCZ_HD inline void pack_genotype_table(const GenotypeCounts& c, PairValue& v) {
+  const std::int64_t x[9] = {c.n, c.r1, c.r2, c.c1, c.c2, c.t11, c.t12, c.t21, c.t22};
+  std::uint64_t w[4] = {0, 0, 0, 0};
+  for (int k = 0; k < 9; ++k) {
+    const int at = kTableBits * k, word = at / 64, shift = at % 64;
+    const auto u = static_cast<std::uint64_t>(x[k]);
+    w[word] |= u << shift;
+    if (shift + kTableBits > 64) w[word + 1] |= u >> (64 - shift);
+  }
+  memcpy(&v.n, &w[0], 8);
+  memcpy(&v.r2, &w[1], 8);
+  memcpy(&v.d, &w[2], 8);
+  memcpy(&v.dprime, &w[3], 8);
+}
+
+/// The table pack_genotype_table() packed into @p v.
+inline GenotypeCounts unpack_genotype_table(const PairValue& v) {
+  std::uint64_t w[4];
+  std::memcpy(&w[0], &v.n, 8);
+  std::memcpy(&w[1], &v.r2, 8);
+  std::memcpy(&w[2], &v.d, 8);
+  std::memcpy(&w[3], &v.dprime, 8);
+  std::int64_t x[9];
+  constexpr std::uint64_t mask = (std::uint64_t{1} << kTableBits) - 1;
+  for (int k = 0; k < 9; ++k) {
+    const int at = kTableBits * k, word = at / 64, shift = at % 64;
+    std::uint64_t u = w[word] >> shift;
+    if (shift + kTableBits > 64) u |= w[word + 1] << (64 - shift);
+    x[k] = static_cast<std::int64_t>(u & mask);
+  }
+  return {x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8]};
+}
+
 // ---- the request's test --------------------------------------------------------------------
 
-/// The values of a genotype pair for measure @p m (GenotypeR2, GenotypeEm, PruneEdge) into @p v
-/// (r2 unsigned), and whether the pair passes: |r2| >= @p min_r2 (NaN never), or, for PruneEdge,
-/// plink's test against @p prune_thr (prune_threshold()).
+/// The values of a genotype pair for measure @p m (GenotypeR2, GenotypeEm, PruneEdge,
+/// GenotypeTable) into @p v (r2 unsigned), and whether the pair passes: |r2| >= @p min_r2 (NaN
+/// never), or, for PruneEdge, plink's test against @p prune_thr (prune_threshold()); a
+/// GenotypeTable pair always (its table packed).
 VCZ_HD inline bool genotype_pair(PairMeasure m, const GenotypeCounts& c, bool both_complete,
                                  double min_r2, double prune_thr, PairValue& v) {
+  if (m == PairMeasure::GenotypeTable) {
+    pack_genotype_table(c, v);
+    return true;
+  }
   v.n = c.n;
   if (m == PairMeasure::PruneEdge) return prune_edge(c, both_complete, prune_thr);
   if (m == PairMeasure::GenotypeEm) {

@@ -1,5 +1,6 @@
 // ld-stats for two to four populations (vczstats/ld.hpp): moments.LD's multi-population basis
-// (DD_i_j, Dz_i_j_k, pi2_i_j_k_l and the one-locus H_i_j) from phased haplotype counts.
+// (DD_i_j, Dz_i_j_k, pi2_i_j_k_l and the one-locus H_i_j) from phased haplotype counts; and, with
+// --genotypes, for one to four populations from unphased genotype tables.
 //
 // The pair band counts one set of haplotypes per pass, so the statistic asks for several bands
 // over the same units: band 0 over every selected haplotype (the union of the populations; it
@@ -25,6 +26,15 @@
 // Estimators (Ragsdale & Gravel 2019, 2020): within a population the unbiased estimators of
 // stats/ld_moments.hpp and their three-haplotype relatives; across populations the samples are
 // independent, so a product's estimator is the product of each population's unbiased factor.
+//
+// --genotypes: the bands count samples (genotype planes) and hand over every pair of their reach
+// with its 3 x 3 genotype table (PairMeasure::GenotypeTable), so a population band holds exactly
+// the union band's pairs; the last population's table is the union's less the others' (the
+// populations' samples are disjoint, and each table counts the samples called at both sites, so
+// the tables add whatever is missing). Sites need not be complete: a site is used when it is
+// polymorphic among the union's called alleles and called in every population, a pair when
+// every population has four samples called at both; each population's factors are the
+// polynomials of stats/ld_genotype_terms.hpp.
 
 #include <algorithm>
 #include <array>
@@ -32,6 +42,7 @@
 #include <deque>
 
 #include "stats/banded_pairs.hpp"
+#include "stats/ld_genotype_terms.hpp"
 #include "stats/ld_moments.hpp"
 #include "stats/pair_statistic.hpp"
 #include "vczstats/bins.hpp"
@@ -302,14 +313,27 @@ void sort_pairs(std::vector<PairValue>& pairs) {
 class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs {
  public:
   LdMomentsPopsStatistic(const Query& q, const LdStatsOptions& o)
-      : options_(o), binner_(q, o), pops_(q.pops.count()), basis_(pops_) {
-    if (pops_ < 2 || pops_ > kMaxPops) throw UsageError("ld-stats: one to four populations");
+      : options_(o),
+        binner_(q, o),
+        pops_(std::max(q.pops.count(), 1)),
+        basis_(pops_),
+        genotypes_(o.genotypes) {
+    if (pops_ > kMaxPops || (pops_ < 2 && !genotypes_))
+      throw UsageError("ld-stats: one to four populations");
     const std::int64_t ploidy = q.store.ploidy();
-    const std::int64_t slots = q.samples.size() * ploidy;
+    if (genotypes_ && ploidy != 2)
+      throw UsageError("ld-stats --genotypes: diploid genotypes only (the store's ploidy is " +
+                       std::to_string(ploidy) + ")");
+    // Plane bits: a sample's genotype, or its allele slots.
+    const std::int64_t per = genotypes_ ? 1 : ploidy;
+    const std::int64_t slots = q.samples.size() * per;
+    if (genotypes_ && slots >= ld::kTableLimit)
+      throw UsageError("ld-stats --genotypes: at most " + std::to_string(ld::kTableLimit - 1) +
+                       " samples");
     width_[0] = slots;
     const std::int64_t words = (slots + 63) / 64;
     PairRequest base;
-    base.measure = PairMeasure::Haplotype;
+    base.measure = genotypes_ ? PairMeasure::GenotypeTable : PairMeasure::Haplotype;
     base.max_bp = binner_.max_bp();
     base.min_r2 = 0;
     requests_.push_back({base, {}, nullptr, false});
@@ -317,27 +341,34 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
       std::vector<std::uint64_t> mask(static_cast<std::size_t>(words));
       std::int64_t n = 0;
       for (std::int64_t i = 0; i < q.samples.size(); ++i)
-        if (q.pops.of[static_cast<std::size_t>(i)] == k)
-          for (std::int64_t j = 0; j < ploidy; ++j) {
-            const std::int64_t bit = i * ploidy + j;
+        if (q.pops.of.empty() || q.pops.of[static_cast<std::size_t>(i)] == k)
+          for (std::int64_t j = 0; j < per; ++j) {
+            const std::int64_t bit = i * per + j;
             mask[static_cast<std::size_t>(bit / 64)] |= std::uint64_t{1} << (bit % 64);
             ++n;
           }
-      if (n < 4)
-        throw UsageError("ld-stats: population " + q.pops.names[static_cast<std::size_t>(k)] +
-                         " has fewer than four haplotypes");
+      if (n < 4) {
+        const std::string what = genotypes_ ? "samples" : "haplotypes";
+        throw UsageError(q.pops.count() <= 1
+                             ? "ld-stats needs at least four " + what
+                             : "ld-stats: population " + q.pops.names[static_cast<std::size_t>(k)] +
+                                   " has fewer than four " + what);
+      }
       width_[static_cast<std::size_t>(k) + 1] = n;
       scale_[static_cast<std::size_t>(k)] = PopScale(n);
       scale_[static_cast<std::size_t>(k)].need = 1;  // (g[0])
       if (k + 1 == pops_) break;  // the last population: the union less the others
-      requests_.push_back({base, std::move(mask), nullptr, true});
+      requests_.push_back({base, std::move(mask), nullptr, !genotypes_});
     }
     // Band 0 sums its pairs where the backend counts them (the CPU band: every population's
     // counts through the population bands' masks, which then hand over rows alone); a backend
     // that does not reduce hands over every band's pairs, summed by sum_pairs().
-    std::vector<std::vector<std::uint64_t>> masks;
-    for (std::size_t k = 1; k < requests_.size(); ++k) masks.push_back(requests_[k].mask);
-    requests_[0].reducer = std::make_shared<Reducer>(*this, std::move(masks));
+    // (--genotypes: every band hands over its pairs with their genotype tables.)
+    if (!genotypes_) {
+      std::vector<std::vector<std::uint64_t>> masks;
+      for (std::size_t k = 1; k < requests_.size(); ++k) masks.push_back(requests_[k].mask);
+      requests_[0].reducer = std::make_shared<Reducer>(*this, std::move(masks));
+    }
     for (std::size_t k = 0; k < requests_.size(); ++k)
       bands_.push_back(std::make_unique<BandState>(q, requests_[k].request, slots));
     for (const auto& sets : basis_.pi2_sets)
@@ -346,6 +377,10 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
     narrow_ = std::all_of(scale_.begin(), scale_.begin() + pops_,
                           [](const PopScale& x) { return x.narrow; });
     denominators();
+    if (genotypes_)
+      for (int k = 0; k < pops_; ++k)
+        estimators_[idx(k)] =
+            std::make_shared<const GenotypeEstimators>(pops_ > 1, scale_[idx(k)].need);
     bins_.assign(binner_.bins() * stride(), {});
     h_.assign(basis_.h.size(), {});
   }
@@ -395,8 +430,7 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
     if (!pending_.empty() || !later.pending_.empty())
       throw Error("ld-stats: merging a partition with units not summed");
     for (std::size_t i = 0; i < bins_.size(); ++i) {
-      bins_[i].pairs += later.bins_[i].pairs;
-      bins_[i].sum += later.bins_[i].sum;
+      bins_[i] += later.bins_[i];
     }
     for (std::size_t i = 0; i < h_.size(); ++i) h_[i] += later.h_[i];
     sites_ += later.sites_;
@@ -423,16 +457,20 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
     for (const auto& c : ld) t.add(c, Column::Kind::Float);
     t.add("sites", Column::Kind::Int);
     for (const auto& c : h) t.add(c, Column::Kind::Float);
-    t.note = "moments.LD statistics of " + std::to_string(pops_) +
-             " populations (sums over pairs of complete sites polymorphic in their union), phased "
-             "haplotypes, " +
-             binner_.what();
+    t.note =
+        "moments.LD statistics of " + std::to_string(pops_) +
+        (genotypes_ ? " populations (sums over pairs of sites polymorphic in their union, over "
+                      "the samples called at both), unphased genotypes, "
+                    : " populations (sums over pairs of complete sites polymorphic in their "
+                      "union), phased haplotypes, ") +
+        binner_.what();
     for (std::size_t k = 0; k < binner_.bins(); ++k) {
       binner_.push_edges(t, k);
       int c = 2;
       t.push_int(c++, bins_[k * stride()].pairs);
       for (std::size_t s = 0; s < basis_.size(); ++s)
-        t.push_float(c++, ratio(bins_[k * stride() + 1 + s].sum, den_[s]));
+        t.push_float(c++, genotypes_ ? bins_[k * stride() + 1 + s].exact.value()
+                                     : ratio(bins_[k * stride() + 1 + s].sum, den_[s]));
       t.push_int(c++, sites_);
       for (const auto& x : h_) t.push_float(c++, x.value());
     }
@@ -468,6 +506,13 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
   struct Bin {
     std::int64_t pairs = 0;  // (the first of a bin's entries only)
     Wide sum = 0;            // numerators over den_ (exact: any order of pairs, the same sum)
+    ExactSum exact;          // --genotypes: each pair's own quotients (its sample sizes vary)
+    Bin& operator+=(const Bin& o) {
+      pairs += o.pairs;
+      sum += o.sum;
+      exact += o.exact;
+      return *this;
+    }
   };
   /// Band 0's reducer (stats/banded_pairs.hpp): a pair's counts in every population come with it,
   /// so it is summed where it is counted.
@@ -484,8 +529,7 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
     void merge(const pairs::PairSum& other) override {
       const auto& o = dynamic_cast<const Sum&>(other);
       for (std::size_t k = 0; k < bins.size(); ++k) {
-        bins[k].pairs += o.bins[k].pairs;
-        bins[k].sum += o.bins[k].sum;
+        bins[k] += o.bins[k];
       }
     }
 
@@ -571,31 +615,44 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
       }
       s.pop_n[idx(pops_ - 1)] = n;
       s.pop_alt[idx(pops_ - 1)] = alt;
+      if (genotypes_) s.complete = site_used(s, all[r]);
       keep_row(s);
-      if (s.complete && all[r].sum > 0 && all[r].sum < all[r].n) add_site(s);
+      if (genotypes_ ? s.complete : s.complete && all[r].sum > 0 && all[r].sum < all[r].n)
+        add_site(s);
     }
     if (u.reduced) {
       const auto& sums = dynamic_cast<const Sum&>(*u.reduced).bins;
       for (std::size_t i = 0; i < bins_.size(); ++i) {
-        bins_[i].pairs += sums[i].pairs;
-        bins_[i].sum += sums[i].sum;
+        bins_[i] += sums[i];
       }
     }
     sum_pairs(u);
     trim_rows();
   }
 
-  /// H_i_j: p_i (1 - p_j) + p_j (1 - p_i), unbiased (2 c_A c_a / (n (n - 1)) within one).
+  /// With genotypes, whether site @p s (band 0's row @p all) is used (SiteCounts::complete):
+  /// polymorphic among the union's called alleles, and called at a sample of every population.
+  bool site_used(const SiteCounts& s, const PairRow& all) const {
+    if (!(all.sum > 0 && all.sum < 2 * all.n)) return false;
+    for (int k = 0; k < pops_; ++k)
+      if (s.pop_n[idx(k)] < 1) return false;
+    return true;
+  }
+
+  /// H_i_j: p_i (1 - p_j) + p_j (1 - p_i), unbiased (2 c_A c_a / (n (n - 1)) within one), from
+  /// the allele counts (genotypes: 2 alleles a called sample, as moments.LD counts them).
   void add_site(const SiteCounts& s) {
     ++sites_;
+    const std::int64_t per = genotypes_ ? 2 : 1;
     for (std::size_t x = 0; x < basis_.h.size(); ++x) {
       const auto i = static_cast<std::size_t>(basis_.h[x][0]);
       const auto j = static_cast<std::size_t>(basis_.h[x][1]);
-      const auto ri = static_cast<double>(s.pop_n[i] - s.pop_alt[i]);
+      const auto ri = static_cast<double>(per * s.pop_n[i] - s.pop_alt[i]);
       const auto ai = static_cast<double>(s.pop_alt[i]);
-      const auto rj = static_cast<double>(s.pop_n[j] - s.pop_alt[j]);
+      const auto rj = static_cast<double>(per * s.pop_n[j] - s.pop_alt[j]);
       const auto aj = static_cast<double>(s.pop_alt[j]);
-      const auto ni = static_cast<double>(s.pop_n[i]), nj = static_cast<double>(s.pop_n[j]);
+      const auto ni = static_cast<double>(per * s.pop_n[i]);
+      const auto nj = static_cast<double>(per * s.pop_n[j]);
       h_[x] += i == j ? 2 * ri * ai / (ni * (ni - 1)) : (ri * aj + rj * ai) / (ni * nj);
     }
   }
@@ -628,8 +685,7 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
         });
     for (const auto& part : partial)
       for (std::size_t i = 0; i < bins_.size(); ++i) {
-        bins_[i].pairs += part[i].pairs;
-        bins_[i].sum += part[i].sum;
+        bins_[i] += part[i];
       }
   }
 
@@ -652,6 +708,7 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
           u.pairs[k].begin());
     std::size_t hint_i = 0, hint_j = 0, first_i = 0;
     std::array<PopNums<I>, kMaxPops> pp;
+    std::array<PopFactors, kMaxPops> pf;  // (--genotypes)
     for (std::size_t x = begin; x < end; ++x) {
       const PairValue& v = all[x];
       const SiteCounts& j = site(v.b, hint_j);
@@ -662,6 +719,11 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
       if (!i.complete || !j.complete) continue;
       const std::int64_t bin = binner_.bin_at(i.pos, j.pos, i.coord, j.coord);
       if (bin < 0) continue;
+      if (genotypes_) {
+        if (genotype_factors(u, v, at, pf))
+          add_pair(bins + static_cast<std::size_t>(bin) * stride(), pf.data());
+        continue;
+      }
       std::int64_t last = ref_at_both(v.n, i.alt, j.alt, v.d);
       for (int k = 0; k < pops_; ++k) {
         const auto p = static_cast<std::size_t>(k);
@@ -685,6 +747,64 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
         pop_nums<I>(x11, (n - a) - x11, (n - b) - x11, x11 - (n - a - b), scale_[p].need, pp[p]);
       }
       add_pair(bins + static_cast<std::size_t>(bin) * stride(), pp.data());
+    }
+  }
+
+  /// The populations' factors of the union band's pair @p v from the genotype tables (band k:
+  /// population k - 1, @p at its next pair; the last population's table is the union's less
+  /// the others', the samples of the populations being disjoint); false when a population has
+  /// fewer than GenotypeEstimators::kMinSamples samples called at both sites.
+  bool genotype_factors(const PendingUnit& u, const PairValue& v,
+                        std::array<std::size_t, kMaxPops>& at,
+                        std::array<PopFactors, kMaxPops>& pp) const {
+    std::array<GenotypeTable, kMaxPops> t;
+    GenotypeTable last = genotype_table(ld::unpack_genotype_table(v));
+    for (int k = 0; k + 1 < pops_; ++k) {
+      const auto p = idx(k);
+      const auto& band = u.pairs[p + 1];
+      std::size_t& c = at[p];
+      while (c < band.size() && pair_before(band[c], v)) ++c;
+      if (!(c < band.size() && band[c].a == v.a && band[c].b == v.b))
+        throw Error("ld-stats: a population band left out a pair");
+      t[p] = genotype_table(ld::unpack_genotype_table(band[c]));
+      last.n -= t[p].n;
+      for (std::size_t x = 0; x < 9; ++x) last.cell[x] -= t[p].cell[x];
+    }
+    t[idx(pops_ - 1)] = last;
+    for (int k = 0; k < pops_; ++k)
+      if (t[idx(k)].n < GenotypeEstimators::kMinSamples) return false;
+    for (int k = 0; k < pops_; ++k) estimators_[idx(k)]->factors(t[idx(k)], pp[idx(k)]);
+    return true;
+  }
+
+  /// --genotypes: a pair's factors (doubles, over each pair's own sample sizes) into its
+  /// bin's exact sums.
+  void add_pair(Bin* out, const PopFactors* p) const {
+    ++out->pairs;
+    ++out;
+    for (const auto& [i, j] : basis_.dd)
+      (out++)->exact += i == j ? p[idx(i)].dd : p[idx(i)].d * p[idx(j)].d;
+    for (const auto& [i, j, k] : basis_.dz) {
+      const PopFactors& x = p[idx(i)];
+      double v = 0;
+      if (j == i && k == i)
+        v = x.dz;
+      else if (j == i)
+        v = x.dzp * p[idx(k)].zq;
+      else if (k == i)
+        v = x.dzq * p[idx(j)].zp;
+      else
+        v = x.d * (j == k ? p[idx(j)].zz : p[idx(j)].zp * p[idx(k)].zq);
+      (out++)->exact += v;
+    }
+    for (const auto& sets : basis_.pi2_sets) {
+      double v = 0;
+      for (const auto& set : sets) {
+        double prod = 1;
+        for (int q = 0; q < pops_; ++q) prod *= p[idx(q)].g[set[idx(q)]];
+        v += prod;
+      }
+      (out++)->exact += v / 4;
     }
   }
 
@@ -795,6 +915,8 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
   PairBinner binner_;
   int pops_ = 0;
   Basis basis_;
+  bool genotypes_ = false;  // --genotypes: genotype tables, not haplotype counts
+  std::array<std::shared_ptr<const GenotypeEstimators>, kMaxPops> estimators_;  // (genotypes)
   std::int64_t threads_ = 1;                        // the run's CPU threads (attach)
   std::array<std::int64_t, kMaxPops + 1> width_{};  // haplotypes: all, then of each population
   std::array<PopScale, kMaxPops> scale_{};          // per population

@@ -607,7 +607,8 @@ std::unique_ptr<Statistic> make_ld_scores(const Query& q, const LdScoreOptions& 
 }
 
 std::unique_ptr<Statistic> make_ld_stats(const Query& q, const LdStatsOptions& options) {
-  if (q.pops.count() > 1) return stats::moments::make_ld_stats_pops(q, options);
+  if (q.pops.count() > 1 || options.genotypes)
+    return stats::moments::make_ld_stats_pops(q, options);
   return std::make_unique<LdMomentsStatistic>(q, options);
 }
 

@@ -91,6 +91,12 @@ int expect_ld_same_on_both_devices(const vcztest::TempDir& dir, const std::strin
       "ld-stats " + s + "--bp-bins 0,10,100,1000 --max-unit-variants 6 -P " + shell_quote(pops),
       // four: the GPU bands' pairs come in the order found, sorted on the host before the walk
       "ld-stats " + s + "--bp-bins 0,10,100,1000 --max-unit-variants 9 -P " + shell_quote(pops4),
+      // --genotypes: each pair's genotype table copied back (as --dprime's counts), one band
+      // over every sample and one masked band per population but the last (a shorter reach:
+      // each pair's factors cost a few µs on the host)
+      "ld-stats " + s + "--bp-bins 0,10,300 --max-unit-variants 6 --genotypes",
+      "ld-stats " + s + "--bp-bins 0,10,100 --max-unit-variants 9 --genotypes -P " +
+          shell_quote(pops4),
   };
   int ok = 0;
   for (std::size_t k = 0; k < commands.size(); ++k) {

@@ -542,6 +542,117 @@ TEST(LdStats, FourPopulationsEqualTheBruteForceReference) {
             3u + 105u + 1u + 10u);
 }
 
+TEST(LdStats, GenotypesEqualTheBruteForceReference) {
+  VCZ_REQUIRE_CONVERT();
+  TempDir dir;
+  // 16 unphased diploid samples; 3% of alleles missing (a pair counts the samples called at
+  // both), multi-allelic sites (REF against the others)
+  const std::string vcf = make_data(dir, "g", "--seed 61 --samples 16 --variants 160", 30);
+  const std::string store = (dir / "g.vcz").string();
+  const std::string g = " --genotypes";
+  expect_ld_stats_match(store, vcf, "0,1,50,200,500", g, g, 1500);
+  expect_ld_stats_match(store, vcf, "20,300,301,400", g, g, 500);
+  const std::string map = (dir / "g.map").string();
+  {
+    std::ofstream m(map);
+    for (const char* contig : {"1", "2"}) {
+      double cm = 0;
+      for (std::int64_t x = 1; x <= 20001; x += 300) {
+        cm += static_cast<double>((x * 7919) % 1000) * 2e-5;
+        m << contig << "\tm" << x << "\t" << cm << "\t" << x << "\n";
+      }
+    }
+  }
+  const std::string r = " --r-bins 0,1e-5,5e-5,2e-4 --map " + shell_quote(map);
+  expect_ld_stats_match(store, vcf, "", r + g, r + g, 2000);
+  // two populations (in the order --pop names them), bp and r bins
+  const std::string pops = write_populations(dir, 16, "XY", 1);
+  const std::string p = " -P " + shell_quote(pops), rp = " --pops " + shell_quote(pops);
+  EXPECT_EQ(expect_ld_stats_match(store, vcf, "0,1,50,150", p + " --pop Y,X" + g,
+                                  rp + " --pop-names Y,X" + g, 800),
+            3u + 15u + 1u + 3u);
+  const std::string r2 = " --r-bins 0,1e-5,3e-5 --map " + shell_quote(map);
+  expect_ld_stats_match(store, vcf, "", r2 + p + g, r2 + rp + g, 600);
+  // one population of the file is the one-population table of its samples
+  const std::string cmd = binary() + " ld-stats " + shell_quote(store) + " --bp-bins 0,100,400" + g;
+  std::string x;
+  for (int i = 0; i < 16; i += 2) x.append(x.empty() ? "s" : ",s").append(std::to_string(i));
+  EXPECT_EQ(run_ok(cmd + p + " --pop X"), run_ok(cmd + " -s " + x));
+  // haploid calls: a usage error naming the ploidy
+  const std::string hap = (dir / "hap.vcf").string(), hap_store = (dir / "hap.vcz").string();
+  {
+    std::ofstream f(hap);
+    f << "##fileformat=VCFv4.2\n##contig=<ID=1,length=1000>\n"
+         "##FORMAT=<ID=GT,Number=1,Type=String,Description=\"Genotype\">\n"
+         "#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\tFORMAT\ts0\ts1\ts2\ts3\ts4\ts5\n";
+    for (int v = 0; v < 4; ++v)
+      f << "1\t" << 10 + v << "\tv" << v << "\tA\tC\t.\tPASS\t.\tGT\t0\t1\t0\t1\t1\t0\n";
+  }
+  run_ok(binary() + " convert " + shell_quote(hap) + " " + shell_quote(hap_store));
+  const CommandResult bad =
+      run(binary() + " ld-stats " + shell_quote(hap_store) + " --bp-bins 0,100" + g);
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("diploid genotypes only (the store's ploidy is 1)"), std::string::npos)
+      << bad.err;
+}
+
+TEST(LdStats, GenotypesOfThreeAndFourPopulationsEqualTheBruteForceReference) {
+  VCZ_REQUIRE_CONVERT();
+  TempDir dir;
+  // 24 unphased samples; missing calls and multi-allelic sites; units cut across the reach
+  const std::string vcf = make_data(dir, "g", "--seed 67 --samples 24 --variants 80", 20);
+  const std::string store = (dir / "g.vcz").string();
+  const std::string g = " --genotypes";
+  {
+    const std::string pops = write_populations(dir, 24, "XYZ", 7);
+    EXPECT_EQ(expect_ld_stats_match(store, vcf, "0,30,80", " -P " + shell_quote(pops) + g,
+                                    " --pops " + shell_quote(pops) + g, 150),
+              3u + 45u + 1u + 6u);
+  }
+  const std::string pops = write_populations(dir, 24, "WXYZ", 3);
+  EXPECT_EQ(expect_ld_stats_match(store, vcf, "0,20,50", " -P " + shell_quote(pops) + g,
+                                  " --pops " + shell_quote(pops) + g, 100),
+            3u + 105u + 1u + 10u);
+}
+
+TEST(LdStats, GenotypeAndHaplotypeEstimatorsAgreeOnManyPhasedSamples) {
+  VCZ_REQUIRE_CONVERT();
+  TempDir dir;
+  // 400 phased samples in Hardy-Weinberg proportions (independent haplotypes), no missing
+  // calls: both estimators are unbiased for the same D², Dz and pi2, so their sums per bin
+  // agree to sampling error (a few percent here); sites and H are the same sums.
+  make_data(dir, "h",
+            "--phased --seed 11 --samples 400 --variants 300 --contigs 1 --missing 0 "
+            "--multiallelic 0",
+            50);
+  const std::string cmd =
+      binary() + " ld-stats " + shell_quote((dir / "h.vcz").string()) + " --bp-bins 0,100,500,2000";
+  std::istringstream hap(run_ok(cmd)), gen(run_ok(cmd + " --genotypes"));
+  std::string lh, lg;
+  std::getline(hap, lh);
+  std::getline(gen, lg);
+  ASSERT_EQ(lh, lg);
+  int rows = 0;
+  while (std::getline(hap, lh)) {
+    ASSERT_TRUE(std::getline(gen, lg));
+    const auto h = split_tabs(lh), x = split_tabs(lg);
+    ASSERT_EQ(h.size(), 8u);
+    EXPECT_EQ(h[2], x[2]);  // pairs
+    EXPECT_EQ(h[6], x[6]);  // sites
+    EXPECT_EQ(h[7], x[7]);  // H_0_0
+    const auto at = [](const std::vector<std::string>& f, std::size_t c) {
+      return std::strtod(f[c].c_str(), nullptr);
+    };
+    const double pi2 = at(h, 5);
+    EXPECT_NEAR(at(x, 5), pi2, 1e-3 * pi2) << lg;
+    for (std::size_t c : {3u, 4u})  // DD_0_0, Dz_0_0_0
+      EXPECT_NEAR(at(x, c), at(h, c), 0.05 * std::fabs(at(h, c)) + 2e-3 * pi2)
+          << "column " << c << "\nhaplotypes: " << lh << "\ngenotypes:  " << lg;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 3);
+}
+
 TEST(LdStats, ScrmTwoPopulationsEqualTheBruteForceReference) {
   VCZ_REQUIRE_PROGRAM("scrm");
   VCZ_REQUIRE_CONVERT();
@@ -709,7 +820,8 @@ TEST(LdSummaries, BadOptionsAreUsageErrors) {
            {" --bp-bins 0,5 -P " + shell_quote(pops5) + " --pop A,B,C,D,E", "four populations"},
            {" --bp-bins 0,5 -P " + shell_quote(pops5), "choose with --pop"},
            {" --bp-bins 0,5 -P " + shell_quote(pops5) + " --pop A,Q", "'Q' is not a population"},
-           {" --bp-bins 0,5 -P " + shell_quote(pops5) + " --pop A,A", "named twice"}}) {
+           {" --bp-bins 0,5 -P " + shell_quote(pops5) + " --pop A,A", "named twice"},
+           {" --bp-bins 0,5 --genotypes -s s0,s1,s2", "at least four samples"}}) {
     const CommandResult r = run(ld_stats + args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
     EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;

@@ -260,6 +260,9 @@ TEST(MpiCli, PairAndMatrixCommandsSplitAcrossRanksAndRankZeroWritesAlone) {
       {"ld-stats " + s + "--bp-bins 0,20,200,600", true},
       // three populations: a band per population joined per unit, merged band by band
       {"ld-stats " + s + "--bp-bins 0,20,200,600" + pops, true},
+      // unphased genotype tables (every pair of the band), one and three populations
+      {"ld-stats " + s + "--bp-bins 0,20,200,600 --genotypes", true},
+      {"ld-stats " + s + "--bp-bins 0,20,200,600 --genotypes" + pops, true},
       {"prune " + s + "--indep-pairwise 20 3 0.3 --out OUT/pr", true},
       {"prune " + s + "--indep-pairwise 2 kb 1 0.1", true},
       {"king " + s, true},

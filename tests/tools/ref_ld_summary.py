@@ -13,11 +13,14 @@ reading a VCF as text (no numpy, no zarr, so it is independent of vczstats' read
   ref_ld_summary.py decay VCF --bins E0,E1,... [--hap] [--ld-window N] [--window-size W]
       ld --decay: per distance bin [Ek, Ek+1) pairs, sum_r2, mean_r2 (TSV as vczstats prints).
   ref_ld_summary.py ldstats VCF (--bins E0,E1,... | --r-bins R0,R1,... --map FILE)
-                    [--pops FILE [--pop-names A,B,...]]
+                    [--pops FILE [--pop-names A,B,...]] [--genotypes]
       ld-stats: per bin pairs, DD_0_0, Dz_0_0_0, pi2_0_0_0_0, sites, H_0_0 (see below); with
       --pops (lines "sample<TAB>population"), the populations named (default: all, in order of
       first appearance) and moments.LD's basis of that many populations; --r-bins: bins of
       r = |cM_b - cM_a| / 100 on a plink .map (interpolated as for ldscore).
+  ref_ld_summary.py genotype-factors N00,N01,...,N22
+      one population's ld-stats --genotypes factors of one genotype table (D, D(1-2p), ...,
+      and the products of A, a, B, b frequencies g1..g15), a name and value a line.
   ref_ld_summary.py ldscore VCF (--wind-kb K | --wind-snps N | --wind-cm W --map FILE) [--hap]
       ld --ld-scores: per variant chrom pos id pairs l2.
 
@@ -50,6 +53,17 @@ with moments.LD's names and order (DD_i_j, i <= j; Dz_i_j_k, j <= k; pi2_i_j_k_l
 monomial's unbiased estimator is the product over the populations of each one's falling-factorial
 estimator (a constant is its own). Sites: called at every haplotype of the populations and
 polymorphic among them all.
+
+--genotypes (unphased diploid genotypes, Ragsdale & Gravel 2020): per population the frequencies
+g_xy of the samples with x non-REF alleles at the first site and y at the second (x, y in 0..2;
+a sample counts at a pair when it has both genotypes, diploid, no missing allele), and
+  D_i = (1/2) (sum_xy x y g_xy - (sum_xy x g_xy)(sum_xy y g_xy))   (half the dosage covariance),
+  p_i = sum_xy (1 - x/2) g_xy,  q_i = sum_xy (1 - y/2) g_xy  (REF frequencies),
+1 written as sum_xy g_xy; the same statistics of these, each monomial of the g's estimated by
+(n_1)_k1 ... (n_9)_k9 / (n)_(k1+...+k9) from the pair's counts in that population. Sites:
+polymorphic among the called alleles of all the populations and called at a sample of each; a
+pair counts when every population has at least four samples called at both. H as above from
+each population's called alleles (two a sample).
 """
 
 import argparse
@@ -271,6 +285,9 @@ def integer_form(poly):
     return scale, [(k, int(Fraction(c) * scale)) for k, c in poly.items()]
 
 
+_sparse = {}  # unbiased()'s terms by the identity of a form's term list (kept alive here)
+
+
 def unbiased(form, counts, width=4):
     """The unbiased estimator of a polynomial (integer_form()) in the haplotype frequencies:
     variables in groups of @p width per population (counts in the same order), each population
@@ -285,16 +302,38 @@ def unbiased(form, counts, width=4):
             fall[(x, k)] = falling(x, k)
         return fall[(x, k)]
 
+    key = (id(terms), width)
+    if key not in _sparse:
+        # per term: its coefficient, per population the index of its monomial there, and its
+        # degree per population; per population its distinct monomials (nonzero powers)
+        parts = [{} for _ in range(0, len(terms[0][0]) if terms else 0, width)]
+        rows = []
+        for k, c in terms:
+            at = []
+            for g in range(len(parts)):
+                m = tuple((v, kv) for v, kv in enumerate(k[g * width:(g + 1) * width]) if kv)
+                at.append(parts[g].setdefault(m, len(parts[g])))
+            rows.append((c, at, tuple(sum(k[g:g + width]) for g in range(0, len(k), width))))
+        _sparse[key] = (terms, [list(p) for p in parts], rows)
+    _, parts, rows = _sparse[key]
+    # each population's monomials' numerators (c_1)_k1 ... (c_w)_kw
+    nums = []
+    for g, monomials in enumerate(parts):
+        own = counts[g * width:(g + 1) * width]
+        out = []
+        for m in monomials:
+            x = 1
+            for v, kv in m:
+                x *= ff(own[v], kv)
+            out.append(x)
+        nums.append(out)
     sums = {}
-    for k, c in terms:
+    for c, at, degrees in rows:
         num = c
-        degrees = []
-        for g in range(0, len(k), width):
-            for ci, ki in zip(counts[g:g + width], k[g:g + width]):
-                num *= ff(ci, ki)
-            degrees.append(sum(k[g:g + width]))
-        degrees = tuple(degrees)
-        sums[degrees] = sums.get(degrees, 0) + num
+        for g, i in enumerate(at):
+            num *= nums[g][i]
+        if num:
+            sums[degrees] = sums.get(degrees, 0) + num
     total = Fraction(0)
     for degrees, num in sums.items():
         den = scale
@@ -321,12 +360,9 @@ def basis(pops):
             [name("pi2", x) for x in pi2], [name("H", x) for x in dd], dd, dz, pi2)
 
 
-def moments_polynomials(pops=1):
-    f = variables(pops, 4)
-    one = {tuple([0] * (4 * pops)): 1}
-    d = [poly_add((1, poly_mul(x[0], x[3])), (-1, poly_mul(x[1], x[2]))) for x in f]
-    p = [poly_add((1, x[0]), (1, x[1])) for x in f]
-    q = [poly_add((1, x[0]), (1, x[2])) for x in f]
+def basis_polynomials(pops, one, d, p, q):
+    """moments.LD's statistics (names in basis() order) from each population's D, p and q
+    (polynomials) and the constant 1 (@p one)."""
     not_p = [poly_add((1, one), (-1, x)) for x in p]
     not_q = [poly_add((1, one), (-1, x)) for x in q]
     zp = [poly_add((1, one), (-2, x)) for x in p]
@@ -345,11 +381,130 @@ def moments_polynomials(pops=1):
     return out
 
 
+def moments_polynomials(pops=1):
+    f = variables(pops, 4)
+    one = {tuple([0] * (4 * pops)): 1}
+    d = [poly_add((1, poly_mul(x[0], x[3])), (-1, poly_mul(x[1], x[2]))) for x in f]
+    p = [poly_add((1, x[0]), (1, x[1])) for x in f]
+    q = [poly_add((1, x[0]), (1, x[2])) for x in f]
+    return basis_polynomials(pops, one, d, p, q)
+
+
 def het_polynomials(pops):
     f = variables(pops, 2)  # REF, non-REF
     _, hnames, dd, _, _ = basis(pops)
     return {f"H_{i}_{j}": poly_add((1, poly_mul(f[i][0], f[j][1])), (1, poly_mul(f[j][0], f[i][1])))
             for i, j in dd}
+
+
+def genotype_dpq(pops):
+    """1, and each population's D, p and q as polynomials in its genotype frequencies: 9
+    variables per population, cell 3 x + y for x non-REF alleles at the first site and y at the
+    second."""
+    g = variables(pops, 9)
+    one = {tuple([0] * (9 * pops)): 1}
+
+    def lin(gi, w):
+        return poly_add(*((Fraction(w(x, y)), gi[3 * x + y]) for x in range(3) for y in range(3)))
+
+    ex = [lin(x, lambda a, b: a) for x in g]
+    ey = [lin(x, lambda a, b: b) for x in g]
+    exy = [lin(x, lambda a, b: a * b) for x in g]
+    d = [{m: Fraction(c, 2) for m, c in poly_add((1, exy[i]), (-1, poly_mul(ex[i], ey[i]))).items()}
+         for i in range(pops)]
+    p = [poly_add((1, one), (Fraction(-1, 2), x)) for x in ex]
+    q = [poly_add((1, one), (Fraction(-1, 2), x)) for x in ey]
+    return one, d, p, q
+
+
+def genotype_polynomials(pops):
+    """moments_polynomials() in the genotype frequencies (genotype_dpq())."""
+    return basis_polynomials(pops, *genotype_dpq(pops))
+
+
+def genotype_factors(args):
+    """One population's factors (the products ld-stats multiplies across populations) from a
+    genotype table, each on a line: name and value."""
+    counts = [int(x) for x in args.table.split(",")]
+    one, (d,), (p,), (q,) = genotype_dpq(1)
+    zp = poly_add((1, one), (-2, p))
+    zq = poly_add((1, one), (-2, q))
+    draws = [p, poly_add((1, one), (-1, p)), q, poly_add((1, one), (-1, q))]  # A, a, B, b
+    out = {"d": d, "dzp": poly_mul(d, zp), "dzq": poly_mul(d, zq), "zp": zp, "zq": zq,
+           "zz": poly_mul(zp, zq), "dd": poly_mul(d, d), "dz": poly_mul(d, poly_mul(zp, zq))}
+    for s in range(1, 16):
+        x = one
+        for k in range(4):
+            if s >> k & 1:
+                x = poly_mul(x, draws[k])
+        out[f"g{s}"] = x
+    for name, poly in out.items():
+        print(name, repr(float(unbiased(integer_form(poly), counts, 9))))
+
+
+def population_samples(args, rows):
+    """Per population (in order) the indices of its samples; one population of every sample
+    without --pops."""
+    return [[s // 2 for s in pop[::2]] for pop in population_slots(args, rows)]
+
+
+def ldstats_genotypes(args, rows, edges, distance):
+    groups = population_samples(args, rows)
+    pops = len(groups)
+    dos = [values(r, False) for r in rows]  # per sample the non-REF count, or None
+    used = []
+    for x in dos:
+        called = [[x[s] for s in grp if x[s] is not None] for grp in groups]
+        alleles = [v for c in called for v in c]
+        total = 2 * len(alleles)
+        used.append(all(called) and 0 < sum(alleles) < total)
+    polys = {name: integer_form(p) for name, p in genotype_polynomials(pops).items()}
+    hets = {name: integer_form(p) for name, p in het_polynomials(pops).items()}
+    names = list(polys)
+    seen = [{} for _ in edges[:-1]]
+    bins = [[0] + [Fraction(0)] * len(names) for _ in edges[:-1]]
+    for i in range(len(rows)):
+        if not used[i]:
+            continue
+        for j in range(i + 1, len(rows)):
+            if rows[j][0] != rows[i][0] or distance(i, j) >= edges[-1]:
+                break
+            d = distance(i, j)
+            if not used[j] or d < edges[0]:
+                continue
+            counts = [0] * (9 * pops)
+            for g, grp in enumerate(groups):
+                for s in grp:
+                    x, y = dos[i][s], dos[j][s]
+                    if x is not None and y is not None:
+                        counts[9 * g + 3 * x + y] += 1
+            if any(sum(counts[9 * g:9 * g + 9]) < 4 for g in range(pops)):
+                continue
+            k = bisect.bisect_right(edges, d) - 1
+            bins[k][0] += 1
+            key = tuple(counts)
+            seen[k][key] = seen[k].get(key, 0) + 1
+    for b, pairs in zip(bins, seen):
+        for key, times in pairs.items():
+            for k, name in enumerate(names):
+                b[k + 1] += times * unbiased(polys[name], list(key), 9)
+    h = {name: Fraction(0) for name in hets}
+    sites = 0
+    for x, ok in zip(dos, used):
+        if not ok:
+            continue
+        sites += 1
+        counts = []
+        for grp in groups:
+            called = [x[s] for s in grp if x[s] is not None]
+            counts += [2 * len(called) - sum(called), sum(called)]
+        for name in hets:
+            h[name] += unbiased(hets[name], counts, 2)
+    print("bin_start\tbin_end\tpairs\t" + "\t".join(names) + "\tsites\t" + "\t".join(hets))
+    for k, b in enumerate(bins):
+        cells = [edges[k], edges[k + 1], b[0]] + [repr(float(x)) for x in b[1:]]
+        cells += [sites] + [repr(float(v)) for v in h.values()]
+        print("\t".join(str(c) for c in cells))
 
 
 def population_slots(args, rows):
@@ -382,6 +537,9 @@ def ldstats(args):
     else:
         edges = [int(e) for e in args.bins.split(",")]
         distance = lambda i, j: rows[j][1] - rows[i][1]
+    if args.genotypes:
+        ldstats_genotypes(args, rows, edges, distance)
+        return
     slots = population_slots(args, rows)
     pops = len(slots)
     haps = []
@@ -495,6 +653,9 @@ def main(argv=None):
     m.add_argument("--map")
     m.add_argument("--pops")
     m.add_argument("--pop-names")
+    m.add_argument("--genotypes", action="store_true")
+    t = sub.add_parser("genotype-factors")
+    t.add_argument("table", help="n_00,n_01,...,n_22 (cell 3 x + y)")
     s = sub.add_parser("ldscore")
     s.add_argument("vcf")
     s.add_argument("--hap", action="store_true")
@@ -504,7 +665,8 @@ def main(argv=None):
     g.add_argument("--wind-cm", type=float)
     s.add_argument("--map")
     args = p.parse_args(argv)
-    {"vcf": make_vcf, "msvcf": ms_vcf, "decay": decay, "ldscore": ldscore, "ldstats": ldstats}[args.cmd](args)
+    {"vcf": make_vcf, "msvcf": ms_vcf, "decay": decay, "ldscore": ldscore, "ldstats": ldstats,
+     "genotype-factors": genotype_factors}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -4,8 +4,10 @@
 //   selected rows -> bit planes + totals in the halo  ─▶  pair lists (i, j) from the host, at most
 //   (a device buffer of rows [front, end)); totals       kMaxPairs a launch: counts by AND +
 //   copied back for the host's bookkeeping               popcount, evaluated on the device
-//                                                        (GenotypeEm: counts back, the EM on
-//                                                        the host's threads), passing pairs back
+//                                                        (GenotypeEm, GenotypeTable: counts
+//                                                        back, the EM or the table's packing
+//                                                        on the host's threads), passing
+//                                                        pairs back
 //
 // Each unit is finished before device_unit returns, so take() hands over every batch so far.
 // The host side (rows, partners, halo, eviction, tail) is BandRows, as for the CPU band; the
@@ -37,7 +39,8 @@ class GpuPairBand final : public PairBand {
         ctx_(cuda::DeviceContext::get(spec.device)),
         threads_(spec.threads ? spec.threads : hardware_threads()),
         prune_thr_(stats::ld::prune_threshold(spec.request.min_r2)),
-        em_(spec.request.measure == PairMeasure::GenotypeEm),
+        counts_back_(spec.request.measure == PairMeasure::GenotypeEm ||
+                     spec.request.measure == PairMeasure::GenotypeTable),
         start_(true),
         stop_(true) {
     while (lanes_ < 32 && lanes_ < rows_.plane_words()) lanes_ *= 2;
@@ -205,7 +208,7 @@ class GpuPairBand final : public PairBand {
   /// Every wanted pair (i, j) of the later rows j in [begin, end), kMaxPairs a launch.
   void count_pairs(std::int64_t begin, std::int64_t end, std::vector<PairValue>& out) {
     const bool every = !spec_.request.focal_only;  // then every pair but (j, j) is wanted
-    if (every && !em_) {
+    if (every && !counts_back_) {
       count_band_pairs(begin, end, out);
       return;
     }
@@ -271,7 +274,8 @@ class GpuPairBand final : public PairBand {
     if (pairs_cap_ > 0)
       std::memcpy(host.data(), pairs_host_.data(), static_cast<std::size_t>(pairs_cap_ * 8));
     pairs_host_ = std::move(host);
-    const std::int64_t per_pair = em_ ? static_cast<std::int64_t>(sizeof(stats::ld::GenotypeCounts))
+    const std::int64_t per_pair = counts_back_
+                                      ? static_cast<std::int64_t>(sizeof(stats::ld::GenotypeCounts))
                                       : static_cast<std::int64_t>(sizeof(PairValue));
     pairs_dev_ = DeviceBuffer(ctx_.pool(), cap * 8, stream_.get());
     out_dev_ = DeviceBuffer(ctx_.pool(), cap * per_pair, stream_.get());
@@ -315,7 +319,7 @@ class GpuPairBand final : public PairBand {
     a.prune_thr = prune_thr_;
     a.lanes = lanes_;
     a.found = found_.as<unsigned long long>();
-    if (em_)
+    if (counts_back_)
       a.counts = out_dev_.as<stats::ld::GenotypeCounts>();
     else
       a.values = out_dev_.as<PairValue>();
@@ -324,7 +328,7 @@ class GpuPairBand final : public PairBand {
     stop_.record(s);
     const auto* list = reinterpret_cast<const std::int32_t*>(pairs_host_.data());
     auto global = [&](std::int64_t index) { return rows_.at(planes_front_ + index).variant; };
-    if (em_) {
+    if (counts_back_) {
       VCZ_CUDA_CHECK(
           cudaMemcpyAsync(out_host_.data(), out_dev_.data(),
                           static_cast<std::size_t>(n) * sizeof(stats::ld::GenotypeCounts),
@@ -361,7 +365,7 @@ class GpuPairBand final : public PairBand {
   }
 
   /// plink's EM of each pair's counts on the run's threads (its last bits differ on the device),
-  /// blocks of pairs joined in order.
+  /// or each pair's packed table (GenotypeTable), blocks of pairs joined in order.
   void evaluate_em(const stats::ld::GenotypeCounts* counts, const std::int32_t* list,
                    std::int64_t n, std::vector<PairValue>& out) {
     constexpr std::int64_t kBlock = 4096;
@@ -369,7 +373,7 @@ class GpuPairBand final : public PairBand {
                     [&](std::int64_t b, std::vector<PairValue>& part) {
                       for (std::int64_t q = b * kBlock; q < std::min(n, (b + 1) * kBlock); ++q) {
                         PairValue v;
-                        if (!stats::ld::genotype_pair(PairMeasure::GenotypeEm, counts[q], false,
+                        if (!stats::ld::genotype_pair(spec_.request.measure, counts[q], false,
                                                       spec_.request.min_r2, prune_thr_, v))
                           continue;
                         v.a = rows_.at(planes_front_ + list[2 * q]).variant;
@@ -384,7 +388,7 @@ class GpuPairBand final : public PairBand {
   cuda::DeviceContext& ctx_;
   unsigned threads_;
   double prune_thr_;
-  bool em_;
+  bool counts_back_;  // GenotypeEm, GenotypeTable: every pair's counts come back to the host
   int lanes_ = 1;
   cuda::Stream stream_;  // declared before the buffers: they go first
   Event built_, start_, stop_;

@@ -166,7 +166,7 @@ __global__ void __launch_bounds__(kPairThreads) pair_list_kernel(PairListArgs a)
     group_sum(c, a.lanes);
     if (lane != 0 || !live) return;
     if (complete) ld::complete_margins(c, gi, gj);
-    if (a.measure == PairMeasure::GenotypeEm) {
+    if (a.measure == PairMeasure::GenotypeEm || a.measure == PairMeasure::GenotypeTable) {
       a.counts[p] = c;
       return;
     }

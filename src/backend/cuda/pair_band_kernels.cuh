@@ -62,7 +62,8 @@ struct PairListArgs {
   /// R2, PruneEdge, Haplotype: passing pairs (a, b = buffer indices i, j) appended at *found.
   PairValue* values = nullptr;
   unsigned long long* found = nullptr;
-  /// GenotypeEm: the counts of every pair (margins filled in), evaluated on the host.
+  /// GenotypeEm, GenotypeTable: the counts of every pair (margins filled in), evaluated (the
+  /// EM) or packed (the table) on the host.
   stats::ld::GenotypeCounts* counts = nullptr;
 };
 
