@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "backend/site_pass.hpp"
+#include "backend/site_product.hpp"
 #include "stats/element_type.hpp"
 #include "stats/haplo_pack.hpp"
 #include "stats/haplotype_planes.hpp"
@@ -99,13 +100,13 @@ void pack_haplotype_block(const GenotypeChunkView& b, int shift, std::vector<std
 
 /// What a producer hands to the consumer for one item.
 struct Payload {
-  std::vector<std::int32_t> counts;       // phase 0: allele counts (rows × site width)
-  std::vector<stats::AfdistSite> afdist;  // phase 0: rows
-  std::vector<std::int32_t> tallies;      // phase 0: complete diploid tallies
-  std::vector<stats::SampleSums> sums;    // phase 1: the block's samples
-  std::vector<std::uint64_t> packed;      // phase 0: the block's packed calls
-  std::vector<std::uint64_t> haplotypes;  // phase 0: the block's haplotype planes
-  std::vector<std::uint64_t> phased;      // phase 0: the block's phased haplotype planes
+  std::vector<std::unique_ptr<ProductBlock>> blocks;  // per product (null: none this phase)
+  std::vector<stats::AfdistSite> afdist;              // phase 0: rows
+  std::vector<std::int32_t> tallies;                  // phase 0: complete diploid tallies
+  std::vector<stats::SampleSums> sums;                // phase 1: the block's samples
+  std::vector<std::uint64_t> packed;                  // phase 0: the block's packed calls
+  std::vector<std::uint64_t> haplotypes;              // phase 0: the block's haplotype planes
+  std::vector<std::uint64_t> phased;  // phase 0: the block's phased haplotype planes
   std::int64_t sample_offset = 0;
   std::shared_ptr<const vcz::VariantBlock> variants;  // block 0 of phase 0
 };
@@ -126,10 +127,15 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
   const TalliesRequest* tallies_req = spec.tallies;
   if (spec.sample_sums && !tallies_req) throw Error("per-sample sums need the tallies");
   const TalliesRequest* sums_req = spec.sample_sums ? tallies_req : nullptr;
-  const std::int64_t counts_width = spec.counts ? spec.counts->site_width() : 0;
   if (sample_sums_out && sums_req)
     sample_sums_out->assign(static_cast<std::size_t>(spec.samples->size()), {});
 
+  ProductContext ctx;
+  ctx.spec = &spec;
+  ctx.reader = &reader;
+  ctx.workers = threads;
+  ctx.sample_sums = sample_sums_out;
+  const std::vector<std::unique_ptr<SiteProduct>> products = make_cpu_site_products(ctx);
   std::vector<stream::BlockBuffers> buffers(threads);
   std::unique_ptr<stream::PhasedReader> phased_reader;
   if (spec.phased)
@@ -145,7 +151,7 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
   std::map<std::int64_t, std::shared_ptr<const std::vector<double>>> weights;
 
   // The unit being merged by the consumer.
-  std::vector<std::int32_t> unit_counts, unit_tallies;
+  std::vector<std::int32_t> unit_tallies;
   std::vector<std::uint64_t> unit_packed, unit_haplotypes;
   const std::int64_t packed_row_words = packed_words(spec.samples->size());
   const std::int64_t hap_plane_words = (spec.samples->size() * reader.ploidy() + 63) / 64;
@@ -163,11 +169,12 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
         reader.read(unit, static_cast<std::size_t>(item.block), buffers[p], &counters[p]);
     out.sample_offset = view.sample_offset;
     const auto t0 = Clock::now();
+    out.blocks.reserve(products.size());
+    for (const auto& product : products)
+      out.blocks.push_back(product->phases() > item.phase
+                               ? product->produce(item.phase, item.unit, item.block, view, p)
+                               : nullptr);
     if (item.phase == 0) {
-      if (spec.counts) {
-        out.counts.assign(static_cast<std::size_t>(unit.size() * counts_width), 0);
-        spec.counts->count_sites(view, out.counts);
-      }
       if (spec.afdist) {
         out.afdist.assign(static_cast<std::size_t>(unit.size()), {});
         spec.afdist->count_sites(view, out.afdist);
@@ -210,14 +217,14 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
 
   hooks.consume = [&](const stream::WorkItem& item, Payload& in) {
     const auto t0 = Clock::now();
+    for (std::size_t k = 0; k < products.size(); ++k)
+      if (in.blocks[k]) products[k]->merge(item.phase, item.unit, item.block, *in.blocks[k]);
     if (item.phase == 0) {
       if (item.block == 0) {  // the first block's output becomes the unit's
-        unit_counts = std::move(in.counts);
         unit_afdist = std::move(in.afdist);
         unit_tallies = std::move(in.tallies);
         unit_variants = std::move(in.variants);
       } else {
-        for (std::size_t i = 0; i < unit_counts.size(); ++i) unit_counts[i] += in.counts[i];
         for (std::size_t i = 0; i < unit_afdist.size(); ++i)
           stats::AfdistAccumulator::merge_site(unit_afdist[i], in.afdist[i]);
         for (std::size_t i = 0; i < unit_tallies.size(); ++i) unit_tallies[i] += in.tallies[i];
@@ -293,6 +300,7 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
       }
       UnitOutput out;
       out.index = u;
+      for (const auto& product : products) product->finish(phase, u, out);
       if (spec.phased) {
         out.phased.words = unit_phased.data();
         out.phased.variants = unit.size();
@@ -302,7 +310,6 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
         out.phased.words_per_plane = phased_words;
         out.phased.variant_offset = unit.begin;
       }
-      out.counts = unit_counts;
       out.afdist = unit_afdist;
       if (tallies_req && tallies_req->deliver) out.tallies = unit_tallies;
       out.variants = unit_variants;

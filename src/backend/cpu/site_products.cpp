@@ -1,0 +1,18 @@
+// The registration list of the site pass's products (backend/site_product.hpp): a new product is
+// its own file plus one line here. The order is the order in which the products finish a unit
+// (sinks are called in it).
+
+#include "backend/site_product.hpp"
+
+namespace vczstats::backend {
+
+std::unique_ptr<SiteProduct> make_counts_product(const ProductContext& ctx);
+
+std::vector<std::unique_ptr<SiteProduct>> make_cpu_site_products(const ProductContext& ctx) {
+  const SitePassSpec& spec = *ctx.spec;
+  std::vector<std::unique_ptr<SiteProduct>> products;
+  if (spec.counts) products.push_back(make_counts_product(ctx));
+  return products;
+}
+
+}  // namespace vczstats::backend
