@@ -101,7 +101,6 @@ void pack_haplotype_block(const GenotypeChunkView& b, int shift, std::vector<std
 /// What a producer hands to the consumer for one item.
 struct Payload {
   std::vector<std::unique_ptr<ProductBlock>> blocks;  // per product (null: none this phase)
-  std::vector<stats::AfdistSite> afdist;              // phase 0: rows
   std::vector<std::int32_t> tallies;                  // phase 0: complete diploid tallies
   std::vector<stats::SampleSums> sums;                // phase 1: the block's samples
   std::vector<std::uint64_t> packed;                  // phase 0: the block's packed calls
@@ -155,7 +154,6 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
   std::vector<std::uint64_t> unit_packed, unit_haplotypes;
   const std::int64_t packed_row_words = packed_words(spec.samples->size());
   const std::int64_t hap_plane_words = (spec.samples->size() * reader.ploidy() + 63) / 64;
-  std::vector<stats::AfdistSite> unit_afdist;
   std::shared_ptr<const vcz::VariantBlock> unit_variants;
   std::int64_t reduce_ns = 0, done_variants = 0, calls = 0;
 
@@ -175,10 +173,6 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
                                ? product->produce(item.phase, item.unit, item.block, view, p)
                                : nullptr);
     if (item.phase == 0) {
-      if (spec.afdist) {
-        out.afdist.assign(static_cast<std::size_t>(unit.size()), {});
-        spec.afdist->count_sites(view, out.afdist);
-      }
       if (tallies_req && !with_element_type(view.elem_bytes, [&](auto t) {
             count_tallies<decltype(t)>(view, *tallies_req, out.tallies);
           }))
@@ -221,12 +215,9 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
       if (in.blocks[k]) products[k]->merge(item.phase, item.unit, item.block, *in.blocks[k]);
     if (item.phase == 0) {
       if (item.block == 0) {  // the first block's output becomes the unit's
-        unit_afdist = std::move(in.afdist);
         unit_tallies = std::move(in.tallies);
         unit_variants = std::move(in.variants);
       } else {
-        for (std::size_t i = 0; i < unit_afdist.size(); ++i)
-          stats::AfdistAccumulator::merge_site(unit_afdist[i], in.afdist[i]);
         for (std::size_t i = 0; i < unit_tallies.size(); ++i) unit_tallies[i] += in.tallies[i];
       }
       if (spec.packed) {  // OR the block's words into the unit's rows
@@ -310,7 +301,6 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
         out.phased.words_per_plane = phased_words;
         out.phased.variant_offset = unit.begin;
       }
-      out.afdist = unit_afdist;
       if (tallies_req && tallies_req->deliver) out.tallies = unit_tallies;
       out.variants = unit_variants;
       const auto t0 = Clock::now();

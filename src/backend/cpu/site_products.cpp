@@ -7,11 +7,13 @@
 namespace vczstats::backend {
 
 std::unique_ptr<SiteProduct> make_counts_product(const ProductContext& ctx);
+std::unique_ptr<SiteProduct> make_afdist_product(const ProductContext& ctx);
 
 std::vector<std::unique_ptr<SiteProduct>> make_cpu_site_products(const ProductContext& ctx) {
   const SitePassSpec& spec = *ctx.spec;
   std::vector<std::unique_ptr<SiteProduct>> products;
   if (spec.counts) products.push_back(make_counts_product(ctx));
+  if (spec.afdist) products.push_back(make_afdist_product(ctx));
   return products;
 }
 
