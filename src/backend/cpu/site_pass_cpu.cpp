@@ -33,43 +33,6 @@ std::int64_t ns_since(Clock::time_point t0) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
 }
 
-/// The complete diploid tallies of one block per site × pop (stats/tallies_math.hpp).
-template <class T>
-void count_tallies(const GenotypeChunkView& b, const TalliesRequest& r,
-                   std::vector<std::int32_t>& out) {
-  const int ploidy = static_cast<int>(b.ploidy), w = stats::tallies::width(r.alleles);
-  out.assign(static_cast<std::size_t>(b.variants * r.site_width()), 0);
-  for (std::int64_t v = 0; v < b.variants; ++v) {
-    const T* row = b.row<T>(v);
-    std::int32_t* site = out.data() + v * r.site_width();
-    for (std::int64_t i = 0; i < b.samples; ++i)
-      stats::tallies::add_call(
-          site + (*r.population_of)[static_cast<std::size_t>(b.sample_offset + i)] * w,
-          row + i * ploidy, ploidy, r.alleles);
-  }
-}
-
-/// Phase 1 on one block: every sample's sums over the unit's selected rows.
-template <class T>
-void sample_sums(const GenotypeChunkView& b, const TalliesRequest& r,
-                 const std::vector<double>& weights, const std::vector<std::uint8_t>& mask,
-                 std::vector<stats::SampleSums>& out) {
-  const int ploidy = static_cast<int>(b.ploidy);
-  std::vector<stats::sample::CallSums> sums(static_cast<std::size_t>(b.samples));
-  for (std::int64_t v = 0; v < b.variants; ++v) {
-    if (!mask.empty() && !mask[static_cast<std::size_t>(v)]) continue;
-    const T* row = b.row<T>(v);
-    const double* wv = weights.data() + v * r.pops;
-    for (std::int64_t i = 0; i < b.samples; ++i)
-      stats::sample::add_sample(
-          sums[static_cast<std::size_t>(i)], row + i * ploidy, ploidy,
-          wv[(*r.population_of)[static_cast<std::size_t>(b.sample_offset + i)]]);
-  }
-  out.resize(sums.size());
-  for (std::size_t i = 0; i < sums.size(); ++i)
-    out[i] = {sums[i].obs, sums[i].missing, sums[i].het_sites, sums[i].o_hom, sums[i].e_hom};
-}
-
 /// Pack a block's calls (vczstats/packed.hpp) into rows of words whose first sample sits
 /// @p shift samples into the first word (so the words OR into the unit's rows at word
 /// sample_offset / 32).
@@ -101,8 +64,6 @@ void pack_haplotype_block(const GenotypeChunkView& b, int shift, std::vector<std
 /// What a producer hands to the consumer for one item.
 struct Payload {
   std::vector<std::unique_ptr<ProductBlock>> blocks;  // per product (null: none this phase)
-  std::vector<std::int32_t> tallies;                  // phase 0: complete diploid tallies
-  std::vector<stats::SampleSums> sums;                // phase 1: the block's samples
   std::vector<std::uint64_t> packed;                  // phase 0: the block's packed calls
   std::vector<std::uint64_t> haplotypes;              // phase 0: the block's haplotype planes
   std::vector<std::uint64_t> phased;  // phase 0: the block's phased haplotype planes
@@ -123,11 +84,6 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
   const unsigned threads = run.threads ? run.threads : hardware_threads();
   const auto nunits = static_cast<std::int64_t>(plan.units.size());
   const auto nblocks = static_cast<std::int64_t>(reader.num_blocks());
-  const TalliesRequest* tallies_req = spec.tallies;
-  if (spec.sample_sums && !tallies_req) throw Error("per-sample sums need the tallies");
-  const TalliesRequest* sums_req = spec.sample_sums ? tallies_req : nullptr;
-  if (sample_sums_out && sums_req)
-    sample_sums_out->assign(static_cast<std::size_t>(spec.samples->size()), {});
 
   ProductContext ctx;
   ctx.spec = &spec;
@@ -135,6 +91,8 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
   ctx.workers = threads;
   ctx.sample_sums = sample_sums_out;
   const std::vector<std::unique_ptr<SiteProduct>> products = make_cpu_site_products(ctx);
+  int phases = 1;
+  for (const auto& product : products) phases = std::max(phases, product->phases());
   std::vector<stream::BlockBuffers> buffers(threads);
   std::unique_ptr<stream::PhasedReader> phased_reader;
   if (spec.phased)
@@ -145,12 +103,8 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
   std::vector<std::uint64_t> unit_phased;
   std::vector<stream::ReadCounters> counters(threads);
   std::vector<std::int64_t> compute_ns(threads, 0);
-  // Per-site weights of the units whose phase 1 runs (the consumer writes, producers read).
-  std::mutex weights_mutex;
-  std::map<std::int64_t, std::shared_ptr<const std::vector<double>>> weights;
 
   // The unit being merged by the consumer.
-  std::vector<std::int32_t> unit_tallies;
   std::vector<std::uint64_t> unit_packed, unit_haplotypes;
   const std::int64_t packed_row_words = packed_words(spec.samples->size());
   const std::int64_t hap_plane_words = (spec.samples->size() * reader.ploidy() + 63) / 64;
@@ -173,10 +127,6 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
                                ? product->produce(item.phase, item.unit, item.block, view, p)
                                : nullptr);
     if (item.phase == 0) {
-      if (tallies_req && !with_element_type(view.elem_bytes, [&](auto t) {
-            count_tallies<decltype(t)>(view, *tallies_req, out.tallies);
-          }))
-        throw Error("sample pass: unsupported genotype width");
       if (spec.packed && !with_element_type(view.elem_bytes, [&](auto t) {
             pack_block<decltype(t)>(view, static_cast<int>(view.sample_offset % 32), out.packed);
           }))
@@ -194,16 +144,6 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
             }))
           throw Error("packed haplotypes: unsupported genotype width");
       }
-    } else {
-      std::shared_ptr<const std::vector<double>> w;
-      {
-        std::lock_guard lock(weights_mutex);
-        w = weights.at(item.unit);
-      }
-      if (!with_element_type(view.elem_bytes, [&](auto t) {
-            sample_sums<decltype(t)>(view, *sums_req, *w, unit.mask, out.sums);
-          }))
-        throw Error("sample pass: unsupported genotype width");
     }
     compute_ns[p] += ns_since(t0);
     return out;
@@ -215,10 +155,8 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
       if (in.blocks[k]) products[k]->merge(item.phase, item.unit, item.block, *in.blocks[k]);
     if (item.phase == 0) {
       if (item.block == 0) {  // the first block's output becomes the unit's
-        unit_tallies = std::move(in.tallies);
         unit_variants = std::move(in.variants);
       } else {
-        for (std::size_t i = 0; i < unit_tallies.size(); ++i) unit_tallies[i] += in.tallies[i];
       }
       if (spec.packed) {  // OR the block's words into the unit's rows
         const vcz::WorkUnit& unit = plan.units[static_cast<std::size_t>(item.unit)];
@@ -252,25 +190,17 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
         stats::haplo::or_rows(unit_phased, phased_words, in.phased, unit.size() * planes,
                               in.sample_offset * reader.ploidy() / 64);
       }
-    } else {
-      for (std::size_t i = 0; i < in.sums.size(); ++i)
-        (*sample_sums_out)[static_cast<std::size_t>(in.sample_offset) + i].merge(in.sums[i]);
     }
     reduce_ns += ns_since(t0);
   };
 
   hooks.phase_done = [&](std::int64_t u, int phase) {
     const vcz::WorkUnit& unit = plan.units[static_cast<std::size_t>(u)];
+    UnitOutput out;
+    out.index = u;
+    for (const auto& product : products)
+      if (product->phases() > phase) product->finish(phase, u, out);
     if (phase == 0) {
-      if (sums_req) {  // the weights phase 1 needs
-        auto w = std::make_shared<std::vector<double>>(
-            static_cast<std::size_t>(unit.size() * sums_req->pops));
-        const int width = stats::tallies::width(sums_req->alleles);
-        for (std::size_t i = 0; i < w->size(); ++i)
-          (*w)[i] = stats::sample::site_weight(unit_tallies.data() + i * width, sums_req->alleles);
-        std::lock_guard lock(weights_mutex);
-        weights[u] = std::move(w);
-      }
       if (spec.packed) {
         PackedGenotypeView view;
         view.words = unit_packed.data();
@@ -289,9 +219,6 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
         view.variant_offset = unit.begin;
         spec.haplotypes->host_haplotypes(u, view);
       }
-      UnitOutput out;
-      out.index = u;
-      for (const auto& product : products) product->finish(phase, u, out);
       if (spec.phased) {
         out.phased.words = unit_phased.data();
         out.phased.variants = unit.size();
@@ -301,17 +228,13 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
         out.phased.words_per_plane = phased_words;
         out.phased.variant_offset = unit.begin;
       }
-      if (tallies_req && tallies_req->deliver) out.tallies = unit_tallies;
       out.variants = unit_variants;
       const auto t0 = Clock::now();
       deliver(out);
       reduce_ns += ns_since(t0);
-    } else {
-      std::lock_guard lock(weights_mutex);
-      weights.erase(u);
     }
     calls += unit.size() * reader.num_samples() * reader.ploidy();
-    if (phase == (sums_req ? 1 : 0)) {
+    if (phase == phases - 1) {
       done_variants += unit.selected();
       if (run.progress) run.progress(u + 1, nunits, done_variants);
     }
@@ -320,14 +243,14 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
   stream::Schedule s;
   s.units = nunits;
   s.blocks = nblocks;
-  s.phases = sums_req ? 2 : 1;
+  s.phases = phases;
   s.workers = threads;
   s.depth = run.prefetch ? run.prefetch : 2 * threads;
   stream::run_schedule(s, hooks);
 
   if (stats) {
-    stats->device =
-        "cpu, " + std::to_string(threads) + " threads" + (sums_req ? " (two passes per unit)" : "");
+    stats->device = "cpu, " + std::to_string(threads) + " threads" +
+                    (phases > 1 ? " (two passes per unit)" : "");
     stats->wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
     for (unsigned p = 0; p < threads; ++p) {
       stats->read_decode_seconds += static_cast<double>(counters[p].read_decode_ns) * 1e-9;

@@ -3,17 +3,21 @@
 // (sinks are called in it).
 
 #include "backend/site_product.hpp"
+#include "vczstats/error.hpp"
 
 namespace vczstats::backend {
 
 std::unique_ptr<SiteProduct> make_counts_product(const ProductContext& ctx);
 std::unique_ptr<SiteProduct> make_afdist_product(const ProductContext& ctx);
+std::unique_ptr<SiteProduct> make_tallies_product(const ProductContext& ctx);
 
 std::vector<std::unique_ptr<SiteProduct>> make_cpu_site_products(const ProductContext& ctx) {
   const SitePassSpec& spec = *ctx.spec;
   std::vector<std::unique_ptr<SiteProduct>> products;
   if (spec.counts) products.push_back(make_counts_product(ctx));
   if (spec.afdist) products.push_back(make_afdist_product(ctx));
+  if (spec.sample_sums && !spec.tallies) throw Error("per-sample sums need the tallies");
+  if (spec.tallies) products.push_back(make_tallies_product(ctx));
   return products;
 }
 
