@@ -33,20 +33,6 @@ std::int64_t ns_since(Clock::time_point t0) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
 }
 
-/// Pack a block's calls (vczstats/packed.hpp) into rows of words whose first sample sits
-/// @p shift samples into the first word (so the words OR into the unit's rows at word
-/// sample_offset / 32).
-template <class T>
-void pack_block(const GenotypeChunkView& b, int shift, std::vector<std::uint64_t>& out) {
-  const std::int64_t nw = packed_words(shift + b.samples);
-  out.assign(static_cast<std::size_t>(b.variants * nw), 0);
-  const int ploidy = static_cast<int>(b.ploidy);
-  for (std::int64_t v = 0; v < b.variants; ++v)
-    for (std::int64_t w = 0; w < nw; ++w)
-      out[static_cast<std::size_t>(v * nw + w)] =
-          stats::packed::pack_word(b.row<T>(v), b.samples, ploidy, w, shift);
-}
-
 /// Haplotype planes of a block's rows (backend/site_pass.hpp), the block's first slot placed
 /// @p shift slots into the first word: per row, the non-REF words then the called words.
 template <class T>
@@ -64,7 +50,6 @@ void pack_haplotype_block(const GenotypeChunkView& b, int shift, std::vector<std
 /// What a producer hands to the consumer for one item.
 struct Payload {
   std::vector<std::unique_ptr<ProductBlock>> blocks;  // per product (null: none this phase)
-  std::vector<std::uint64_t> packed;                  // phase 0: the block's packed calls
   std::vector<std::uint64_t> haplotypes;              // phase 0: the block's haplotype planes
   std::vector<std::uint64_t> phased;  // phase 0: the block's phased haplotype planes
   std::int64_t sample_offset = 0;
@@ -105,8 +90,7 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
   std::vector<std::int64_t> compute_ns(threads, 0);
 
   // The unit being merged by the consumer.
-  std::vector<std::uint64_t> unit_packed, unit_haplotypes;
-  const std::int64_t packed_row_words = packed_words(spec.samples->size());
+  std::vector<std::uint64_t> unit_haplotypes;
   const std::int64_t hap_plane_words = (spec.samples->size() * reader.ploidy() + 63) / 64;
   std::shared_ptr<const vcz::VariantBlock> unit_variants;
   std::int64_t reduce_ns = 0, done_variants = 0, calls = 0;
@@ -127,10 +111,6 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
                                ? product->produce(item.phase, item.unit, item.block, view, p)
                                : nullptr);
     if (item.phase == 0) {
-      if (spec.packed && !with_element_type(view.elem_bytes, [&](auto t) {
-            pack_block<decltype(t)>(view, static_cast<int>(view.sample_offset % 32), out.packed);
-          }))
-        throw Error("packed genotypes: unsupported genotype width");
       if (spec.haplotypes && !with_element_type(view.elem_bytes, [&](auto t) {
             pack_haplotype_block<decltype(t)>(
                 view, static_cast<int>(view.sample_offset * view.ploidy % 64), out.haplotypes);
@@ -157,18 +137,6 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
       if (item.block == 0) {  // the first block's output becomes the unit's
         unit_variants = std::move(in.variants);
       } else {
-      }
-      if (spec.packed) {  // OR the block's words into the unit's rows
-        const vcz::WorkUnit& unit = plan.units[static_cast<std::size_t>(item.unit)];
-        if (item.block == 0)
-          unit_packed.assign(static_cast<std::size_t>(unit.size() * packed_row_words), 0);
-        const std::int64_t nw =
-            static_cast<std::int64_t>(in.packed.size()) / std::max<std::int64_t>(unit.size(), 1);
-        const std::int64_t w0 = in.sample_offset / 32;
-        for (std::int64_t v = 0; v < unit.size(); ++v)
-          for (std::int64_t w = 0; w < nw; ++w)
-            unit_packed[static_cast<std::size_t>(v * packed_row_words + w0 + w)] |=
-                in.packed[static_cast<std::size_t>(v * nw + w)];
       }
       if (spec.haplotypes) {  // OR the block's planes into the unit's rows
         const vcz::WorkUnit& unit = plan.units[static_cast<std::size_t>(item.unit)];
@@ -201,15 +169,6 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
     for (const auto& product : products)
       if (product->phases() > phase) product->finish(phase, u, out);
     if (phase == 0) {
-      if (spec.packed) {
-        PackedGenotypeView view;
-        view.words = unit_packed.data();
-        view.variants = unit.size();
-        view.samples = spec.samples->size();
-        view.words_per_row = packed_row_words;
-        view.variant_offset = unit.begin;
-        spec.packed->host_unit(u, view);
-      }
       if (spec.haplotypes) {
         PackedHaplotypeView view;
         view.words = unit_haplotypes.data();

@@ -10,6 +10,7 @@ namespace vczstats::backend {
 std::unique_ptr<SiteProduct> make_counts_product(const ProductContext& ctx);
 std::unique_ptr<SiteProduct> make_afdist_product(const ProductContext& ctx);
 std::unique_ptr<SiteProduct> make_tallies_product(const ProductContext& ctx);
+std::unique_ptr<SiteProduct> make_packed_product(const ProductContext& ctx);
 
 std::vector<std::unique_ptr<SiteProduct>> make_cpu_site_products(const ProductContext& ctx) {
   const SitePassSpec& spec = *ctx.spec;
@@ -18,6 +19,7 @@ std::vector<std::unique_ptr<SiteProduct>> make_cpu_site_products(const ProductCo
   if (spec.afdist) products.push_back(make_afdist_product(ctx));
   if (spec.sample_sums && !spec.tallies) throw Error("per-sample sums need the tallies");
   if (spec.tallies) products.push_back(make_tallies_product(ctx));
+  if (spec.packed) products.push_back(make_packed_product(ctx));
   return products;
 }
 
