@@ -33,24 +33,9 @@ std::int64_t ns_since(Clock::time_point t0) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
 }
 
-/// Haplotype planes of a block's rows (backend/site_pass.hpp), the block's first slot placed
-/// @p shift slots into the first word: per row, the non-REF words then the called words.
-template <class T>
-void pack_haplotype_block(const GenotypeChunkView& b, int shift, std::vector<std::uint64_t>& out) {
-  const int ploidy = static_cast<int>(b.ploidy);
-  const std::int64_t nw = (shift + b.samples * ploidy + 63) / 64;
-  out.assign(static_cast<std::size_t>(b.variants * 2 * nw), 0);
-  for (std::int64_t v = 0; v < b.variants; ++v)
-    for (std::int64_t w = 0; w < nw; ++w) {
-      std::uint64_t* row = out.data() + v * 2 * nw;
-      stats::packed::haplotype_words(b.row<T>(v), b.samples, ploidy, w, shift, row[w], row[nw + w]);
-    }
-}
-
 /// What a producer hands to the consumer for one item.
 struct Payload {
   std::vector<std::unique_ptr<ProductBlock>> blocks;  // per product (null: none this phase)
-  std::vector<std::uint64_t> haplotypes;              // phase 0: the block's haplotype planes
   std::vector<std::uint64_t> phased;  // phase 0: the block's phased haplotype planes
   std::int64_t sample_offset = 0;
   std::shared_ptr<const vcz::VariantBlock> variants;  // block 0 of phase 0
@@ -90,8 +75,6 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
   std::vector<std::int64_t> compute_ns(threads, 0);
 
   // The unit being merged by the consumer.
-  std::vector<std::uint64_t> unit_haplotypes;
-  const std::int64_t hap_plane_words = (spec.samples->size() * reader.ploidy() + 63) / 64;
   std::shared_ptr<const vcz::VariantBlock> unit_variants;
   std::int64_t reduce_ns = 0, done_variants = 0, calls = 0;
 
@@ -111,11 +94,6 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
                                ? product->produce(item.phase, item.unit, item.block, view, p)
                                : nullptr);
     if (item.phase == 0) {
-      if (spec.haplotypes && !with_element_type(view.elem_bytes, [&](auto t) {
-            pack_haplotype_block<decltype(t)>(
-                view, static_cast<int>(view.sample_offset * view.ploidy % 64), out.haplotypes);
-          }))
-        throw Error("haplotype planes: unsupported genotype width");
       if (spec.phased) {
         phased_reader->check(unit, static_cast<std::size_t>(item.block), view, phased_buffers[p]);
         const int shift = static_cast<int>(view.sample_offset * view.ploidy % 64);
@@ -138,19 +116,6 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
         unit_variants = std::move(in.variants);
       } else {
       }
-      if (spec.haplotypes) {  // OR the block's planes into the unit's rows
-        const vcz::WorkUnit& unit = plan.units[static_cast<std::size_t>(item.unit)];
-        const std::int64_t row = 2 * hap_plane_words;
-        if (item.block == 0) unit_haplotypes.assign(static_cast<std::size_t>(unit.size() * row), 0);
-        const std::int64_t nw = static_cast<std::int64_t>(in.haplotypes.size()) /
-                                std::max<std::int64_t>(2 * unit.size(), 1);
-        const std::int64_t w0 = in.sample_offset * reader.ploidy() / 64;
-        for (std::int64_t v = 0; v < unit.size(); ++v)
-          for (std::int64_t p = 0; p < 2; ++p)
-            for (std::int64_t w = 0; w < nw; ++w)
-              unit_haplotypes[static_cast<std::size_t>(v * row + p * hap_plane_words + w0 + w)] |=
-                  in.haplotypes[static_cast<std::size_t>((2 * v + p) * nw + w)];
-      }
       if (spec.phased) {  // OR the block's phased planes into the unit's rows
         const vcz::WorkUnit& unit = plan.units[static_cast<std::size_t>(item.unit)];
         if (item.block == 0)
@@ -169,15 +134,6 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
     for (const auto& product : products)
       if (product->phases() > phase) product->finish(phase, u, out);
     if (phase == 0) {
-      if (spec.haplotypes) {
-        PackedHaplotypeView view;
-        view.words = unit_haplotypes.data();
-        view.variants = unit.size();
-        view.haplotypes = spec.samples->size() * reader.ploidy();
-        view.words_per_plane = hap_plane_words;
-        view.variant_offset = unit.begin;
-        spec.haplotypes->host_haplotypes(u, view);
-      }
       if (spec.phased) {
         out.phased.words = unit_phased.data();
         out.phased.variants = unit.size();

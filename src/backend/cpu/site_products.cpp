@@ -11,6 +11,7 @@ std::unique_ptr<SiteProduct> make_counts_product(const ProductContext& ctx);
 std::unique_ptr<SiteProduct> make_afdist_product(const ProductContext& ctx);
 std::unique_ptr<SiteProduct> make_tallies_product(const ProductContext& ctx);
 std::unique_ptr<SiteProduct> make_packed_product(const ProductContext& ctx);
+std::unique_ptr<SiteProduct> make_haplotype_planes_product(const ProductContext& ctx);
 
 std::vector<std::unique_ptr<SiteProduct>> make_cpu_site_products(const ProductContext& ctx) {
   const SitePassSpec& spec = *ctx.spec;
@@ -20,6 +21,7 @@ std::vector<std::unique_ptr<SiteProduct>> make_cpu_site_products(const ProductCo
   if (spec.sample_sums && !spec.tallies) throw Error("per-sample sums need the tallies");
   if (spec.tallies) products.push_back(make_tallies_product(ctx));
   if (spec.packed) products.push_back(make_packed_product(ctx));
+  if (spec.haplotypes) products.push_back(make_haplotype_planes_product(ctx));
   return products;
 }
 
