@@ -12,6 +12,7 @@ std::unique_ptr<SiteProduct> make_afdist_product(const ProductContext& ctx);
 std::unique_ptr<SiteProduct> make_tallies_product(const ProductContext& ctx);
 std::unique_ptr<SiteProduct> make_packed_product(const ProductContext& ctx);
 std::unique_ptr<SiteProduct> make_haplotype_planes_product(const ProductContext& ctx);
+std::unique_ptr<SiteProduct> make_phased_product(const ProductContext& ctx);
 
 std::vector<std::unique_ptr<SiteProduct>> make_cpu_site_products(const ProductContext& ctx) {
   const SitePassSpec& spec = *ctx.spec;
@@ -22,6 +23,7 @@ std::vector<std::unique_ptr<SiteProduct>> make_cpu_site_products(const ProductCo
   if (spec.tallies) products.push_back(make_tallies_product(ctx));
   if (spec.packed) products.push_back(make_packed_product(ctx));
   if (spec.haplotypes) products.push_back(make_haplotype_planes_product(ctx));
+  if (spec.phased) products.push_back(make_phased_product(ctx));
   return products;
 }
 
