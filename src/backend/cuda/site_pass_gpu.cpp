@@ -9,11 +9,12 @@
 //
 // Each unit runs on stream (unit mod S) with that stream's own device buffers, so a unit's
 // blocks are processed in order and units on different streams overlap (decode of k+2, copy of
-// k+1, compute of k). A unit's per-site outputs (allele counts, afdist counts) come back to the
-// stream's pinned host buffers and are handed over in plan order as soon as their copy is done;
-// the calling thread waits only when a stream's buffers are needed again. Per-sample sums stay
-// on the device: each unit's sums are added to the run's totals in plan order (an event chain
-// across streams), which keeps the floating-point sums equal to the CPU's bit for bit.
+// k+1, compute of k). What is computed is the products' (backend/cuda/gpu_product.hpp: allele
+// counts, afdist counts, tallies and per-sample sums, packed genotypes, haplotype planes, phased
+// haplotypes), each with its own buffers per lane: the pass launches their kernels on each block
+// and, after a unit, lets each queue its copies back (or hand device words to a sink); a unit's
+// outputs are handed over in plan order as soon as its lane's copies are done; the calling
+// thread waits only when a lane's buffers are needed again.
 //
 // Device decode (RunOptions::gpu_decode, choose_gpu_decode): an item is a group of the unit's
 // sample chunks instead of one decoded block. Producers only read the chunks' compressed bytes
@@ -35,19 +36,13 @@
 #include <map>
 #include <memory>
 
-#include "backend/cuda/afdist_kernels.cuh"
-#include "backend/cuda/counts_kernels.cuh"
 #include "backend/cuda/cuda_util.cuh"
 #include "backend/cuda/decode/chunk_decoder.cuh"
 #include "backend/cuda/gather_kernels.cuh"
 #include "backend/cuda/gpu_pipeline.hpp"
-#include "backend/cuda/haplo_kernels.cuh"
-#include "backend/cuda/packed_kernels.cuh"
-#include "backend/cuda/pair_band_kernels.cuh"
-#include "backend/cuda/sample_kernels.cuh"
+#include "backend/cuda/gpu_product.hpp"
 #include "backend/site_pass.hpp"
 #include "stream/genotype_reader.hpp"
-#include "stream/phased_reader.hpp"
 #include "stream/scheduler.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/testing.hpp"
@@ -90,52 +85,17 @@ struct Payload {
   std::uint64_t encoded_bytes = 0;   // device decode: bytes used in the lease
 };
 
-/// The population segments of every sample block, on the device (allele counts kernel).
-struct DeviceSegments {
-  DeviceBuffer buffer;
-  std::vector<std::int64_t> offset, count;  // per sample block
-
-  DeviceSegments(cuda::DevicePool& pool, const stream::GenotypeReader& reader,
-                 const stats::AlleleCountsPass& counts, cudaStream_t st) {
-    std::vector<cuda::CountSegment> all;
-    for (std::size_t b = 0; b < reader.num_blocks(); ++b) {
-      GenotypeChunkView columns;
-      columns.sample_offset = reader.block_first(b);
-      columns.samples = reader.block_samples(b);
-      offset.push_back(static_cast<std::int64_t>(all.size()));
-      for (const auto& s : counts.segments(columns)) all.push_back({s.begin, s.end, s.pop, 0});
-      count.push_back(static_cast<std::int64_t>(all.size()) - offset.back());
-    }
-    const auto bytes = static_cast<std::int64_t>(all.size() * sizeof(cuda::CountSegment));
-    buffer = DeviceBuffer(pool, bytes, st);
-    // Pageable source: the call returns once the data is staged.
-    VCZ_CUDA_CHECK(cudaMemcpyAsync(buffer.data(), all.data(), static_cast<std::size_t>(bytes),
-                                   cudaMemcpyHostToDevice, st));
-  }
-  const cuda::CountSegment* of_block(std::int64_t b) const {
-    return buffer.as<cuda::CountSegment>() + offset[static_cast<std::size_t>(b)];
-  }
-};
-
-/// One CUDA stream with the device buffers and pinned host buffers of the units queued on it.
-/// The stream is declared first, so the buffers (freed in its order) go before it.
+/// One CUDA stream with the device buffers of the units queued on it (the products keep their
+/// own buffers per lane, GpuSiteProduct::add_lane). The stream is declared first, so the buffers
+/// (freed in its order) go before it.
 struct Lane {
   cuda::Stream stream;
   std::unique_ptr<cuda::decode::DeviceChunkDecoder> decoder;  // device decode
-  DeviceBuffer chunks;                  // device decode: the item's decoded chunks
-  DeviceBuffer input;                   // one sample block
-  DeviceBuffer counts, afdist;          // the unit's per-site outputs
-  DeviceBuffer tallies, weights, mask;  // tallies; per-sample sums: weights, row mask
-  DeviceBuffer partial;                 // per-sample sums of the unit
-  DeviceBuffer packed;                  // the unit's packed genotypes
-  DeviceBuffer phased;                  // the unit's phased haplotype planes
-  DeviceBuffer haplotypes;              // the unit's haplotype planes (variant pairs, --hap)
-  PinnedBuffer host_counts, host_afdist, host_tallies, host_mask, host_phased;
-  std::vector<std::int32_t> pageable_counts;       // baseline
-  std::vector<stats::AfdistSite> pageable_afdist;  // baseline
-  Event copied, mask_copied;
-  Event decoded;  // device decode: after the last batch's status copy
-  bool pending = false, mask_pending = false, decode_pending = false;
+  DeviceBuffer chunks;  // device decode: the item's decoded chunks
+  DeviceBuffer input;   // one sample block
+  Event copied;         // after the products' copies back of the lane's last unit
+  Event decoded;        // device decode: after the last batch's status copy
+  bool pending = false, decode_pending = false;
 };
 
 class GpuSitePass {
@@ -146,7 +106,6 @@ class GpuSitePass {
         plan_(*spec.plan),
         run_(*spec.run),
         deliver_(deliver),
-        totals_out_(totals),
         ctx_(cuda::DeviceContext::get(spec.device)),
         reader_(*spec.store, *spec.samples, {spec.min_gq, spec.min_dp}),
         seed_(hooks::gpu_seed_baseline()) {
@@ -157,16 +116,27 @@ class GpuSitePass {
     threads_ = run_.threads ? run_.threads : hardware_threads();
     const unsigned nstreams = seed_ ? 1 : run_.gpu_streams ? run_.gpu_streams : kDefaultStreams;
     for (const auto& unit : plan_.units) max_rows_ = std::max(max_rows_, unit.size());
+    product_ctx_.spec = &spec;
+    product_ctx_.reader = &reader_;
+    product_ctx_.pool = &ctx_.pool();
+    product_ctx_.timer = &timer_;
+    product_ctx_.max_rows = max_rows_;
+    product_ctx_.workers = threads_;
+    product_ctx_.seed = seed_;
+    product_ctx_.sample_sums = totals;
+    products_ = make_gpu_site_products(product_ctx_);
+    for (const auto& p : products_) phases_ = std::max(phases_, p->phases());
     decoded_bytes_ = reader_.chunk_bytes();
     gathered_bytes_ = reader_.gathered_bytes(max_rows_);
     if (!seed_) {
       decode_choice_ = choose_gpu_decode(*spec.store, run_.gpu_decode);
       dev_ = decode_choice_.device;
-      if (dev_ && spec.phased) {  // the phasing check reads the decoded calls on the host
-        dev_ = false;
-        decode_choice_.device = false;
-        decode_choice_.why = "the haplotype family checks call_genotype_phased on the host";
-      }
+      for (const auto& p : products_)
+        if (const char* why = p->host_decode_reason(); dev_ && why) {
+          dev_ = false;  // a check of the product's reads the calls the host decoded
+          decode_choice_.device = false;
+          decode_choice_.why = why;
+        }
       if (spec.min_gq > 0 || spec.min_dp > 0) {  // the masks are applied by the host's reader
         if (run_.gpu_decode == GpuDecode::On)
           throw UsageError(
@@ -217,7 +187,6 @@ class GpuSitePass {
     const std::int64_t input_bytes =
         dev_ ? std::max({gathered_bytes_, dense_bytes, std::int64_t{256}})
              : std::max(decoded_bytes_, gathered_bytes_);
-    const std::int64_t samples = spec.samples->size();
     for (unsigned s = 0; s < nstreams; ++s) {
       auto lane = std::make_unique<Lane>();
       const cudaStream_t st = lane->stream.get();
@@ -226,58 +195,12 @@ class GpuSitePass {
         lane->chunks = DeviceBuffer(pool, group_ * chunk_stride_, st);
         lane->decoder = std::make_unique<cuda::decode::DeviceChunkDecoder>(pool, st);
       }
-      if (spec.counts) {
-        const std::int64_t bytes = max_rows_ * spec.counts->site_width() * 4;
-        lane->counts = DeviceBuffer(pool, bytes, st);
-        lane->host_counts = PinnedBuffer(bytes);
-      }
-      if (spec.afdist) {
-        const std::int64_t bytes = max_rows_ * static_cast<std::int64_t>(sizeof(stats::AfdistSite));
-        lane->afdist = DeviceBuffer(pool, bytes, st);
-        lane->host_afdist = PinnedBuffer(bytes);
-      }
-      if (const auto* r = spec.tallies) {
-        const std::int64_t bytes = max_rows_ * r->site_width() * 4;
-        lane->tallies = DeviceBuffer(pool, bytes, st);
-        if (r->deliver) lane->host_tallies = PinnedBuffer(bytes);
-      }
-      if (const auto* r = spec.sample_sums ? spec.tallies : nullptr) {
-        lane->weights = DeviceBuffer(pool, max_rows_ * r->pops * 8, st);
-        lane->mask = DeviceBuffer(pool, max_rows_, st);
-        lane->host_mask = PinnedBuffer(max_rows_);
-        lane->partial = DeviceBuffer(
-            pool, samples * static_cast<std::int64_t>(sizeof(cuda::DeviceSampleSums)), st);
-      }
-      if (spec.packed) lane->packed = DeviceBuffer(pool, max_rows_ * packed_words(samples) * 8, st);
-      if (spec.haplotypes)
-        lane->haplotypes = DeviceBuffer(pool, max_rows_ * 2 * phased_words() * 8, st);
-      if (spec.phased) {
-        const std::int64_t bytes = max_rows_ * phased_row_words() * 8;
-        lane->phased = DeviceBuffer(pool, bytes, st);
-        lane->host_phased = PinnedBuffer(bytes);
-      }
+      for (const auto& p : products_) p->add_lane(st);
       lanes_.push_back(std::move(lane));
     }
     const cudaStream_t s0 = lanes_[0]->stream.get();
-    if (spec.counts) segments_ = std::make_unique<DeviceSegments>(pool, reader_, *spec.counts, s0);
+    for (const auto& p : products_) p->setup(s0);
     if (dev_) upload_columns(pool, s0);
-    if (spec.sample_sums && !spec.tallies) throw Error("per-sample sums need the tallies");
-    if (const auto* r = spec.tallies) {
-      const auto bytes = static_cast<std::int64_t>(r->population_of->size() * 4);
-      population_of_ = DeviceBuffer(pool, bytes, s0);
-      VCZ_CUDA_CHECK(cudaMemcpyAsync(population_of_.data(), r->population_of->data(),
-                                     static_cast<std::size_t>(bytes), cudaMemcpyHostToDevice, s0));
-    }
-    if (spec.sample_sums) {
-      totals_ = DeviceBuffer(
-          pool, samples * static_cast<std::int64_t>(sizeof(cuda::DeviceSampleSums)), s0);
-      VCZ_CUDA_CHECK(
-          cudaMemsetAsync(totals_.data(), 0, static_cast<std::size_t>(totals_.size()), s0));
-    }
-    if (spec.phased) {
-      phased_ = std::make_unique<stream::PhasedReader>(*spec.store, *spec.samples, reader_);
-      phased_buffers_.resize(threads_);
-    }
     // Everything set up on stream 0 is ready before any stream uses it.
     VCZ_CUDA_CHECK(cudaStreamSynchronize(s0));
     counters_.resize(threads_);
@@ -318,7 +241,8 @@ class GpuSitePass {
         out.lease = slabs.acquire();
         out.view = reader_.read(unit, b, out.lease.decoded(), out.lease.gathered(), &counters_[p]);
       }
-      if (phased_) phased_->check(unit, b, out.view, phased_buffers_[p]);
+      if (!dev_)
+        for (const auto& product : products_) product->check_block(unit, item.block, out.view, p);
       return out;
     };
     hooks.consume = [&](const stream::WorkItem& item, Payload& in) {
@@ -332,14 +256,14 @@ class GpuSitePass {
     stream::Schedule s;
     s.units = nunits_;
     s.blocks = dev_ ? items_per_unit_ : nblocks_;
-    s.phases = spec_.sample_sums ? 2 : 1;
+    s.phases = phases_;
     s.workers = seed_ ? 1 : threads_;
     s.depth = static_cast<unsigned>(depth_);
     stream::run_schedule(s, hooks);
 
     while (!pending_.empty()) deliver_front(true);
     for (auto& lane : lanes_) check_decoded(*lane);
-    if (spec_.sample_sums) fetch_totals();
+    for (const auto& p : products_) p->end(lanes_[0]->stream.get());
     for (auto& lane : lanes_) lane->stream.synchronize();
     timer_.drain();
     if (stats) report(*stats, start);
@@ -352,17 +276,8 @@ class GpuSitePass {
     std::shared_ptr<const vcz::VariantBlock> variants;
   };
 
-  /// Words of one plane of a unit row, and of all planes of a row (phased haplotype planes).
-  std::int64_t phased_words() const {
-    return haplotype_words(spec_.samples->size() * reader_.ploidy());
-  }
-  std::int64_t phased_row_words() const { return spec_.phased->planes * phased_words(); }
-
   unsigned lane_of(std::int64_t u) const {
     return static_cast<unsigned>(u % static_cast<std::int64_t>(lanes_.size()));
-  }
-  std::size_t rows_bytes(std::int64_t rows, std::int64_t per_row) const {
-    return static_cast<std::size_t>(rows * per_row);
   }
 
   void consume(const stream::WorkItem& item, Payload& in, cuda::SlabPool& slabs) {
@@ -371,7 +286,7 @@ class GpuSitePass {
     const unsigned li = lane_of(u);
     Lane& lane = *lanes_[li];
     const cudaStream_t st = lane.stream.get();
-    if (item.phase == 0 && item.block == 0) begin_unit(lane, unit);
+    if (item.phase == 0 && item.block == 0) begin_unit(li, unit);
     if (in.variants) variants_[u] = std::move(in.variants);
 
     const GenotypeChunkView& view = in.view;
@@ -385,7 +300,7 @@ class GpuSitePass {
 
     GenotypeChunkView dv = view;
     dv.data = lane.input.data();
-    run_kernels(item.phase, item.block, dv, lane, unit);
+    run_kernels(item.phase, item.block, dv, li, unit);
     if (seed_) lane.stream.synchronize();
   }
 
@@ -429,9 +344,10 @@ class GpuSitePass {
   void consume_encoded(const stream::WorkItem& item, Payload& in, cuda::SlabPool& slabs) {
     const std::int64_t u = item.unit;
     const vcz::WorkUnit& unit = plan_.units[static_cast<std::size_t>(u)];
-    Lane& lane = *lanes_[lane_of(u)];
+    const unsigned li = lane_of(u);
+    Lane& lane = *lanes_[li];
     const cudaStream_t st = lane.stream.get();
-    if (item.phase == 0 && item.block == 0) begin_unit(lane, unit);
+    if (item.phase == 0 && item.block == 0) begin_unit(li, unit);
     if (in.variants) variants_[u] = std::move(in.variants);
     check_decoded(lane);  // the decoder's last batch, before it takes this one
 
@@ -498,7 +414,7 @@ class GpuSitePass {
         if (k > 0) timer_.stop(t, st, StageTimer::kDecode);
       }
       if (k == 0) timer_.stop(t, st, StageTimer::kDecode);
-      run_kernels(item.phase, static_cast<std::int64_t>(b), dv, lane, unit);
+      run_kernels(item.phase, static_cast<std::int64_t>(b), dv, li, unit);
     }
   }
 
@@ -525,83 +441,23 @@ class GpuSitePass {
     VCZ_CUDA_CHECK(cudaStreamSynchronize(st));  // the pageable source goes out of scope
   }
 
-  /// The requested kernels on block @p block of a unit, resident on the device as @p dv.
-  void run_kernels(int phase, std::int64_t block, const GenotypeChunkView& dv, Lane& lane,
+  /// The products' kernels on block @p block of a unit, resident on the device as @p dv.
+  void run_kernels(int phase, std::int64_t block, const GenotypeChunkView& dv, unsigned li,
                    const vcz::WorkUnit& unit) {
-    const cudaStream_t st = lane.stream.get();
+    const cudaStream_t st = lanes_[li]->stream.get();
     const int t = timer_.start(st);
-    if (phase == 0) {
-      if (spec_.counts) {
-        const cuda::CountsArgs a = cuda::counts_args(
-            dv, spec_.counts->layout(), segments_->of_block(block),
-            segments_->count[static_cast<std::size_t>(block)], lane.counts.as<std::int32_t>());
-        if (seed_)
-          cuda::launch_allele_counts_baseline(a, st);
-        else
-          cuda::launch_allele_counts(a, st);
-      }
-      if (spec_.afdist) {
-        cuda::HeavyArgs h;
-        h.data = dv.data;
-        h.elem_bytes = dv.elem_bytes;
-        h.rows = dv.variants;
-        h.samples = dv.samples;
-        h.ploidy = static_cast<int>(dv.ploidy);
-        h.sites = lane.afdist.as<stats::AfdistSite>();
-        h.method = spec_.afdist->options().method;
-        if (seed_)
-          cuda::launch_afdist_baseline(h, st);
-        else
-          cuda::launch_afdist_heavy(h, st);
-      }
-      if (const auto* r = spec_.tallies)
-        cuda::launch_tallies(dv, population_of_.as<std::int32_t>(), r->pops, r->alleles,
-                             lane.tallies.as<std::int32_t>(), st);
-      if (spec_.packed)
-        cuda::launch_pack(dv, lane.packed.as<std::uint64_t>(), packed_words(spec_.samples->size()),
-                          st);
-      if (spec_.phased)
-        cuda::launch_pack_haplotypes(dv, spec_.phased->planes, lane.phased.as<std::uint64_t>(),
-                                     phased_words(), st);
-      if (spec_.haplotypes)
-        cuda::launch_pack_haplotype_planes(dv, lane.haplotypes.as<std::uint64_t>(), phased_words(),
-                                           st);
-      calls_ += dv.calls();
-    } else {
-      const auto* r = spec_.tallies;
-      cuda::launch_sample_sums(dv, population_of_.as<std::int32_t>(), r->pops,
-                               lane.weights.as<double>(),
-                               unit.mask.empty() ? nullptr : lane.mask.as<std::uint8_t>(),
-                               lane.partial.as<cuda::DeviceSampleSums>(), st);
-      calls_ += dv.calls();
-    }
+    for (const auto& p : products_)
+      if (p->phases() > phase) p->launch(phase, li, block, dv, unit, st);
+    calls_ += dv.calls();
     timer_.stop(t, st, StageTimer::kCompute);
   }
 
-  /// A unit starts on @p lane: the outputs of the unit before it on this lane must have been
-  /// handed over (its host buffers are reused); then its device sums are cleared.
-  void begin_unit(Lane& lane, const vcz::WorkUnit& unit) {
+  /// A unit starts on lane @p li: the outputs of the unit before it on this lane must have been
+  /// handed over (its host buffers are reused); then the products clear their sums.
+  void begin_unit(unsigned li, const vcz::WorkUnit& unit) {
+    Lane& lane = *lanes_[li];
     while (lane.pending) deliver_front(true);
-    const cudaStream_t st = lane.stream.get();
-    if (spec_.counts)
-      VCZ_CUDA_CHECK(cudaMemsetAsync(lane.counts.data(), 0,
-                                     rows_bytes(unit.size(), spec_.counts->site_width() * 4), st));
-    if (spec_.afdist)
-      VCZ_CUDA_CHECK(cudaMemsetAsync(lane.afdist.data(), 0,
-                                     rows_bytes(unit.size(), sizeof(stats::AfdistSite)), st));
-    if (const auto* r = spec_.tallies)
-      VCZ_CUDA_CHECK(cudaMemsetAsync(lane.tallies.data(), 0,
-                                     rows_bytes(unit.size(), r->site_width() * 4), st));
-    if (spec_.packed)
-      VCZ_CUDA_CHECK(
-          cudaMemsetAsync(lane.packed.data(), 0,
-                          rows_bytes(unit.size(), packed_words(spec_.samples->size()) * 8), st));
-    if (spec_.phased)
-      VCZ_CUDA_CHECK(cudaMemsetAsync(lane.phased.data(), 0,
-                                     rows_bytes(unit.size(), phased_row_words() * 8), st));
-    if (spec_.haplotypes)
-      VCZ_CUDA_CHECK(cudaMemsetAsync(lane.haplotypes.data(), 0,
-                                     rows_bytes(unit.size(), 2 * phased_words() * 8), st));
+    for (const auto& p : products_) p->begin_unit(li, unit, lane.stream.get());
   }
 
   void phase_done(std::int64_t u, int phase) {
@@ -609,72 +465,10 @@ class GpuSitePass {
     const unsigned li = lane_of(u);
     Lane& lane = *lanes_[li];
     const cudaStream_t st = lane.stream.get();
+    // Device sinks, and the unit's outputs back to the products' host buffers.
+    for (const auto& p : products_)
+      if (p->phases() > phase) p->unit_done(phase, li, u, unit, st);
     if (phase == 0) {
-      if (const auto* r = spec_.sample_sums ? spec_.tallies : nullptr) {
-        int t = timer_.start(st);
-        cuda::launch_site_weights(lane.tallies.as<std::int32_t>(), unit.size(), r->pops, r->alleles,
-                                  lane.weights.as<double>(), st);
-        timer_.stop(t, st, StageTimer::kReduce);
-        if (!unit.mask.empty()) {
-          if (lane.mask_pending) lane.mask_copied.synchronize();  // its last copy read host_mask
-          std::memcpy(lane.host_mask.data(), unit.mask.data(), unit.mask.size());
-          t = timer_.start(st);
-          VCZ_CUDA_CHECK(cudaMemcpyAsync(lane.mask.data(), lane.host_mask.data(), unit.mask.size(),
-                                         cudaMemcpyHostToDevice, st));
-          timer_.stop(t, st, StageTimer::kH2D);
-          lane.mask_copied.record(st);
-          lane.mask_pending = true;
-        }
-      }
-      if (spec_.packed) {
-        PackedGenotypeView view;
-        view.words = lane.packed.as<std::uint64_t>();
-        view.variants = unit.size();
-        view.samples = spec_.samples->size();
-        view.words_per_row = packed_words(view.samples);
-        view.variant_offset = unit.begin;
-        spec_.packed->device_unit(u, view, st);
-      }
-      if (spec_.haplotypes) {
-        PackedHaplotypeView view;
-        view.words = lane.haplotypes.as<std::uint64_t>();
-        view.variants = unit.size();
-        view.haplotypes = spec_.samples->size() * reader_.ploidy();
-        view.words_per_plane = phased_words();
-        view.variant_offset = unit.begin;
-        spec_.haplotypes->device_haplotypes(u, view, st);
-      }
-      // The unit's per-site outputs come back to the lane's host buffers.
-      const int t = timer_.start(st);
-      if (spec_.counts) {
-        const std::size_t bytes = rows_bytes(unit.size(), spec_.counts->site_width() * 4);
-        void* host = lane.host_counts.data();
-        if (seed_) {
-          lane.pageable_counts.resize(bytes / 4);
-          host = lane.pageable_counts.data();
-        }
-        VCZ_CUDA_CHECK(
-            cudaMemcpyAsync(host, lane.counts.data(), bytes, cudaMemcpyDeviceToHost, st));
-      }
-      if (spec_.afdist) {
-        const std::size_t bytes = rows_bytes(unit.size(), sizeof(stats::AfdistSite));
-        void* host = lane.host_afdist.data();
-        if (seed_) {
-          lane.pageable_afdist.resize(static_cast<std::size_t>(unit.size()));
-          host = lane.pageable_afdist.data();
-        }
-        VCZ_CUDA_CHECK(
-            cudaMemcpyAsync(host, lane.afdist.data(), bytes, cudaMemcpyDeviceToHost, st));
-      }
-      if (spec_.tallies && spec_.tallies->deliver)
-        VCZ_CUDA_CHECK(cudaMemcpyAsync(lane.host_tallies.data(), lane.tallies.data(),
-                                       rows_bytes(unit.size(), spec_.tallies->site_width() * 4),
-                                       cudaMemcpyDeviceToHost, st));
-      if (spec_.phased)
-        VCZ_CUDA_CHECK(cudaMemcpyAsync(lane.host_phased.data(), lane.phased.data(),
-                                       rows_bytes(unit.size(), phased_row_words() * 8),
-                                       cudaMemcpyDeviceToHost, st));
-      timer_.stop(t, st, StageTimer::kD2H);
       lane.copied.record(st);
       lane.pending = true;
       auto it = variants_.find(u);
@@ -682,18 +476,9 @@ class GpuSitePass {
       if (it != variants_.end()) variants_.erase(it);
       while (!pending_.empty() && deliver_front(false)) {
       }
-    } else {
-      // Add the unit's per-sample sums to the totals, in plan order across streams.
-      if (add_chained_) VCZ_CUDA_CHECK(cudaStreamWaitEvent(st, added_.get(), 0));
-      const int t = timer_.start(st);
-      cuda::launch_add_sample_sums(lane.partial.as<cuda::DeviceSampleSums>(), spec_.samples->size(),
-                                   totals_.as<cuda::DeviceSampleSums>(), st);
-      timer_.stop(t, st, StageTimer::kReduce);
-      added_.record(st);
-      add_chained_ = true;
     }
     if (seed_) lane.stream.synchronize();
-    if (phase == (spec_.sample_sums ? 1 : 0)) {
+    if (phase == phases_ - 1) {
       done_variants_ += unit.selected();
       if (run_.progress) run_.progress(u + 1, nunits_, done_variants_);
     }
@@ -728,51 +513,14 @@ class GpuSitePass {
     const vcz::WorkUnit& unit = plan_.units[static_cast<std::size_t>(p.unit)];
     UnitOutput out;
     out.index = p.unit;
-    if (spec_.counts) {
-      const auto n = static_cast<std::size_t>(unit.size() * spec_.counts->site_width());
-      const auto* data = seed_ ? lane.pageable_counts.data()
-                               : reinterpret_cast<const std::int32_t*>(lane.host_counts.data());
-      out.counts = {data, n};
-    }
-    if (spec_.afdist) {
-      const auto* data = seed_
-                             ? lane.pageable_afdist.data()
-                             : reinterpret_cast<const stats::AfdistSite*>(lane.host_afdist.data());
-      out.afdist = {data, static_cast<std::size_t>(unit.size())};
-    }
-    if (spec_.tallies && spec_.tallies->deliver)
-      out.tallies = {reinterpret_cast<const std::int32_t*>(lane.host_tallies.data()),
-                     static_cast<std::size_t>(unit.size() * spec_.tallies->site_width())};
+    for (const auto& product : products_) product->deliver(p.lane, unit, out);
     out.variants = std::move(p.variants);
-    if (spec_.phased) {
-      out.phased.words = reinterpret_cast<const std::uint64_t*>(lane.host_phased.data());
-      out.phased.variants = unit.size();
-      out.phased.haplotypes = spec_.samples->size() * reader_.ploidy();
-      out.phased.ploidy = static_cast<int>(reader_.ploidy());
-      out.phased.planes = spec_.phased->planes;
-      out.phased.words_per_plane = phased_words();
-      out.phased.variant_offset = unit.begin;
-    }
     const auto t0 = Clock::now();
     deliver_(out);
     host_reduce_seconds_ += std::chrono::duration<double>(Clock::now() - t0).count();
     lane.pending = false;
     pending_.pop_front();
     return true;
-  }
-
-  void fetch_totals() {
-    const cudaStream_t s0 = lanes_[0]->stream.get();
-    if (add_chained_) VCZ_CUDA_CHECK(cudaStreamWaitEvent(s0, added_.get(), 0));
-    std::vector<cuda::DeviceSampleSums> host(static_cast<std::size_t>(spec_.samples->size()));
-    VCZ_CUDA_CHECK(cudaMemcpyAsync(host.data(), totals_.data(),
-                                   host.size() * sizeof(cuda::DeviceSampleSums),
-                                   cudaMemcpyDeviceToHost, s0));
-    lanes_[0]->stream.synchronize();
-    totals_out_->resize(host.size());
-    for (std::size_t i = 0; i < host.size(); ++i)
-      (*totals_out_)[i] = {host[i].obs, host[i].missing, host[i].het_sites, host[i].o_hom,
-                           host[i].e_hom};
   }
 
   void report(RunStats& stats, Clock::time_point start) const {
@@ -818,7 +566,6 @@ class GpuSitePass {
   const vcz::ChunkPlan& plan_;
   const RunOptions& run_;
   const Deliver& deliver_;
-  std::vector<stats::SampleSums>* totals_out_;
   cuda::DeviceContext& ctx_;
   stream::GenotypeReader reader_;
   bool seed_ = false;
@@ -832,16 +579,15 @@ class GpuSitePass {
   std::int64_t group_ = 1, items_per_unit_ = 1, chunk_stride_ = 0, device_decoded_bytes_ = 0;
   std::vector<std::int64_t> column_offset_;  // per block, into columns_
   // Declaration order is destruction order reversed: the streams' buffers before the streams.
-  std::vector<std::unique_ptr<Lane>> lanes_;
-  std::unique_ptr<DeviceSegments> segments_;
-  DeviceBuffer population_of_, totals_, columns_;
-  Event added_;
-  bool add_chained_ = false;
   StageTimer timer_;
+  std::vector<std::unique_ptr<Lane>> lanes_;
+  // The products (their lane buffers go before the lanes' streams), in registration order.
+  GpuProductContext product_ctx_;
+  std::vector<std::unique_ptr<GpuSiteProduct>> products_;
+  int phases_ = 1;
+  DeviceBuffer columns_;
   std::vector<stream::ReadCounters> counters_;
   std::map<std::int64_t, std::shared_ptr<const vcz::VariantBlock>> variants_;
-  std::unique_ptr<stream::PhasedReader> phased_;        // when phased haplotypes are asked for
-  std::vector<std::vector<std::byte>> phased_buffers_;  // one per producer
   std::deque<Pending> pending_;
   std::int64_t done_variants_ = 0, calls_ = 0, h2d_bytes_ = 0;
   double host_reduce_seconds_ = 0;

@@ -1,0 +1,61 @@
+// Site-pass product on the GPU: every unit's bit-packed phased haplotypes (backend/cpu/
+// product_phased.cpp on the CPU), packed on the lane, copied back and delivered with the unit
+// (UnitOutput::phased, host memory). The producers check call_genotype_phased on the host-decoded
+// blocks, so this product keeps the genotypes' decode on the host.
+
+#include "backend/cuda/gpu_product.hpp"
+#include "backend/cuda/haplo_kernels.cuh"
+#include "stream/genotype_reader.hpp"
+#include "stream/phased_reader.hpp"
+
+namespace vczstats::backend {
+namespace {
+
+class PhasedGpu final : public CopiedRowsProduct<std::uint64_t> {
+ public:
+  explicit PhasedGpu(const GpuProductContext& ctx)
+      : CopiedRowsProduct(ctx,
+                          ctx.spec->phased->planes *
+                              haplotype_words(ctx.spec->samples->size() * ctx.reader->ploidy())),
+        planes_(ctx.spec->phased->planes),
+        ploidy_(ctx.reader->ploidy()),
+        haplotypes_(ctx.spec->samples->size() * ploidy_),
+        plane_words_(haplotype_words(haplotypes_)),
+        reader_(*ctx.spec->store, *ctx.spec->samples, *ctx.reader),
+        buffers_(ctx.workers) {}
+
+  const char* host_decode_reason() const override {
+    return "the haplotype family checks call_genotype_phased on the host";
+  }
+  void check_block(const vcz::WorkUnit& unit, std::int64_t block, const GenotypeChunkView& view,
+                   unsigned worker) override {
+    reader_.check(unit, static_cast<std::size_t>(block), view, buffers_[worker]);
+  }
+  void launch(int phase, unsigned lane, std::int64_t, const GenotypeChunkView& dv,
+              const vcz::WorkUnit&, cudaStream_t st) override {
+    if (phase == 0) cuda::launch_pack_haplotypes(dv, planes_, rows_.device(lane), plane_words_, st);
+  }
+  void deliver(unsigned lane, const vcz::WorkUnit& unit, UnitOutput& out) override {
+    out.phased.words = rows_.host(lane, unit.size()).data();
+    out.phased.variants = unit.size();
+    out.phased.haplotypes = haplotypes_;
+    out.phased.ploidy = static_cast<int>(ploidy_);
+    out.phased.planes = planes_;
+    out.phased.words_per_plane = plane_words_;
+    out.phased.variant_offset = unit.begin;
+  }
+
+ private:
+  const int planes_;
+  const std::int64_t ploidy_, haplotypes_, plane_words_;
+  stream::PhasedReader reader_;
+  std::vector<std::vector<std::byte>> buffers_;  // one per producer
+};
+
+}  // namespace
+
+std::unique_ptr<GpuSiteProduct> make_phased_gpu(const GpuProductContext& ctx) {
+  return std::make_unique<PhasedGpu>(ctx);
+}
+
+}  // namespace vczstats::backend
