@@ -120,12 +120,13 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
   stream::GenotypeReader reader(*spec.store, *spec.samples, {spec.min_gq, spec.min_dp});
   // Remote stores: many requests in flight ahead of the readers (genotypes and variant fields).
   reader.prefetch(plan.units, spec.variants);
-  const unsigned threads = run.threads ? run.threads : hardware_threads();
   const auto nunits = static_cast<std::int64_t>(plan.units.size());
   const auto nblocks = static_cast<std::int64_t>(reader.num_blocks());
   const TalliesRequest* tallies_req = spec.tallies;
   if (spec.sample_sums && !tallies_req) throw Error("per-sample sums need the tallies");
   const TalliesRequest* sums_req = spec.sample_sums ? tallies_req : nullptr;
+  // One producer per work item at most (units x blocks x phases).
+  const unsigned threads = threads_for_work(run.threads, nunits * nblocks * (sums_req ? 2 : 1));
   const std::int64_t counts_width = spec.counts ? spec.counts->site_width() : 0;
   if (sample_sums_out && sums_req)
     sample_sums_out->assign(static_cast<std::size_t>(spec.samples->size()), {});
