@@ -22,8 +22,7 @@ class SegmentRunner {
 };
 
 /// The CPU runner: segments on @p threads threads of the shared pool (0: all cores; never more
-/// than the cores), each
-/// segment with @p lanes lanes run one after another (1 but in tests).
+/// than the cores), each segment with @p lanes lanes run one after another (1 but in tests).
 std::unique_ptr<SegmentRunner> make_cpu_runner(unsigned threads, int lanes = 1);
 
 }  // namespace vczstats::stats::haplo
