@@ -88,7 +88,7 @@ bench() {
     printf "%-12s %-28s %-6s %10.3f %12.0f %s\n" "$name" "$data" "$dev" "$wall" \
       "$(awk "BEGIN {print $rows / $wall}")" "$same"
     sed 's/^/    /' "$out/$name.$dev.log"
-    grep '^#' "$out/$name.$dev.tsv" | cut -c1-200 | sed 's/^/    /'
+    { grep '^#' "$out/$name.$dev.tsv" || true; } | cut -c1-200 | sed 's/^/    /'
   done
 }
 

@@ -15,6 +15,12 @@
 #      Then GPUDirect Storage against the pipeline's pread + pinned copy (bench/gpu_gds_bench).
 #   6. device decode end to end (bench/gpu_decode_e2e.sh): stats and afdist with --gpu-decode
 #      on / off and the CPU on simulated stores.
+#   (--phase suite, alone) build-gpu built (configured first when absent), then the whole GPU test
+#      suite in one go: the Cuda* ctest tests, the MPI ranks sharing a GPU, BindProcess*,
+#      CliHelp*, CliOutput*, spread over the host's GPUs (a ctest resource spec written from
+#      nvidia-smi -L; tests/gpu_tests.cmake gives each GPU test one GPU slot) with -j = cores,
+#      and beside them the Python GPU tests (python/tests/test_gpu.py, test_dlpack.py) with the
+#      image's Python; then every test's wall time, longest first (suite-times.txt).
 #   7. (--phase mpi, and all) the MPI driver with the image's own MPI (Open MPI or HPC-X, found
 #      on PATH, $MPI_HOME, /opt/hpcx or /usr/local/mpi): the MPI tests (every statistic command
 #      byte-identical for 1-4 CPU ranks; 2 ranks sharing the GPU give the CPU's output), then
@@ -26,11 +32,14 @@
 # that of the first failed step; every step runs regardless.
 #
 # Options: --configure-only  unpack and configure, then stop (a dry run that works without a GPU)
-#          --phase build|test|gputest|bench|popgen|mpi|all  build only / tests and benchmarks
-#                  except the popgen scan and MPI (reusing build-gpu) / of those, the GPU tests
-#                  and memchecks only / the benchmarks only / the popgen scan against vcftools
-#                  only / the MPI tests and benchmarks only (reusing build-gpu) / everything
-#                  (default). gputest and bench split test so that each fits one device call.
+#          --phase build|test|gputest|bench|popgen|mpi|suite|all  build only / tests and
+#                  benchmarks except the popgen scan and MPI (reusing build-gpu) / of those, the
+#                  GPU tests and memchecks only / the benchmarks only / the popgen scan against
+#                  vcftools only / the MPI tests and benchmarks only (reusing build-gpu) / build
+#                  and the whole GPU test suite with the Python GPU tests, spread over the GPUs,
+#                  in one device call (-j and the suite's time limit: GPU_SUITE_JOBS, default the
+#                  cores, GPU_SUITE_LIMIT_S, default 420) / everything (default). gputest and
+#                  bench split test so that each fits one device call.
 # shellcheck disable=SC2317  # unpack and configure run through step()
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -42,7 +51,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --configure-only) configure_only=1 ;;
     --phase) phase=$2; shift ;;
-    *) echo "usage: $0 [--configure-only] [--phase build|test|gputest|bench|popgen|mpi|all]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--configure-only] [--phase build|test|gputest|bench|popgen|mpi|suite|all]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -173,6 +182,12 @@ if [ "$phase" = build ] || [ "$phase" = all ] || [ "$phase" = popgen ]; then
   done
 fi
 
+if [ "$phase" = suite ] && [ $configure_only -eq 0 ]; then  # build-gpu reused, made if absent
+  [ -d "$prefix/usr/lib" ] || step unpack "$logs/build.log" unpack
+  [ -f "$build/CMakeCache.txt" ] || step configure "$logs/build.log" configure
+  step build "$logs/build.log" cmake --build "$build" -j "$(nproc)"
+fi
+
 if [ "$phase" != build ] && [ $configure_only -eq 0 ]; then
   # --phase test on a machine that lost $TMPDIR: the prefix is only needed for its libraries.
   [ -d "$prefix/usr/lib" ] || step unpack "$logs/build.log" unpack
@@ -196,6 +211,54 @@ if { [ "$phase" = all ] || [ "$phase" = test ] || [ "$phase" = gputest ]; } && [
   step "memcheck gpu decode" "$logs/memcheck.log" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     timeout 1200 "$sanitizer" --tool memcheck --target-processes all --error-exitcode 3 \
     "$build/tests/vczstats_tests" --gtest_filter='CudaGpuDecodeCli.CorruptChunkIsACleanErrorNamingTheChunk'
+fi
+if [ "$phase" = suite ] && [ $configure_only -eq 0 ]; then
+  # The GPUs: those of CUDA_VISIBLE_DEVICES when set, else nvidia-smi's. Resource ids are their
+  # positions; the test binary maps a slot to the entry (tests/test_util.cpp).
+  if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
+    gpus=$(echo "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
+  else
+    gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+  fi
+  [ "$gpus" -ge 1 ] || gpus=1
+  jobs=${GPU_SUITE_JOBS:-$(nproc)}
+  slots=$(((jobs + gpus - 1) / gpus))
+  spec=$logs/gpu-resources.json
+  {
+    printf '{"version": {"major": 1, "minor": 0}, "local": [{"gpus": ['
+    for ((g = 0; g < gpus; g++)); do
+      printf '%s{"id": "%d", "slots": %d}' "$([ $g -gt 0 ] && echo ', ')" "$g" "$slots"
+    done
+    printf ']}]}\n'
+  }>"$spec"
+  nvidia-smi -L >"$logs/suite.log" 2>&1
+  echo "suite: $gpus GPU(s), ctest -j $jobs, $slots GPU tests per GPU at once" >>"$logs/suite.log"
+  run_env=(env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
+  # The Python GPU tests beside the ctest tests (they take a few seconds).
+  py=/opt/torch/.venv/bin/python3
+  [ -x "$py" ] || py=python3
+  "${run_env[@]}" PYTHONPATH="$build/python" VCZSTATS_BINARY="$build/vczstats" \
+    VCZSTATS_SOURCE_DIR="$root" "$py" -m pytest -q -p no:cacheprovider -rs \
+    "$root/python/tests/test_gpu.py" "$root/python/tests/test_dlpack.py" >"$logs/suite-python.log" 2>&1 &
+  py_pid=$!
+  py_t0=$SECONDS
+  # --stop-time: ctest starts no test after the limit and stops the running ones at it, so the
+  # times and the summary still come back within the device call.
+  step "suite ctest" "$logs/suite.log" "${run_env[@]}" \
+    ctest --test-dir "$build" -R 'Cuda|TwoRanksSharingOneGpu|BindProcess|CliHelp|CliOutput' \
+    -j "$jobs" --resource-spec-file "$spec" --output-on-failure \
+    --stop-time "$(date -d "+${GPU_SUITE_LIMIT_S:-420} seconds" +%H:%M:%S)"
+  wait "$py_pid"
+  py_rc=$?
+  note "suite python (test_gpu.py, test_dlpack.py): exit $py_rc (ended $((SECONDS - py_t0)) s after it started, log suite-python.log)"
+  [ $py_rc -ne 0 ] && [ $status -eq 0 ] && status=$py_rc
+  tail -3 "$logs/suite-python.log"
+  # Every test's wall time, longest first ("Test #N: NAME .... Passed  12.34 sec").
+  grep -E 'Test +#[0-9]+: ' "$logs/suite.log" |
+    sed -E 's/^.*Test +#[0-9]+: ([^ ]+).* ([0-9.]+) sec$/\2 \1/' | sort -rn >"$logs/suite-times.txt"
+  echo "suite: the longest tests (s), of $(wc -l <"$logs/suite-times.txt"):"
+  head -25 "$logs/suite-times.txt"
+  grep -E 'tests passed|tests failed|Total Test time' "$logs/suite.log"
 fi
 if { [ "$phase" = all ] || [ "$phase" = test ] || [ "$phase" = bench ]; } && [ $configure_only -eq 0 ]; then
   step bench "$logs/bench.md" env LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \

@@ -8,7 +8,7 @@
 # or all at once with --phase all):
 #   build  scripts/gpu-check.sh --phase build: unpack .debs into a prefix, configure build-gpu/
 #          (CUDA sm_90, VCZSTATS_MPI=ON with the image's MPI) and build;
-#   test   ctest -R 'MpiCli.TwoRanksSharingOneGpu|DistShares' with CUDA_VISIBLE_DEVICES=0: two
+#   test   ctest -R 'TwoRanksSharingOneGpu|DistShares' with CUDA_VISIBLE_DEVICES=0: two
 #          ranks sharing one GPU write what one CPU process writes, for every statistic command
 #          on the test stores (and the Ag1000G store when .gpu/shared-data is there);
 #   bench  on a generated store (default 10^5 samples x 10^5 variants, 1% missing, written once
@@ -93,7 +93,7 @@ say "$gpus GPUs, $cores cores, $(mpirun --version 2>&1 | head -1) in $mpi_home"
 # test: two ranks on one GPU (CUDA_VISIBLE_DEVICES=0 hides the others), and the share cuts.
 if [ "$phase" = test ] || [ "$phase" = all ]; then
   t0=$SECONDS
-  CUDA_VISIBLE_DEVICES=0 ctest --test-dir "$build" -R 'MpiCli.TwoRanksSharingOneGpu|DistShares' \
+  CUDA_VISIBLE_DEVICES=0 ctest --test-dir "$build" -R 'TwoRanksSharingOneGpu|DistShares' \
     --output-on-failure >"$logs/multi-ctest.log" 2>&1 || status=1
   say "test: $(grep -E 'tests passed|tests failed' "$logs/multi-ctest.log" || echo 'see multi-ctest.log') ($((SECONDS - t0)) s)"
 fi

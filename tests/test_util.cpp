@@ -9,9 +9,30 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <string>
+
+#include "vczstats/device.hpp"
 
 namespace vcztest {
 namespace fs = std::filesystem;
+
+namespace {
+/// ctest with a resource spec (tests/gpu_tests.cmake) gives a GPU test a slot of GPU k, the
+/// k-th visible one, in CTEST_RESOURCE_GROUP_0_GPUS ("id:k,slots:1"): before anything starts
+/// CUDA, narrow CUDA_VISIBLE_DEVICES to it, for this process and the vczstats it runs.
+[[maybe_unused]] const bool g_gpu_slot_bound = [] {
+  const char* slot = std::getenv("CTEST_RESOURCE_GROUP_0_GPUS");
+  if (!slot) return false;
+  const std::string s = slot;
+  if (!s.starts_with("id:")) return false;
+  try {
+    vczstats::bind_process_to_gpu(std::stoi(s.substr(3)));
+  } catch (const std::exception&) {
+    return false;
+  }
+  return true;
+}();
+}  // namespace
 
 TempDir::TempDir() {
   std::random_device rd;

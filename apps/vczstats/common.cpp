@@ -24,6 +24,7 @@
 #include "statistic_run.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/testing.hpp"
+#include "vczstats/thread_pool.hpp"
 #include "vczstats/zarr_writer.hpp"
 
 namespace vczstats::cli {
@@ -424,6 +425,9 @@ void print_run(std::FILE* f, const RunStats& s) {
   fmt::print(f, "vczstats:   {:<12} {:9.3f} s  {:.3g} calls/s, {:.3f} GB/s decoded\n", "total",
              s.wall_seconds, static_cast<double>(s.calls) / wall,
              static_cast<double>(s.decoded_bytes) / wall * 1e-9);
+  // Threads follow the work: a small store starts few, whatever -t or the cores.
+  fmt::print(f, "vczstats:   {:<12} {:9d}    worker threads started in this process\n", "threads",
+             ThreadPool::shared().threads_started());
 }
 
 // The --log file: replaced by the first write of the process, appended to after.

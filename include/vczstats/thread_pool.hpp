@@ -20,14 +20,21 @@ namespace vczstats {
 /// @brief Number of hardware threads (at least 1).
 unsigned hardware_threads();
 
+/// @brief Threads for @p items work items that run in parallel: @p requested (-t; 0 = every
+/// hardware thread), but never more than the items (at least 1): a small store on many cores
+/// starts no thread that would find nothing to do.
+unsigned threads_for_work(unsigned requested, std::int64_t items);
+
 /// @brief Worker threads taking tasks from one queue. parallel_for blocks until every index has
 /// run (the calling thread works too); start() runs a group of tasks concurrently and returns at
-/// once. The first exception of a task is rethrown to whoever waits for it. The pool grows when
-/// a group needs more idle workers than it has, so groups never wait for each other's threads.
+/// once. The first exception of a task is rethrown to whoever waits for it. Workers start when
+/// work needs them: a parallel_for of n indices starts at most n - 1 (up to the pool's width)
+/// and takes only workers that are free then; the pool grows when a group needs more idle
+/// workers than it has, so groups never wait for each other's threads.
 class ThreadPool : public zarr::Executor {
  public:
-  /// @brief Start @p threads workers (0 = hardware_threads()); parallel_for uses at most that
-  /// many threads counting the caller.
+  /// @brief A pool @p threads wide (0 = hardware_threads()): parallel_for uses at most that many
+  /// threads counting the caller. No worker starts before work needs it.
   explicit ThreadPool(unsigned threads = 0);
   ~ThreadPool() override;
   ThreadPool(const ThreadPool&) = delete;
@@ -38,6 +45,9 @@ class ThreadPool : public zarr::Executor {
 
   /// @brief Threads a parallel_for uses, the caller included.
   unsigned size() const { return width_; }
+
+  /// @brief Worker threads started so far (they stay until the pool ends).
+  unsigned threads_started() const;
 
   /// @brief Run fn(i) for i in [0, n), spread over the workers and the calling thread. Indices
   /// are handed out in increasing order. Safe to call from several threads at once.
@@ -73,10 +83,14 @@ class ThreadPool : public zarr::Executor {
  private:
   void worker_loop();
   void push(std::vector<std::function<void()>> tasks, bool concurrent);
+  /// Start a worker (mutex_ held).
+  void start_worker();
+  /// How many of @p want optional helpers a parallel_for gets: workers free now, or started.
+  unsigned reserve_helpers(unsigned want);
 
   unsigned width_ = 1;
   std::vector<std::thread> workers_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<std::function<void()>> queue_;
   std::size_t idle_ = 0, starting_ = 0;

@@ -21,8 +21,8 @@ class SegmentRunner {
   virtual std::string describe() const = 0;
 };
 
-/// The CPU runner: segments on @p threads threads of the shared pool (0: all cores), each
-/// segment with @p lanes lanes run one after another (1 but in tests).
+/// The CPU runner: segments on @p threads threads of the shared pool (0: all cores; never more
+/// than the cores), each segment with @p lanes lanes run one after another (1 but in tests).
 std::unique_ptr<SegmentRunner> make_cpu_runner(unsigned threads, int lanes = 1);
 
 }  // namespace vczstats::stats::haplo

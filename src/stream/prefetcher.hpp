@@ -52,7 +52,7 @@ class OrderedPrefetcher {
     slot.ready = false;
     ++consumed_;
     lock.unlock();
-    space_cv_.notify_all();
+    space_cv_.notify_one();  // one slot freed: one producer can claim it
     return item;
   }
 
@@ -86,21 +86,28 @@ class OrderedPrefetcher {
       }
       try {
         Item item = produce_(index, producer);
-        std::lock_guard lock(mutex_);
-        Slot& slot = slots_[static_cast<std::size_t>(index % depth_)];
-        slot.item.emplace(std::move(item));
-        slot.ready = true;
-      } catch (...) {
-        std::lock_guard lock(mutex_);
-        // The items before it are still made (they were all claimed before it); no later one
-        // is claimed.
-        if (!error_ || index < error_index_) {
-          error_ = std::current_exception();
-          error_index_ = index;
+        {
+          std::lock_guard lock(mutex_);
+          Slot& slot = slots_[static_cast<std::size_t>(index % depth_)];
+          slot.item.emplace(std::move(item));
+          slot.ready = true;
         }
+        // Only the consumer waits for a ready item; the other producers wait for space, which
+        // a made item does not free (waking them all per item is what made many threads slow).
+        ready_cv_.notify_one();
+      } catch (...) {
+        {
+          std::lock_guard lock(mutex_);
+          // The items before it are still made (they were all claimed before it); no later one
+          // is claimed.
+          if (!error_ || index < error_index_) {
+            error_ = std::current_exception();
+            error_index_ = index;
+          }
+        }
+        space_cv_.notify_all();  // the producers waiting for space stop
+        ready_cv_.notify_all();
       }
-      space_cv_.notify_all();
-      ready_cv_.notify_all();
     }
   }
 

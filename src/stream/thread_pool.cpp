@@ -9,6 +9,11 @@ unsigned hardware_threads() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+unsigned threads_for_work(unsigned requested, std::int64_t items) {
+  const unsigned want = requested ? requested : hardware_threads();
+  return static_cast<unsigned>(std::clamp<std::int64_t>(items, 1, want));
+}
+
 /// What the tasks of one group (or one parallel_for) share: how many are still running and the
 /// first exception.
 struct ThreadPool::Group::State {
@@ -31,12 +36,8 @@ struct ThreadPool::Group::State {
 ThreadPool::ThreadPool(unsigned threads) {
   if (threads == 0) threads = hardware_threads();
   width_ = threads;
-  // The calling thread also works inside parallel_for, so start one fewer worker.
-  std::lock_guard lock(mutex_);
-  for (unsigned i = 1; i < threads; ++i) {
-    ++starting_;
-    workers_.emplace_back([this] { worker_loop(); });
-  }
+  // Workers start when work needs them (parallel_for, start()), not here: a run on a small store
+  // does not start a thread per core.
 }
 
 ThreadPool::~ThreadPool() {
@@ -69,19 +70,41 @@ void ThreadPool::worker_loop() {
   }
 }
 
+unsigned ThreadPool::threads_started() const {
+  std::lock_guard lock(mutex_);
+  return static_cast<unsigned>(workers_.size());
+}
+
+void ThreadPool::start_worker() {
+  ++starting_;
+  workers_.emplace_back([this] { worker_loop(); });
+}
+
 void ThreadPool::push(std::vector<std::function<void()>> tasks, bool concurrent) {
+  const std::size_t n = tasks.size();
   {
     std::lock_guard lock(mutex_);
     for (auto& t : tasks) queue_.push_back(std::move(t));
     // Tasks that must run at the same time each need a thread that is free now (idle or just
     // starting) for every queued task: start workers until there are.
     if (concurrent)
-      while (idle_ + starting_ < queue_.size()) {
-        ++starting_;
-        workers_.emplace_back([this] { worker_loop(); });
-      }
+      while (idle_ + starting_ < queue_.size()) start_worker();
   }
-  wake_.notify_all();
+  // One wake-up per task: a few tasks do not wake every idle worker.
+  for (std::size_t i = 0; i < n; ++i) wake_.notify_one();
+}
+
+unsigned ThreadPool::reserve_helpers(unsigned want) {
+  std::lock_guard lock(mutex_);
+  // Workers free for them now (idle or starting, less the tasks already waiting), then new ones
+  // up to the pool's width; a busy pool lends none (the caller does the work itself).
+  const std::size_t ready = idle_ + starting_;
+  std::size_t free = ready > queue_.size() ? ready - queue_.size() : 0;
+  while (free < want && workers_.size() + 1 < width_) {
+    start_worker();
+    ++free;
+  }
+  return static_cast<unsigned>(std::min<std::size_t>(free, want));
 }
 
 void ThreadPool::parallel_for(std::int64_t n, const std::function<void(std::int64_t)>& fn) {
@@ -109,8 +132,8 @@ void ThreadPool::parallel_for(std::int64_t n, const std::function<void(std::int6
       }
     }
   };
-  const auto helpers =
-      static_cast<unsigned>(std::min<std::int64_t>(n - 1, static_cast<std::int64_t>(width_) - 1));
+  const auto helpers = reserve_helpers(
+      static_cast<unsigned>(std::min<std::int64_t>(n - 1, static_cast<std::int64_t>(width_) - 1)));
   if (helpers > 0) {
     std::vector<std::function<void()>> tasks(helpers, [sh, loop] {
       {

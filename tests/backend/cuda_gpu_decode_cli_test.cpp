@@ -4,7 +4,8 @@
 // dtype, ploidy, zip and directory stores, blosc zstd and lz4, plain zstd) and every store of
 // ../shared/data whose call_genotype the device can decode, whole and with sample subsets
 // (gathered on the device). A corrupt chunk stops the run with one error line naming the array
-// and the chunk, and never hangs. Skips visibly without a GPU.
+// and the chunk, and never hangs. One ctest test per store (the small stores of ../shared/data
+// in three groups; Ag1000G in two slices of the command list). Skips visibly without a GPU.
 
 #include <gtest/gtest.h>
 
@@ -38,34 +39,42 @@ bool device_decodable(const std::string& store_path) {
          vczstats::zarr::device_decodable(store.genotypes().chunk_encoding());
 }
 
-void expect_same_three_ways(const vcztest::TempDir& dir, const std::string& store) {
+/// The commands of @p c's slice on @p store, three ways; the -v check in the first slice.
+void expect_same_three_ways(const vcztest::TempDir& dir, const std::string& store,
+                            const gputest::StoreCase& c = {}) {
   const std::string q = vcztest::shell_quote(store);
   const std::string pops = vcztest::shell_quote(gputest::write_pops(dir, store, false, "pops.tsv"));
   const std::string sub_pops =
       vcztest::shell_quote(gputest::write_pops(dir, store, true, "sub_pops.tsv"));
   const std::string subset = vcztest::shell_quote(write_subset(dir, store));
+  // Ag1000G: units of a few variants over 100 kb of it (over its 10^6 sites they take minutes).
+  const std::string tiny =
+      store.find("ag1000g") != std::string::npos ? " -r X:8000000-8100000" : "";
   const std::vector<std::string> commands = {
       "stats " + q + " -P " + pops +
           " --window-size 2000 --stats pi,theta_w,tajima_d,dxy,fst_hudson,fst_wc",
       "stats " + q + " -P " + sub_pops + " --window-size 5000 --stats pi,dxy,fst_hudson",
       "afdist " + q,
       "afdist " + q + " -S " + subset,
-      "afdist " + q + " --max-unit-variants 7",
+      "afdist " + q + tiny + " --max-unit-variants 7",
       "freq " + q + " -P " + pops,
-      "geno-counts " + q + " -S " + subset + " --max-unit-variants 9",
+      "geno-counts " + q + " -S " + subset + tiny + " --max-unit-variants 9",
       "sample-stats " + q + " -P " + sub_pops,
   };
-  for (const auto& c : commands) {
-    const auto cpu = vcztest::run(vcztest::binary() + " " + c + " --device cpu -t 2");
-    ASSERT_EQ(cpu.exit_code, 0) << c << "\n" << cpu.err;
+  for (std::size_t k = 0; k < commands.size(); ++k) {
+    if (!c.takes(k)) continue;
+    const std::string& cmd = commands[k];
+    const auto cpu = vcztest::run(vcztest::binary() + " " + cmd + " --device cpu -t 2");
+    ASSERT_EQ(cpu.exit_code, 0) << cmd << "\n" << cpu.err;
     const std::string on =
-        vcztest::run_ok(vcztest::binary() + " " + c + " --device gpu --gpu-decode on -t 3");
+        vcztest::run_ok(vcztest::binary() + " " + cmd + " --device gpu --gpu-decode on -t 3");
     const std::string off =
-        vcztest::run_ok(vcztest::binary() + " " + c + " --device gpu --gpu-decode off -t 3");
-    EXPECT_EQ(cpu.out, on) << c;
-    EXPECT_EQ(cpu.out, off) << c;
-    EXPECT_GT(cpu.out.size(), 0u) << c;
+        vcztest::run_ok(vcztest::binary() + " " + cmd + " --device gpu --gpu-decode off -t 3");
+    EXPECT_EQ(cpu.out, on) << cmd;
+    EXPECT_EQ(cpu.out, off) << cmd;
+    EXPECT_GT(cpu.out.size(), 0u) << cmd;
   }
+  if (c.part != 0) return;
   // -v says where the genotypes were decoded and times the device stages apart.
   const auto v =
       vcztest::run(vcztest::binary() + " afdist " + q + " --device gpu --gpu-decode on -v");
@@ -75,12 +84,14 @@ void expect_same_three_ways(const vcztest::TempDir& dir, const std::string& stor
   EXPECT_NE(v.err.find("host->device"), std::string::npos) << v.err;
 }
 
+/// The stores of ../shared/data but Ag1000G (a test of its own).
 std::vector<fs::path> shared_stores() {
   std::vector<fs::path> out;
   const auto shared = vcztest::shared_data();
   if (shared.empty() || !fs::exists(shared)) return out;
   for (const auto& e : fs::recursive_directory_iterator(shared)) {
     const std::string name = e.path().filename().string();
+    if (name.find("ag1000g") != std::string::npos) continue;
     if (name.ends_with(".vcz.zip") || name.ends_with(".vcz3.zip") ||
         (e.is_directory() && name.ends_with(".vcz")))
       out.push_back(e.path());
@@ -89,30 +100,43 @@ std::vector<fs::path> shared_stores() {
   return out;
 }
 
+class CudaGpuDecodeCliStores : public ::testing::TestWithParam<gputest::StoreCase> {};
+
 }  // namespace
 
-TEST(CudaGpuDecodeCli, SameOutputsWithDeviceDecodeOnOffAndCpu) {
+TEST_P(CudaGpuDecodeCliStores, SameOutputsWithDeviceDecodeOnOffAndCpu) {
   VCZ_REQUIRE_GPU();
   vcztest::TempDir dir;
-  int stores = 0;
-  for (const auto& spec : gputest::store_specs()) {
-    const std::string path = gputest::obtain_store(dir, spec);
-    if (path.empty()) continue;
-    SCOPED_TRACE(spec.name);
-    ASSERT_TRUE(device_decodable(path)) << spec.name;
-    ++stores;
-    expect_same_three_ways(dir, path);
+  const gputest::StoreCase& c = GetParam();
+  if (c.store == "shared") {  // the small stores of ../shared/data the device can decode
+    int stores = 0;
+    const auto shared = shared_stores();
+    for (std::size_t k = 0; k < shared.size(); ++k) {
+      const fs::path& p = shared[k];
+      if (!c.takes(k) || !device_decodable(p.string())) continue;
+      SCOPED_TRACE(p.string());
+      ++stores;
+      expect_same_three_ways(dir, p.string());
+    }
+    if (stores == 0) GTEST_SKIP() << "skipped: no device-decodable store in ../shared/data";
+    return;
   }
-  for (const auto& p : shared_stores()) {
-    if (!device_decodable(p.string())) continue;
-    SCOPED_TRACE(p.string());
-    ++stores;
-    expect_same_three_ways(dir, p.string());
+  const std::string path = gputest::case_store(dir, c);
+  VCZ_REQUIRE_CASE_STORE(path, c);
+  if (c.store != "ag1000g") {
+    ASSERT_TRUE(device_decodable(path)) << c.store;
+  } else if (!device_decodable(path)) {
+    GTEST_SKIP() << "skipped: the device cannot decode " << path;
   }
-  if (stores == 0)
-    GTEST_SKIP() << "skipped: no test store (needs python3-zarr and bcftools, or "
-                    "VCZSTATS_TEST_STORES from scripts/fetch-gpu-deps.sh)";
+  expect_same_three_ways(dir, path, c);
 }
+
+INSTANTIATE_TEST_SUITE_P(Stores, CudaGpuDecodeCliStores, ::testing::ValuesIn([] {
+                           auto cases = gputest::store_cases({{"ag1000g", 2}});
+                           for (int k = 0; k < 3; ++k) cases.push_back({"shared", k, 3});
+                           return cases;
+                         }()),
+                         gputest::case_name);
 
 /// A directory store of gpu_test_stores.tsv copied to @p dir, with one call_genotype chunk's zstd
 /// frame magic overwritten (@p header: its blosc header's compressed size instead).

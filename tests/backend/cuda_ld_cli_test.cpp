@@ -46,8 +46,10 @@ bool expect_same(const std::string& command) {
   return cpu.exit_code == 0;
 }
 
-/// The ld and prune runs of one store; returns how many succeeded (at least the r2 ones must).
-int expect_ld_same_on_both_devices(const vcztest::TempDir& dir, const std::string& store) {
+/// The ld and prune runs of one store (those of @p c's slice); returns how many succeeded (at
+/// least the r2 ones must).
+int expect_ld_same_on_both_devices(const vcztest::TempDir& dir, const std::string& store,
+                                   const gputest::StoreCase& c = {}) {
   // Ag1000G: 100 kb of it (about 25,000 variants) keeps the small units quick.
   const std::string s = shell_quote(store) + " " +
                         (store.find("ag1000g") != std::string::npos ? "-r X:8000000-8100000 " : "");
@@ -100,6 +102,7 @@ int expect_ld_same_on_both_devices(const vcztest::TempDir& dir, const std::strin
   };
   int ok = 0;
   for (std::size_t k = 0; k < commands.size(); ++k) {
+    if (!c.takes(k)) continue;
     const bool good = expect_same(commands[k]);
     if (k < 4) {
       EXPECT_TRUE(good) << commands[k];
@@ -107,8 +110,10 @@ int expect_ld_same_on_both_devices(const vcztest::TempDir& dir, const std::strin
     ok += good;
   }
   // prune: the table and both files.
+  std::size_t k = commands.size();
   for (const std::string args : {"--indep-pairwise 50 5 0.2 --max-unit-variants 7",
                                  "--indep-pairwise 20 3 0.5", "--indep-pairwise 5kb 1 0.1"}) {
+    if (!c.takes(k++)) continue;
     const std::string cpu = (dir / "cpu").string(), gpu = (dir / "gpu").string();
     const auto a =
         run(binary() + " prune " + s + args + " --out " + shell_quote(cpu) + " --device cpu -t 2");
@@ -137,42 +142,65 @@ Pairs read_pairs(const std::string& path, bool ours, std::set<std::pair<long, lo
   return p;
 }
 
+class CudaLdCliStores : public ::testing::TestWithParam<gputest::StoreCase> {};
+
 }  // namespace
 
-TEST(CudaLdCli, LdAndPruneAreTheSameOnGpuAndCpu) {
+TEST_P(CudaLdCliStores, LdAndPruneAreTheSameOnGpuAndCpu) {
   VCZ_REQUIRE_GPU();
   vcztest::TempDir dir;
-  const int stores = gputest::for_each_test_store(
-      dir, [&](const std::string& p) { EXPECT_GE(expect_ld_same_on_both_devices(dir, p), 7); });
-  if (stores == 0)
-    GTEST_SKIP() << "skipped: no test store (needs python3-zarr and bcftools, or "
-                    "VCZSTATS_TEST_STORES from scripts/fetch-gpu-deps.sh)";
+  const gputest::StoreCase& c = GetParam();
+  const std::string store = gputest::case_store(dir, c);
+  VCZ_REQUIRE_CASE_STORE(store, c);
+  EXPECT_GE(expect_ld_same_on_both_devices(dir, store, c), 7 / c.parts);
 }
 
-TEST(CudaLdCli, SimulatedStoresAreTheSameOnGpuAndCpu) {
-  // Without missing calls every row takes the four-popcount path (rows called everywhere); 70
-  // samples fill two words per plane, 3000 fill 47 (more words than a warp's lanes); phased
-  // calls for --hap; small variant chunks so units are smaller than the windows.
+// Ag1000G (100 kb of it) in two slices of the command list.
+INSTANTIATE_TEST_SUITE_P(Stores, CudaLdCliStores,
+                         ::testing::ValuesIn(gputest::store_cases({{"ag1000g", 2}})),
+                         gputest::case_name);
+
+// Without missing calls every row takes the four-popcount path (rows called everywhere); 70
+// samples fill two words per plane, 3000 fill 47 (more words than a warp's lanes); phased
+// calls for --hap; small variant chunks so units are smaller than the windows. One test per store.
+namespace {
+
+struct Sim {
+  int samples;
+  double missing;
+  int chunk;
+};
+
+void PrintTo(const Sim& s, std::ostream* os) {
+  *os << s.samples << " samples, " << s.missing << " missing, chunks of " << s.chunk;
+}
+
+class CudaLdCliSimulated : public ::testing::TestWithParam<Sim> {};
+
+}  // namespace
+
+TEST_P(CudaLdCliSimulated, SameOnGpuAndCpu) {
   VCZ_REQUIRE_GPU();
   vcztest::TempDir dir;
-  struct Sim {
-    int samples;
-    double missing;
-    int chunk;
-  };
-  for (const Sim sim :
-       {Sim{70, 0.0, 40}, Sim{70, 0.03, 17}, Sim{3000, 0.0, 100}, Sim{3000, 0.001, 64}}) {
-    const std::string store =
-        (dir / ("sim" + std::to_string(sim.samples) + "_" + std::to_string(sim.chunk) + ".vcz"))
-            .string();
-    vcztest::run_ok(binary() + " simulate --samples " + std::to_string(sim.samples) +
-                    " --variants 1500 --seed 11 --missing " + std::to_string(sim.missing) +
-                    " --variants-chunk-size " + std::to_string(sim.chunk) + " -f " +
-                    shell_quote(store));
-    SCOPED_TRACE(store);
-    EXPECT_GE(expect_ld_same_on_both_devices(dir, store), 9);
-  }
+  const Sim sim = GetParam();
+  const std::string store =
+      (dir / ("sim" + std::to_string(sim.samples) + "_" + std::to_string(sim.chunk) + ".vcz"))
+          .string();
+  vcztest::run_ok(binary() + " simulate --samples " + std::to_string(sim.samples) +
+                  " --variants 1500 --seed 11 --missing " + std::to_string(sim.missing) +
+                  " --variants-chunk-size " + std::to_string(sim.chunk) + " -f " +
+                  shell_quote(store));
+  EXPECT_GE(expect_ld_same_on_both_devices(dir, store), 9);
 }
+
+INSTANTIATE_TEST_SUITE_P(Stores, CudaLdCliSimulated,
+                         ::testing::Values(Sim{70, 0.0, 40}, Sim{70, 0.03, 17}, Sim{3000, 0.0, 100},
+                                           Sim{3000, 0.001, 64}),
+                         [](const ::testing::TestParamInfo<Sim>& i) {
+                           const Sim& s = i.param;
+                           return "sim" + std::to_string(s.samples) + "_chunk" +
+                                  std::to_string(s.chunk);
+                         });
 
 TEST(CudaLdCli, GpuR2MatchesPlink19OnAg1000g) {
   // The GPU band against plink 1.9 --r2 directly (positions X:8,000,000-8,030,000; multi-allelic

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <ostream>
 #include <random>
 #include <sstream>
 #include <string>
@@ -207,6 +209,13 @@ inline std::string gq_store(const vcztest::TempDir& dir) {
   return "";
 }
 
+/// The Ag1000G store of ../shared/data, or "" when absent.
+inline std::string ag1000g_store() {
+  const auto shared = vcztest::shared_data();
+  const auto ag = shared / "ag1000g/gamb.X.8-12Mb.n100.derived.vcz.zip";
+  return !shared.empty() && fs::exists(ag) ? ag.string() : "";
+}
+
 /// Call @p check (under a trace of the store's name) with each store of gpu_test_stores.tsv that
 /// can be obtained, then the Ag1000G store when ../shared/data has it; the number of stores.
 template <class Check>
@@ -219,15 +228,72 @@ int for_each_test_store(const vcztest::TempDir& dir, Check check) {
     ++stores;
     check(path);
   }
-  const auto shared = vcztest::shared_data();
-  const auto ag = shared / "ag1000g/gamb.X.8-12Mb.n100.derived.vcz.zip";
-  if (!shared.empty() && fs::exists(ag)) {
+  if (const std::string ag = ag1000g_store(); !ag.empty()) {
     SCOPED_TRACE("ag1000g");
     ++stores;
-    check(ag.string());
+    check(ag);
   }
   return stores;
 }
+
+// ---- one ctest test per store (and part of a long command list) ------------------------------
+
+/// A store of the end-to-end GPU tests (a name of gpu_test_stores.tsv, or "ag1000g") and the
+/// slice of a command list that one test runs: commands k with k % parts == part. One test per
+/// case lets `ctest -j` run the stores (and the slices of the large one) side by side, over the
+/// host's GPUs (tests/gpu_tests.cmake).
+struct StoreCase {
+  std::string store;
+  int part = 0, parts = 1;
+  bool takes(std::size_t k) const {
+    return static_cast<int>(k % static_cast<std::size_t>(parts)) == part;
+  }
+};
+
+/// How gtest prints a case (in the test's listing and ctest's name for it).
+inline void PrintTo(const StoreCase& c, std::ostream* os) {
+  *os << c.store << " part " << c.part + 1 << " of " << c.parts;
+}
+
+/// Every store of gpu_test_stores.tsv, then Ag1000G, each in one part or in the number of parts
+/// @p parts gives for it; @p only, when not empty, keeps the stores it names.
+inline std::vector<StoreCase> store_cases(const std::map<std::string, int>& parts = {},
+                                          const std::vector<std::string>& only = {}) {
+  std::vector<StoreCase> out;
+  auto add = [&](const std::string& name) {
+    if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()) return;
+    const auto it = parts.find(name);
+    const int n = it == parts.end() ? 1 : it->second;
+    for (int k = 0; k < n; ++k) out.push_back({name, k, n});
+  };
+  for (const auto& spec : store_specs()) add(spec.name);
+  add("ag1000g");
+  return out;
+}
+
+/// The test's name of a case: "missing_multi", "ag1000g_2of3".
+inline std::string case_name(const ::testing::TestParamInfo<StoreCase>& info) {
+  const StoreCase& c = info.param;
+  return c.parts == 1 ? c.store
+                      : c.store + "_" + std::to_string(c.part + 1) + "of" + std::to_string(c.parts);
+}
+
+/// The store of @p c: made in @p dir or found, as obtain_store() does, or "" when neither.
+inline std::string case_store(const vcztest::TempDir& dir, const StoreCase& c) {
+  if (c.store == "ag1000g") return ag1000g_store();
+  for (const auto& spec : store_specs())
+    if (spec.name == c.store) return obtain_store(dir, spec);
+  return "";
+}
+
+/// Skip the test visibly when its store cannot be had.
+#define VCZ_REQUIRE_CASE_STORE(path, c)                                               \
+  do {                                                                                \
+    if ((path).empty())                                                               \
+      GTEST_SKIP() << "skipped: no store " << (c).store                               \
+                   << " (needs python3-zarr and bcftools, VCZSTATS_TEST_STORES from " \
+                      "scripts/fetch-gpu-deps.sh, or ../shared/data for ag1000g)";    \
+  } while (0)
 
 /// The plans the end-to-end tests run: the whole store, units of 5 variants, and regions on the
 /// first two contigs in units of 7 (the last is named by its regions).

@@ -480,58 +480,57 @@ TEST(MpiCli, OtherCommandsRunOnRankZeroAlone) {
 }
 
 // On the GPU machine (scripts/gpu-check.sh --phase mpi): two ranks sharing one GPU (each takes
-// device local_rank mod 1 = 0) write what one CPU process writes.
-TEST(MpiCli, TwoRanksSharingOneGpuGiveTheSameOutput) {
+// device local_rank mod 1 = 0) write what one CPU process writes. One ctest test per slice of the
+// command list: two generated stores (one of mixed ploidy, a zip) in two, Ag1000G in three
+// (the other stores add time, a GPU context per process, not cases; the CPU ranks' test covers
+// the cuts).
+class MpiCliGpu : public ::testing::TestWithParam<gputest::StoreCase> {};
+
+TEST_P(MpiCliGpu, TwoRanksSharingOneGpuGiveTheSameOutput) {
   VCZ_REQUIRE_MPI();
   VCZ_REQUIRE_GPU();
   vcztest::TempDir dir;
-  std::vector<std::pair<std::string, std::string>> stores;
-  // Two generated stores (one of mixed ploidy, a zip) and Ag1000G: the other stores add time
-  // (a GPU context per process), not cases; the CPU ranks' test covers the cuts.
-  for (const auto& spec : gputest::store_specs()) {
-    if (spec.name != "missing_multi" && spec.name != "mixed_ploidy") continue;
-    const std::string path = gputest::obtain_store(dir, spec);
-    if (!path.empty()) stores.emplace_back(spec.name, path);
-  }
-  if (!vcztest::shared_data().empty())
-    stores.emplace_back(
-        "ag1000g",
-        (vcztest::shared_data() / "ag1000g/gamb.X.8-12Mb.n100.derived.vcz.zip").string());
-  if (stores.empty()) GTEST_SKIP() << "skipped: no test store";
-  for (const auto& [name, path] : stores) {
-    SCOPED_TRACE(name);
-    // (Ag1000G in whole chunks: 93,000 units of 11 variants are slow on a GPU.)
-    bool first = true;
-    for (const auto& c :
-         commands(dir, name, path, name == "ag1000g" ? "" : "--max-unit-variants 11")) {
-      const std::string want = vcztest::run_ok(plain() + c + " --device cpu -t 2");
-      // `gpu`: each rank takes local_rank mod GPUs (0 for both with one GPU visible); `gpu:0`
-      // (explicit) once per store.
-      std::vector<const char*> devices{"gpu"};
-      if (first) devices.push_back("gpu:0");
-      first = false;
-      for (const char* device : devices) {
-        const auto got = vcztest::run(mpirun(2) + c + " --device " + device + " -t 2 -v");
-        ASSERT_EQ(got.exit_code, 0) << c << "\n" << got.err;
-        EXPECT_EQ(want, got.out) << "mpirun -n 2 " << c << " --device " << device;
-        EXPECT_NE(got.err.find("rank 1 ("), std::string::npos) << got.err;
-        if (got.err.find("nothing to read") == std::string::npos) {  // empty: no device line
-          EXPECT_NE(got.err.find("gpu 0"), std::string::npos) << got.err;
-        }
+  const gputest::StoreCase& sc = GetParam();
+  const std::string name = sc.store, path = gputest::case_store(dir, sc);
+  VCZ_REQUIRE_CASE_STORE(path, sc);
+  // (Ag1000G in whole chunks: 93,000 units of 11 variants are slow on a GPU.)
+  const auto all = commands(dir, name, path, name == "ag1000g" ? "" : "--max-unit-variants 11");
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    if (!sc.takes(k)) continue;
+    const std::string& c = all[k];
+    const std::string want = vcztest::run_ok(plain() + c + " --device cpu -t 2");
+    // `gpu`: each rank takes local_rank mod GPUs (0 for both with one GPU visible); `gpu:0`
+    // (explicit) once per store.
+    std::vector<const char*> devices{"gpu"};
+    if (k == 0) devices.push_back("gpu:0");
+    for (const char* device : devices) {
+      const auto got = vcztest::run(mpirun(2) + c + " --device " + device + " -t 2 -v");
+      ASSERT_EQ(got.exit_code, 0) << c << "\n" << got.err;
+      EXPECT_EQ(want, got.out) << "mpirun -n 2 " << c << " --device " << device;
+      EXPECT_NE(got.err.find("rank 1 ("), std::string::npos) << got.err;
+      if (got.err.find("nothing to read") == std::string::npos) {  // empty: no device line
+        EXPECT_NE(got.err.find("gpu 0"), std::string::npos) << got.err;
       }
     }
-    if (name == "ag1000g") continue;
-    // The variant-pair and matrix families on the GPU ranks: ld and king byte-identical to one
-    // CPU process, the GRM to rounding (its double products are summed per rank).
-    const std::string s = shell_quote(path) + " --max-unit-variants 11 ";
-    for (const std::string& c : {"ld " + s + "--ld-window-r2 0", "king " + s, "grm " + s}) {
-      const std::string want = vcztest::run_ok(plain() + c + " --device cpu -t 2");
-      const auto got = vcztest::run(mpirun(2) + c + " --device gpu -t 2");
-      ASSERT_EQ(got.exit_code, 0) << c << "\n" << got.err;
-      if (c.rfind("grm", 0) == 0)
-        EXPECT_TRUE(same_within(want, got.out, 1e-9)) << "mpirun -n 2 " << c;
-      else
-        EXPECT_EQ(want, got.out) << "mpirun -n 2 " << c << " --device gpu";
-    }
+  }
+  if (name == "ag1000g") return;
+  // The variant-pair and matrix families on the GPU ranks: ld and king byte-identical to one
+  // CPU process, the GRM to rounding (its double products are summed per rank).
+  const std::string s = shell_quote(path) + " --max-unit-variants 11 ";
+  std::size_t k = all.size();  // sliced as the commands above
+  for (const std::string& c : {"ld " + s + "--ld-window-r2 0", "king " + s, "grm " + s}) {
+    if (!sc.takes(k++)) continue;
+    const std::string want = vcztest::run_ok(plain() + c + " --device cpu -t 2");
+    const auto got = vcztest::run(mpirun(2) + c + " --device gpu -t 2");
+    ASSERT_EQ(got.exit_code, 0) << c << "\n" << got.err;
+    if (c.rfind("grm", 0) == 0)
+      EXPECT_TRUE(same_within(want, got.out, 1e-9)) << "mpirun -n 2 " << c;
+    else
+      EXPECT_EQ(want, got.out) << "mpirun -n 2 " << c << " --device gpu";
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Stores, MpiCliGpu,
+                         ::testing::ValuesIn(gputest::store_cases(
+                             {{"ag1000g", 3}}, {"missing_multi", "mixed_ploidy", "ag1000g"})),
+                         gputest::case_name);

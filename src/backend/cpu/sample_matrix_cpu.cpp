@@ -205,7 +205,12 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
   void dispatch() {
     Slot& s = slots_[current_];
     if (!crew_) {
-      const unsigned threads = spec_.threads ? spec_.threads : hardware_threads();
+      // A worker per item of the widest phase at most: the tiles, or the batch's rows in items
+      // of 16 (a small store on many cores starts a few).
+      const std::int64_t rows = std::min(batch_, spec_.plan->selected_variants());
+      const unsigned threads = threads_for_work(
+          spec_.threads,
+          std::max<std::int64_t>(static_cast<std::int64_t>(tiles_.size()), (rows + 15) / 16));
       if (spec_.request.product != PairProduct::None) stats::linalg::set_threads(1);
       crew_ = std::make_unique<WorkerCrew>(threads);
     }

@@ -42,9 +42,11 @@ void run_site_pass_cpu(const SitePassSpec& spec, const Deliver& deliver,
   stream::GenotypeReader reader(*spec.store, *spec.samples, {spec.min_gq, spec.min_dp});
   // Remote stores: many requests in flight ahead of the readers (genotypes and variant fields).
   reader.prefetch(plan.units, spec.variants);
-  const unsigned threads = run.threads ? run.threads : hardware_threads();
   const auto nunits = static_cast<std::int64_t>(plan.units.size());
   const auto nblocks = static_cast<std::int64_t>(reader.num_blocks());
+  // One producer per work item at most (units x blocks x phases: per-sample sums take two).
+  const unsigned threads =
+      threads_for_work(run.threads, nunits * nblocks * (spec.sample_sums ? 2 : 1));
 
   ProductContext ctx;
   ctx.spec = &spec;

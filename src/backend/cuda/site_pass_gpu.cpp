@@ -113,7 +113,7 @@ class GpuSitePass {
     // Remote stores: many requests in flight ahead of the readers (genotypes and variant fields).
     reader_.prefetch(plan_.units, spec_.variants);
     nblocks_ = static_cast<std::int64_t>(reader_.num_blocks());
-    threads_ = run_.threads ? run_.threads : hardware_threads();
+    threads_ = threads_for_work(run_.threads, nunits_ * nblocks_);  // decode threads
     const unsigned nstreams = seed_ ? 1 : run_.gpu_streams ? run_.gpu_streams : kDefaultStreams;
     for (const auto& unit : plan_.units) max_rows_ = std::max(max_rows_, unit.size());
     product_ctx_.spec = &spec;
