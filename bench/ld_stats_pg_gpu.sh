@@ -57,7 +57,7 @@ for device in ${devices//,/ }; do
   for _ in $(seq "$runs"); do
     start=$(date +%s.%N)
     for r in 1 2 3; do "$vczstats" "${args[@]}" "$dir/rep$r.vcz" -o "$out/$r.tsv"; done
-    echo "$(date +%s.%N) - $start" | bc >>"$log"
+    awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.4f\n", b - a }' >>"$log"
   done
   wall=$(median <"$log")
   pairs=$(cat "$out"/*.tsv | awk -F'\t' '$1 == "bin_start" { for (i = 1; i <= NF; i++)
