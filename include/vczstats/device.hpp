@@ -48,7 +48,10 @@ struct AutoDeviceWork {
   double calls = 0;          ///< genotype calls the site pass reads (variants x samples)
   double pair_variants = 0;  ///< matrix family: sample pairs x variants (n (n + 1) / 2 x m)
   double pair_words = 0;     ///< variant-pair family: variant pairs x 64-bit words of a row
-  unsigned threads = 1;      ///< CPU threads the run would use
+  /// Variant pairs of bands with a reducer (ld-stats): the CPU band sums them where it counts
+  /// them; the GPU band hands every one to the host.
+  double reduced_pairs = 0;
+  unsigned threads = 1;  ///< CPU threads the run would use
 };
 
 /// @brief The seconds a run is estimated to take on the CPU and on the GPU, from rates measured
@@ -56,7 +59,9 @@ struct AutoDeviceWork {
 /// reads 1.6e8 calls/s and sums 4.7e10 pair-variants/s per thread; the GPU pays 0.35 s of setup
 /// (CUDA context, cuBLAS, pinned buffers; 0.1 s more with a matrix), then reads 4e9 calls/s and
 /// sums 4e12 pair-variants/s. Variant pairs (ld, prune): the CPU band counts 1.3e9 pair row-words/s
-/// per thread, the GPU band 2e11 (H100 machine, bench/matrix.sh -c ld).
+/// per thread, the GPU band 2e11 (H100 machine, bench/matrix.sh -c ld). Reduced pairs (ld-stats):
+/// the CPU sums 2e6 a second per thread, the GPU's host 2e6 in all (H200 machine,
+/// bench/ld_stats.sh and bench/ld_stats_pg_gpu.sh).
 struct AutoDeviceEstimate {
   double cpu_seconds = 0, gpu_seconds = 0;
   /// @brief Whether auto takes the GPU: when it is estimated faster.

@@ -101,15 +101,21 @@ AutoDeviceEstimate estimate_auto_device(const AutoDeviceWork& work) {
   // counts 1.3e9 pair words/s per thread, the GPU band 2e11 (the words of a row: three planes of
   // 157 words at 10^4 samples).
   constexpr double kCpuPairWordsPerThread = 1.3e9, kGpuPairWords = 2e11;
+  // Reduced pairs (ld-stats, H200 machine, 2026-11-29): the CPU band's reducer summed 3.1e7
+  // pairs/s on 16 threads (bench/ld_stats.sh, 10^4 haplotypes x 10^6 variants, popcounts
+  // included); the GPU band hands its pairs to the host, which summed 1.7e6-4.5e6 a second
+  // (bench/ld_stats_pg_gpu.sh, bench/ld_stats.sh).
+  constexpr double kCpuReducedPairsPerThread = 2e6, kGpuHostPairs = 2e6;
   const double threads = std::max(1u, work.threads);
   AutoDeviceEstimate e;
   e.cpu_seconds = work.calls / (threads * kCpuCallsPerThread) +
                   work.pair_variants / (threads * kCpuPairVariantsPerThread) +
-                  work.pair_words / (threads * kCpuPairWordsPerThread);
+                  work.pair_words / (threads * kCpuPairWordsPerThread) +
+                  work.reduced_pairs / (threads * kCpuReducedPairsPerThread);
   e.gpu_seconds =
       kGpuSetup + work.calls / kGpuCalls +
       (work.pair_variants > 0 ? kGpuMatrixSetup + work.pair_variants / kGpuPairVariants : 0.0) +
-      work.pair_words / kGpuPairWords;
+      work.pair_words / kGpuPairWords + work.reduced_pairs / kGpuHostPairs;
   return e;
 }
 

@@ -131,3 +131,22 @@ TEST(BindProcessToGpu, NarrowsCudaVisibleDevicesToTheChosenEntry) {
   ::setenv("CUDA_VISIBLE_DEVICES", "", 1);
   EXPECT_EQ(vczstats::gpus_without_starting_cuda(), 0);
 }
+
+// ld-stats (a band with a reducer): the CPU sums its pairs where it counts them, the GPU band hands
+// them all to the host. bench/ld_stats_pg_gpu.sh on the H200 machine (2026-11-29): 4.3 x 10^6
+// pairs of 40 haplotypes, the CPU 0.129 s at 16 threads and 0.237 s at 4, the GPU 2.62 s.
+TEST(AutoDevice, ReducedPairsStayOnTheCpu) {
+  for (unsigned threads : {2u, 4u, 16u}) {
+    AutoDeviceWork w;
+    w.threads = threads;
+    w.calls = 40 * 5100.0;
+    w.reduced_pairs = 4.3e6;
+    w.pair_words = 4.3e6 * 2;  // one word a plane
+    EXPECT_FALSE(estimate_auto_device(w).gpu()) << threads << " threads";
+    // 10^9 pairs of 10^4 haplotypes (bench/ld_stats.sh: 31.8 s on the 16 cores)
+    w.calls = 1e4 * 1e6;
+    w.reduced_pairs = 1e9;
+    w.pair_words = 1e9 * 2 * 157;
+    EXPECT_FALSE(estimate_auto_device(w).gpu()) << threads << " threads, 10^9 pairs";
+  }
+}
