@@ -485,9 +485,10 @@ class WindowedProjectedSfs final : public Statistic {
  public:
   using Acc = WindowAccumulator<Tally>;
   WindowedProjectedSfs(const Query& q, const SfsOptions& o)
-      : q_(q), p_(q, o), filter_(q), contigs_(detail::contig_labels(q)), acc_(q.windows, [this] {
-          return p_.empty();
-        }) {
+      : p_(q, o),
+        filter_(q),
+        contigs_(detail::contig_labels(q)),
+        acc_(q.windows, [this] { return p_.empty(); }) {
     if (o.preview) throw UsageError("--project-preview: of the whole selection, not per window");
     acc_.on_backlog([this] { rows_of(acc_.take_closed()); });
     rows_of({});  // the columns
@@ -560,7 +561,6 @@ class WindowedProjectedSfs final : public Statistic {
     }
   }
 
-  const Query& q_;
   Projection p_;
   SiteFilter filter_;
   std::shared_ptr<const std::vector<std::string>> contigs_;
