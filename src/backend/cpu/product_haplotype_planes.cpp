@@ -4,6 +4,7 @@
 
 #include "backend/site_product.hpp"
 #include "stats/element_type.hpp"
+#include "stats/haplo_pack.hpp"
 #include "stats/haplotype_planes.hpp"
 #include "stream/genotype_reader.hpp"
 #include "vczstats/error.hpp"
@@ -52,15 +53,8 @@ class HaplotypePlanesProduct final : public SiteProduct {
     const std::int64_t rows = plan_.units[static_cast<std::size_t>(u)].size();
     const std::int64_t row = 2 * plane_words_;
     if (block == 0) unit_.assign(static_cast<std::size_t>(rows * row), 0);
-    // OR the block's planes into the unit's rows.
-    const std::int64_t nw =
-        static_cast<std::int64_t>(b.data.size()) / std::max<std::int64_t>(2 * rows, 1);
-    const std::int64_t w0 = b.sample_offset * ploidy_ / 64;
-    for (std::int64_t v = 0; v < rows; ++v)
-      for (std::int64_t p = 0; p < 2; ++p)
-        for (std::int64_t w = 0; w < nw; ++w)
-          unit_[static_cast<std::size_t>(v * row + p * plane_words_ + w0 + w)] |=
-              b.data[static_cast<std::size_t>((2 * v + p) * nw + w)];
+    // OR the block's planes into the unit's rows (each variant's two planes, one row each).
+    stats::haplo::or_rows(unit_, plane_words_, b.data, 2 * rows, b.sample_offset * ploidy_ / 64);
   }
 
   void finish(int, std::int64_t u, UnitOutput&) override {

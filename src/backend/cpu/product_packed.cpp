@@ -4,6 +4,7 @@
 
 #include "backend/site_product.hpp"
 #include "stats/element_type.hpp"
+#include "stats/haplo_pack.hpp"
 #include "stats/packed_math.hpp"
 #include "vczstats/error.hpp"
 
@@ -49,13 +50,7 @@ class PackedProduct final : public SiteProduct {
     const std::int64_t rows = plan_.units[static_cast<std::size_t>(u)].size();
     if (block == 0) unit_.assign(static_cast<std::size_t>(rows * row_words_), 0);
     // OR the block's words into the unit's rows.
-    const std::int64_t nw =
-        static_cast<std::int64_t>(b.data.size()) / std::max<std::int64_t>(rows, 1);
-    const std::int64_t w0 = b.sample_offset / 32;
-    for (std::int64_t v = 0; v < rows; ++v)
-      for (std::int64_t w = 0; w < nw; ++w)
-        unit_[static_cast<std::size_t>(v * row_words_ + w0 + w)] |=
-            b.data[static_cast<std::size_t>(v * nw + w)];
+    stats::haplo::or_rows(unit_, row_words_, b.data, rows, b.sample_offset / 32);
   }
 
   void finish(int, std::int64_t u, UnitOutput&) override {
