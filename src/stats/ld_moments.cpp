@@ -45,6 +45,7 @@
 #include <array>
 #include <bit>
 #include <deque>
+#include <type_traits>
 
 #include "stats/banded_pairs.hpp"
 #include "stats/ld_genotype_terms.hpp"
@@ -785,44 +786,27 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
   /// --genotypes: a pair's factors (doubles, over each pair's own sample sizes) into its
   /// bin's exact sums.
   void add_pair(Bin* out, const PopFactors* p) const {
-    ++out->pairs;
-    ++out;
-    for (const auto& [i, j] : basis_.dd)
-      (out++)->exact += i == j ? p[idx(i)].dd : p[idx(i)].d * p[idx(j)].d;
-    for (const auto& [i, j, k] : basis_.dz) {
-      const PopFactors& x = p[idx(i)];
-      double v = 0;
-      if (j == i && k == i)
-        v = x.dz;
-      else if (j == i)
-        v = x.dzp * p[idx(k)].zq;
-      else if (k == i)
-        v = x.dzq * p[idx(j)].zp;
-      else
-        v = x.d * (j == k ? p[idx(j)].zz : p[idx(j)].zp * p[idx(k)].zq);
-      (out++)->exact += v;
-    }
-    for (const auto& sets : basis_.pi2_sets) {
-      double v = 0;
-      for (const auto& set : sets) {
-        double prod = 1;
-        for (int q = 0; q < pops_; ++q) prod *= p[idx(q)].g[set[idx(q)]];
-        v += prod;
-      }
-      (out++)->exact += v / 4;
-    }
+    add_basis<double>(out, p, [](Bin& b, double v) { b.exact += v; });
   }
 
   /// A pair's numerators of the basis (population factors' products), into its bin's sums.
   template <class I>
   void add_pair(Bin* out, const PopNums<I>* p) const {
+    add_basis<I>(out, p, [](Bin& b, I v) { b.sum += v; });
+  }
+
+  /// The basis' products of a pair's population factors @p p (PopFactors, or the integer
+  /// PopNums: the same names), each handed to @p add with its entry of the bin @p out.
+  /// Doubles: pi2 is the mean of its four products; integers: their sum (den_ holds the 4).
+  template <class V, class F, class Add>
+  void add_basis(Bin* out, const F* p, Add&& add) const {
     ++out->pairs;
     ++out;
     for (const auto& [i, j] : basis_.dd)
-      (out++)->sum += i == j ? p[idx(i)].dd : p[idx(i)].d * p[idx(j)].d;
+      add(*out++, i == j ? V(p[idx(i)].dd) : V(p[idx(i)].d * p[idx(j)].d));
     for (const auto& [i, j, k] : basis_.dz) {
-      const PopNums<I>& x = p[idx(i)];
-      I v = 0;
+      const F& x = p[idx(i)];
+      V v = 0;
       if (j == i && k == i)
         v = x.dz;
       else if (j == i)
@@ -831,16 +815,17 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
         v = x.dzq * p[idx(j)].zp;
       else
         v = x.d * (j == k ? p[idx(j)].zz : p[idx(j)].zp * p[idx(k)].zq);
-      (out++)->sum += v;
+      add(*out++, v);
     }
     for (const auto& sets : basis_.pi2_sets) {
-      I v = 0;
+      V v = 0;
       for (const auto& set : sets) {
-        I prod = 1;
+        V prod = 1;
         for (int q = 0; q < pops_; ++q) prod *= p[idx(q)].g[set[idx(q)]];
         v += prod;
       }
-      (out++)->sum += v;
+      if constexpr (std::is_floating_point_v<V>) v /= 4;
+      add(*out++, v);
     }
   }
 
