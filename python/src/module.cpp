@@ -570,8 +570,9 @@ dist::Ranks* mpi_ranks() {
 }
 #endif
 
-/// Rows of one unit (or of a merge) under MPI, as one cell that reaches rank 0: the table's
-/// columns whole (labels included) and the rows' site fields (@p fields, or none).
+/// Rows of one unit (or of a merge) under MPI, as one cell that reaches rank 0: the columns'
+/// names, kinds and labels, the values (Table::save), the note and the rows' site fields
+/// (@p fields, or none).
 std::string pack_rows(const Table& t, const SiteFields* fields) {
   ByteWriter w;
   w.put<std::uint64_t>(t.columns.size());
@@ -579,13 +580,11 @@ std::string pack_rows(const Table& t, const SiteFields* fields) {
     w.put_string(c.name);
     w.put(c.kind);
     w.put<std::uint8_t>(c.single_precision ? 1 : 0);
-    w.put_vector(c.ints);
-    w.put_vector(c.floats);
-    w.put_vector(c.offsets);
     w.put<std::uint64_t>(c.labels ? c.labels->size() : 0);
     if (c.labels)
       for (const auto& x : *c.labels) w.put_string(x);
   }
+  t.save(w);
   w.put_string(t.note);
   w.put<std::uint8_t>(fields ? 1 : 0);
   if (fields)
@@ -601,27 +600,25 @@ std::string pack_rows(const Table& t, const SiteFields* fields) {
 Table unpack_rows(const std::string& cell, std::optional<SiteFields>& fields) {
   ByteReader r(std::as_bytes(std::span(cell.data(), cell.size())));
   Table t;
-  t.columns.resize(static_cast<std::size_t>(r.get<std::uint64_t>()));
-  for (Column& c : t.columns) {
-    c.name = r.get_string();
-    c.kind = r.get<Column::Kind>();
-    c.single_precision = r.get<std::uint8_t>() != 0;
-    c.ints = r.get_vector<std::int64_t>();
-    c.floats = r.get_vector<double>();
-    c.offsets = r.get_vector<std::int64_t>();
-    const auto labels = r.get<std::uint64_t>();
-    if (labels || c.kind == Column::Kind::Label) {
-      auto l = std::make_shared<std::vector<std::string>>();
-      for (std::uint64_t i = 0; i < labels; ++i) l->push_back(r.get_string());
-      c.labels = std::move(l);
-    }
+  const auto columns = r.get<std::uint64_t>();
+  for (std::uint64_t i = 0; i < columns; ++i) {
+    std::string name = r.get_string();
+    const auto kind = r.get<Column::Kind>();
+    const bool single = r.get<std::uint8_t>() != 0;
+    std::shared_ptr<std::vector<std::string>> labels;
+    const auto n = r.get<std::uint64_t>();
+    if (n || kind == Column::Kind::Label) labels = std::make_shared<std::vector<std::string>>();
+    for (std::uint64_t k = 0; k < n; ++k) labels->push_back(r.get_string());
+    t.columns[static_cast<std::size_t>(t.add(std::move(name), kind, labels))].single_precision =
+        single;
   }
+  t.load(r);
   t.note = r.get_string();
   if (r.get<std::uint8_t>() != 0) {
     if (!fields) fields.emplace();
     for (auto* v : {&fields->id, &fields->ref, &fields->alt}) {
-      const auto n = r.get<std::uint64_t>();
-      for (std::uint64_t i = 0; i < n; ++i) v->push_back(r.get_string());
+      const auto m = r.get<std::uint64_t>();
+      for (std::uint64_t k = 0; k < m; ++k) v->push_back(r.get_string());
     }
   }
   return t;
