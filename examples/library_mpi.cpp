@@ -1,0 +1,71 @@
+// The C++ library across MPI ranks: a windowed scan of one store, split over the processes that
+// mpirun (or srun) started, printed by rank 0 alone; the same program runs alone without mpirun.
+// The output is the same bytes for any number of ranks.
+//
+//   mpirun -n 4 build/examples/library_mpi STORE [WINDOW_BP]
+//
+// Every rank runs the same steps: vczstats::Processes starts MPI, the Runner splits the plan's
+// work units over the ranks and merges their states on rank 0, and finish() agrees on the exit
+// code (an error on any rank ends every rank, reported once by rank 0).
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+
+#include "vczstats/device.hpp"
+#include "vczstats/error.hpp"
+#include "vczstats/processes.hpp"
+#include "vczstats/query.hpp"
+#include "vczstats/runner.hpp"
+#include "vczstats/statistics.hpp"
+#include "vczstats/table.hpp"
+
+namespace {
+
+void print(const vczstats::Table& t) {
+  for (const auto& c : t.columns) std::printf("%s\t", c.name.c_str());
+  std::printf("\n");
+  for (std::int64_t r = 0; r < t.rows(); ++r) {
+    for (const auto& c : t.columns) {
+      const auto i = static_cast<std::size_t>(r);
+      if (c.kind == vczstats::Column::Kind::Int)
+        std::printf("%lld\t", static_cast<long long>(c.ints[i]));
+      else if (c.kind == vczstats::Column::Kind::Float)
+        std::printf("%.17g\t", c.floats[i]);
+      else if (c.kind == vczstats::Column::Kind::Label)
+        std::printf("%s\t", c.label(r).c_str());
+      else
+        std::printf(".\t");
+    }
+    std::printf("\n");
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  vczstats::Processes processes(argc, argv);  // MPI when mpirun started us
+  try {
+    if (argc < 2) throw vczstats::UsageError("usage: library_mpi STORE [WINDOW_BP]");
+    vczstats::QueryOptions qo;
+    qo.store = argv[1];
+    qo.windows.size = argc > 2 ? std::atoll(argv[2]) : 100000;
+    vczstats::Query q = vczstats::make_query(qo);  // must outlive the statistic
+
+    vczstats::ScanOptions so;
+    so.statistics = {"pi", "theta_w", "tajima_d"};
+    vczstats::RunOptions run;
+    run.device = vczstats::parse_device("cpu");
+    vczstats::Runner runner(
+        q, [&] { return std::shared_ptr<vczstats::Statistic>(vczstats::make_scan(q, so)); }, run,
+        processes.runner_ranks());
+    runner.run();
+    if (processes.writes()) {  // rank 0 (or this process alone) has the merged statistic
+      print(runner.statistic().finish());
+      std::fprintf(stderr, "library_mpi: %d process(es)\n", processes.size());
+    }
+  } catch (...) {
+    return processes.finish(std::current_exception());
+  }
+  return processes.finish();
+}

@@ -1,0 +1,105 @@
+// The processes of a program's runs: alone, or MPI ranks (vczstats/processes.hpp).
+
+#include "vczstats/processes.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <new>
+
+#include "vczstats/error.hpp"
+
+#ifdef VCZSTATS_HAVE_MPI
+#include "dist/ranks.hpp"
+#endif
+
+namespace vczstats {
+
+#ifdef VCZSTATS_HAVE_MPI
+static_assert(Processes::kStopped == dist::Ranks::kStopped);
+#endif
+
+bool Processes::mpi_built() {
+#ifdef VCZSTATS_HAVE_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+void Processes::EndRanks::operator()([[maybe_unused]] dist::Ranks* ranks) const {
+#ifdef VCZSTATS_HAVE_MPI
+  delete ranks;
+#endif
+}
+
+Processes::Processes([[maybe_unused]] int& argc, [[maybe_unused]] char**& argv) {
+#ifdef VCZSTATS_HAVE_MPI
+  if (dist::Ranks::launched()) ranks_.reset(new dist::Ranks(argc, argv));
+#endif
+}
+
+Processes::~Processes() = default;
+
+int Processes::rank() const {
+#ifdef VCZSTATS_HAVE_MPI
+  if (ranks_) return ranks_->rank();
+#endif
+  return 0;
+}
+
+int Processes::size() const {
+#ifdef VCZSTATS_HAVE_MPI
+  if (ranks_) return ranks_->size();
+#endif
+  return 1;
+}
+
+RunnerRanks Processes::runner_ranks(bool device_index_given) const {
+  return {ranks_.get(), device_index_given};
+}
+
+int Processes::finish(int code, const std::string& message, std::string* first_message) {
+  std::string first = message;
+#ifdef VCZSTATS_HAVE_MPI
+  if (ranks_) {
+    first.clear();
+    code = ranks_->finish(code, message, &first);
+    if (ranks_->rank() != 0) first.clear();
+  }
+#endif
+  if (first_message)
+    *first_message = first;
+  else if (!first.empty())
+    fmt::print(stderr, "vczstats: {}\n", first);
+  return code;
+}
+
+int Processes::finish(const std::exception_ptr& error, std::string* first_message) {
+  const auto [code, message] = describe_error(error);
+  return finish(code, message, first_message);
+}
+
+std::pair<int, std::string> Processes::describe_error(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+#ifdef VCZSTATS_HAVE_MPI
+  } catch (const dist::Stopped&) {
+    return {kStopped, ""};
+#endif
+  } catch (const UsageError& x) {
+    return {2, fmt::format("error: {}", x.what())};
+  } catch (const Error& x) {
+    return {1, fmt::format("error: {}", x.what())};
+  } catch (const std::filesystem::filesystem_error& x) {
+    return {1, fmt::format("error: {}", x.what())};
+  } catch (const std::bad_alloc&) {
+    return {1, "error: out of memory"};
+  } catch (const std::exception& x) {
+    return {1, fmt::format("internal error: {}", x.what())};
+  } catch (...) {
+    return {1, "internal error: unknown exception"};
+  }
+}
+
+}  // namespace vczstats
