@@ -379,7 +379,8 @@ const StoreUnit& StoreRows::read(std::int64_t u) {
   const auto blocks = static_cast<std::int64_t>(genotypes_->num_blocks());
   std::vector<std::vector<std::uint64_t>> packed(static_cast<std::size_t>(blocks));
   std::vector<std::int64_t> offset(static_cast<std::size_t>(blocks));
-  ThreadPool::shared().parallel_for(blocks, [&](std::int64_t b) {
+  ThreadPool& pool = ThreadPool::shared();  // (as append(): threads even while a pass runs)
+  pool.run_claimed(pool.size(), blocks, [&](std::int64_t b) {
     stream::BlockBuffers buffers;
     std::vector<std::byte> phased;
     const GenotypeChunkView view = genotypes_->read(unit, static_cast<std::size_t>(b), buffers);
@@ -440,7 +441,11 @@ void RowSource::append(const UnitData& u) {
   constexpr std::int64_t kRowsPerTask = 128;
   std::vector<std::optional<RowInfo>> infos(static_cast<std::size_t>(rows));
   unit_bits_.resize(static_cast<std::size_t>(rows * words));
-  ThreadPool::shared().parallel_for((rows + kRowsPerTask - 1) / kRowsPerTask, [&](std::int64_t t) {
+  // On the pass's consumer thread while the pass's readers hold the pool's workers (the GPU's
+  // host decode above all): run_claimed gets the threads anyway, where parallel_for would take
+  // only the workers free at that moment (often none: the loop then ran on the consumer alone).
+  ThreadPool& pool = ThreadPool::shared();
+  pool.run_claimed(pool.size(), (rows + kRowsPerTask - 1) / kRowsPerTask, [&](std::int64_t t) {
     std::vector<std::uint64_t> scratch(static_cast<std::size_t>(words));
     for (std::int64_t r = t * kRowsPerTask; r < std::min(rows, (t + 1) * kRowsPerTask); ++r) {
       if (!u.selected(r)) continue;
