@@ -81,4 +81,31 @@ void PhasedReader::check(const vcz::WorkUnit& unit, std::size_t block,
   }
 }
 
+void PhasedReader::check_encoded(const vcz::WorkUnit& unit, std::size_t block,
+                                 std::vector<std::byte>& buffer, BlockBuffers& scratch) const {
+  buffer.resize(static_cast<std::size_t>(phased_.chunk_bytes()));
+  const std::int64_t index[2] = {unit.chunk, genotypes_.block_chunk(block)};
+  phased_.read_chunk(index, buffer);
+  const auto& columns = genotypes_.block_columns(block);
+  const std::int64_t cv = phased_.chunks()[0], cs = phased_.chunks()[1];
+  const std::int64_t row0 = unit.begin - unit.chunk * cv;
+  const int elem = phased_.dtype().size;
+  bool all = true;
+  for (std::int64_t r = 0; all && r < unit.size(); ++r) {
+    if (!unit.mask.empty() && !unit.mask[static_cast<std::size_t>(r)]) continue;
+    const std::byte* row = buffer.data() + ((row0 + r) * cs) * elem;
+    for (const std::int64_t c : columns) {
+      const std::byte* flag = row + c * elem;
+      bool phased = false;
+      for (int b = 0; b < elem; ++b) phased = phased || flag[b] != std::byte{0};
+      if (!phased) {
+        all = false;
+        break;
+      }
+    }
+  }
+  if (all) return;
+  check(unit, block, genotypes_.read(unit, block, scratch), buffer);
+}
+
 }  // namespace vczstats::stream

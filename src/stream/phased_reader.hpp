@@ -23,6 +23,12 @@ class PhasedReader {
   /// Rows outside the unit's mask are not checked. @p buffer holds one decoded chunk.
   void check(const vcz::WorkUnit& unit, std::size_t block, const GenotypeChunkView& view,
              std::vector<std::byte>& buffer) const;
+  /// The same check where the genotypes are not decoded on the host (the GPU decodes them): when
+  /// every selected call of the block's rows has its call_genotype_phased flag set (a phased
+  /// store), nothing more is read; otherwise the block is decoded here into @p scratch and
+  /// check() decides (a flag may be false on a call with fewer than two called alleles).
+  void check_encoded(const vcz::WorkUnit& unit, std::size_t block, std::vector<std::byte>& buffer,
+                     BlockBuffers& scratch) const;
 
  private:
   const vcz::VczStore& store_;

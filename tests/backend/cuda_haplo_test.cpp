@@ -179,3 +179,38 @@ TEST(CudaHaplo, CommandsPrintTheSameOnBothDevices) {
     EXPECT_GT(std::count(c.begin(), c.end(), '\n'), 3) << name;
   }
 }
+
+// Device decode for the haplotype family: the producers check the phasing from the
+// call_genotype_phased flags alone (stream::PhasedReader::check_encoded), decoding a block on the
+// host only when a flag is false (here: the missing calls, written ./.). The same output as the
+// CPU, with the genotypes decoded on the device; an unphased store fails with the CPU's error.
+TEST(CudaHaplo, DeviceDecodeChecksThePhasingFromTheFlags) {
+  VCZ_REQUIRE_GPU();
+  vcztest::TempDir dir;
+  const std::string store = (dir / "miss.vcz").string(), pops = (dir / "pops.tsv").string();
+  vcztest::run_ok(vcztest::binary() + " simulate " + store +
+                  " --samples 150 --variants 3000 --pops 2 --ld-length 3000 --seed 4 --missing "
+                  "0.02 --variants-chunk-size 500 --samples-chunk-size 16 --pops-file " +
+                  pops);
+  const std::vector<std::string> commands = {"ihs " + store + " -P " + pops,
+                                             "haplotypes " + store + " --window-size 30000"};
+  for (const std::string& cmd : commands) {
+    const std::string c = vcztest::run_ok(vcztest::binary() + " " + cmd + " --device cpu");
+    const auto g = vcztest::run(vcztest::binary() + " " + cmd + " --device gpu --gpu-decode on -v");
+    ASSERT_EQ(g.exit_code, 0) << cmd << "\n" << g.err;
+    EXPECT_EQ(c, g.out) << cmd;
+    EXPECT_EQ(g.err.find("host decode"), std::string::npos) << cmd << "\n" << g.err;
+  }
+  for (const auto& spec : gputest::store_specs()) {
+    if (spec.name != "missing_multi") continue;  // random_vcf.py's calls: unphased
+    const std::string s = gputest::obtain_store(dir, spec);
+    if (s.empty()) GTEST_SKIP() << "skipped: no unphased test store (.gpu/stores)";
+    const auto c = vcztest::run(vcztest::binary() + " ihs " + s + " --device cpu");
+    const auto g = vcztest::run(vcztest::binary() + " ihs " + s + " --device gpu --gpu-decode on");
+    EXPECT_EQ(c.exit_code, 1) << c.err;
+    EXPECT_EQ(g.exit_code, 1) << g.err;
+    // (the first unphased call each reports depends on which block a producer reads first)
+    EXPECT_NE(c.err.find("is not phased"), std::string::npos) << c.err;
+    EXPECT_NE(g.err.find("is not phased"), std::string::npos) << g.err;
+  }
+}

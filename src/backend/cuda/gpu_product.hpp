@@ -9,6 +9,7 @@
 //   per lane, at the start           product.add_lane(stream): the lane's buffers
 //   once, on stream 0                product.setup(stream 0): run-wide device data
 //   producer thread, per item        product.check_block(...): a host check of the decoded block
+//                                    (device decode: check_encoded(...), per block of the item)
 //   a unit starts on a lane          product.begin_unit(lane, unit, stream): clear its sums
 //   per block on the device          product.launch(phase, lane, block, view, unit, stream)
 //   after a unit's phase             product.unit_done(...): device sinks, copies to the host
@@ -49,8 +50,6 @@ class GpuSiteProduct {
   virtual ~GpuSiteProduct() = default;
   /// @brief Phases per unit (2: a second read of each unit after every product's phase 0).
   virtual int phases() const { return 1; }
-  /// @brief Why the genotypes must be decoded on the host for this product, or null.
-  virtual const char* host_decode_reason() const { return nullptr; }
   /// @brief Add a lane: its buffers, allocated on @p st (lanes are numbered as added).
   virtual void add_lane(cudaStream_t st) = 0;
   /// @brief Run-wide device data, queued on stream 0 before any lane starts.
@@ -59,6 +58,11 @@ class GpuSiteProduct {
   virtual void check_block(const vcz::WorkUnit& unit, std::int64_t block,
                            const GenotypeChunkView& view, unsigned worker) {
     (void)unit, (void)block, (void)view, (void)worker;
+  }
+  /// @brief Producer thread @p worker, device decode: the same check of block @p block of @p unit,
+  /// whose genotypes the device decodes (the product reads what it needs itself).
+  virtual void check_encoded(const vcz::WorkUnit& unit, std::int64_t block, unsigned worker) {
+    (void)unit, (void)block, (void)worker;
   }
   /// @brief A unit starts on @p lane (its last unit handed over): clear the unit's sums.
   virtual void begin_unit(unsigned lane, const vcz::WorkUnit& unit, cudaStream_t st) = 0;

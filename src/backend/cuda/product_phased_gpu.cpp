@@ -1,7 +1,8 @@
 // Site-pass product on the GPU: every unit's bit-packed phased haplotypes (backend/cpu/
 // product_phased.cpp on the CPU), packed on the lane, copied back and delivered with the unit
-// (UnitOutput::phased, host memory). The producers check call_genotype_phased on the host-decoded
-// blocks, so this product keeps the genotypes' decode on the host.
+// (UnitOutput::phased, host memory). The producers check call_genotype_phased: against the
+// host-decoded block, or with device decode from the flags alone (stream::PhasedReader::
+// check_encoded: the host decodes a block only when one of its flags is false).
 
 #include "backend/cuda/gpu_product.hpp"
 #include "backend/cuda/haplo_kernels.cuh"
@@ -22,14 +23,16 @@ class PhasedGpu final : public CopiedRowsProduct<std::uint64_t> {
         haplotypes_(ctx.spec->samples->size() * ploidy_),
         plane_words_(haplotype_words(haplotypes_)),
         reader_(*ctx.spec->store, *ctx.spec->samples, *ctx.reader),
-        buffers_(ctx.workers) {}
+        buffers_(ctx.workers),
+        scratch_(ctx.workers) {}
 
-  const char* host_decode_reason() const override {
-    return "the haplotype family checks call_genotype_phased on the host";
-  }
   void check_block(const vcz::WorkUnit& unit, std::int64_t block, const GenotypeChunkView& view,
                    unsigned worker) override {
     reader_.check(unit, static_cast<std::size_t>(block), view, buffers_[worker]);
+  }
+  void check_encoded(const vcz::WorkUnit& unit, std::int64_t block, unsigned worker) override {
+    reader_.check_encoded(unit, static_cast<std::size_t>(block), buffers_[worker],
+                          scratch_[worker]);
   }
   void launch(int phase, unsigned lane, std::int64_t, const GenotypeChunkView& dv,
               const vcz::WorkUnit&, cudaStream_t st) override {
@@ -50,6 +53,7 @@ class PhasedGpu final : public CopiedRowsProduct<std::uint64_t> {
   const std::int64_t ploidy_, haplotypes_, plane_words_;
   stream::PhasedReader reader_;
   std::vector<std::vector<std::byte>> buffers_;  // one per producer
+  std::vector<stream::BlockBuffers> scratch_;    // a host decode for check_encoded, per producer
 };
 
 }  // namespace

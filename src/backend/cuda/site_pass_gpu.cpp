@@ -131,12 +131,6 @@ class GpuSitePass {
     if (!seed_) {
       decode_choice_ = choose_gpu_decode(*spec.store, run_.gpu_decode);
       dev_ = decode_choice_.device;
-      for (const auto& p : products_)
-        if (const char* why = p->host_decode_reason(); dev_ && why) {
-          dev_ = false;  // a check of the product's reads the calls the host decoded
-          decode_choice_.device = false;
-          decode_choice_.why = why;
-        }
       if (spec.min_gq > 0 || spec.min_dp > 0) {  // the masks are applied by the host's reader
         if (run_.gpu_decode == GpuDecode::On)
           throw UsageError(
@@ -234,6 +228,9 @@ class GpuSitePass {
       const auto b = static_cast<std::size_t>(item.block);
       if (dev_) {
         read_encoded(unit, item.block, out, slabs, counters_[p]);
+        const std::int64_t b0 = item.block * group_, b1 = std::min(nblocks_, b0 + group_);
+        for (std::int64_t block = b0; block < b1; ++block)
+          for (const auto& product : products_) product->check_encoded(unit, block, p);
       } else if (seed_) {
         out.view = reader_.read(unit, b, out.pageable, &counters_[p]);
       } else {
