@@ -28,16 +28,30 @@ PhasedReader::PhasedReader(const vcz::VczStore& store, const vcz::SampleSelectio
                       "shape and chunks");
 }
 
-void PhasedReader::check(const vcz::WorkUnit& unit, std::size_t block,
-                         const GenotypeChunkView& view, std::vector<std::byte>& buffer) const {
+PhasedReader::Flags PhasedReader::read_flags(const vcz::WorkUnit& unit, std::size_t block,
+                                             std::vector<std::byte>& buffer) const {
   buffer.resize(static_cast<std::size_t>(phased_.chunk_bytes()));
   const std::int64_t index[2] = {unit.chunk, genotypes_.block_chunk(block)};
   phased_.read_chunk(index, buffer);
-  const auto& columns = genotypes_.block_columns(block);
-  const std::int64_t cv = phased_.chunks()[0], cs = phased_.chunks()[1];
-  const std::int64_t row0 = unit.begin - unit.chunk * cv;
+  Flags f;
+  f.elem = phased_.dtype().size;
+  f.row_bytes = phased_.chunks()[1] * f.elem;
+  f.rows = buffer.data() + (unit.begin - unit.chunk * phased_.chunks()[0]) * f.row_bytes;
+  f.columns = genotypes_.block_columns(block);
+  return f;
+}
+
+bool PhasedReader::Flags::set(std::int64_t r, std::size_t i) const {
+  const std::byte* flag = rows + r * row_bytes + columns[i] * elem;
+  for (int b = 0; b < elem; ++b)
+    if (flag[b] != std::byte{0}) return true;
+  return false;
+}
+
+void PhasedReader::check(const vcz::WorkUnit& unit, std::size_t block,
+                         const GenotypeChunkView& view, std::vector<std::byte>& buffer) const {
+  const Flags flags = read_flags(unit, block, buffer);
   const int ploidy = static_cast<int>(view.ploidy);
-  const int elem = phased_.dtype().size;
   auto fail = [&](std::int64_t r, std::int64_t i) {
     const std::int64_t variant = unit.begin + r;
     const std::int64_t sel = view.sample_offset + i;
@@ -55,15 +69,10 @@ void PhasedReader::check(const vcz::WorkUnit& unit, std::size_t block,
     for (std::int64_t r = 0; r < view.variants; ++r) {
       if (!unit.mask.empty() && !unit.mask[static_cast<std::size_t>(r)]) continue;
       const T* g = view.row<T>(r);
-      const std::byte* ph = buffer.data() + ((row0 + r) * cs) * elem;
       for (std::int64_t i = 0; i < view.samples; ++i) {
         int called = 0;
         for (int j = 0; j < ploidy; ++j) called += g[i * ploidy + j] >= 0;
-        if (called < 2) continue;
-        const std::byte* flag = ph + columns[static_cast<std::size_t>(i)] * elem;
-        bool phased = false;
-        for (int b = 0; b < elem; ++b) phased = phased || flag[b] != std::byte{0};
-        if (!phased) fail(r, i);
+        if (called >= 2 && !flags.set(r, static_cast<std::size_t>(i))) fail(r, i);
       }
     }
   };
@@ -83,29 +92,15 @@ void PhasedReader::check(const vcz::WorkUnit& unit, std::size_t block,
 
 void PhasedReader::check_encoded(const vcz::WorkUnit& unit, std::size_t block,
                                  std::vector<std::byte>& buffer, BlockBuffers& scratch) const {
-  buffer.resize(static_cast<std::size_t>(phased_.chunk_bytes()));
-  const std::int64_t index[2] = {unit.chunk, genotypes_.block_chunk(block)};
-  phased_.read_chunk(index, buffer);
-  const auto& columns = genotypes_.block_columns(block);
-  const std::int64_t cv = phased_.chunks()[0], cs = phased_.chunks()[1];
-  const std::int64_t row0 = unit.begin - unit.chunk * cv;
-  const int elem = phased_.dtype().size;
-  bool all = true;
-  for (std::int64_t r = 0; all && r < unit.size(); ++r) {
+  const Flags flags = read_flags(unit, block, buffer);
+  for (std::int64_t r = 0; r < unit.size(); ++r) {
     if (!unit.mask.empty() && !unit.mask[static_cast<std::size_t>(r)]) continue;
-    const std::byte* row = buffer.data() + ((row0 + r) * cs) * elem;
-    for (const std::int64_t c : columns) {
-      const std::byte* flag = row + c * elem;
-      bool phased = false;
-      for (int b = 0; b < elem; ++b) phased = phased || flag[b] != std::byte{0};
-      if (!phased) {
-        all = false;
-        break;
+    for (std::size_t i = 0; i < flags.columns.size(); ++i)
+      if (!flags.set(r, i)) {
+        check(unit, block, genotypes_.read(unit, block, scratch), buffer);
+        return;
       }
-    }
   }
-  if (all) return;
-  check(unit, block, genotypes_.read(unit, block, scratch), buffer);
 }
 
 }  // namespace vczstats::stream

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "stream/genotype_reader.hpp"
@@ -31,6 +32,18 @@ class PhasedReader {
                      BlockBuffers& scratch) const;
 
  private:
+  /// A block's call_genotype_phased flags, read into a buffer: row r of the unit, column i of
+  /// the block's selected samples.
+  struct Flags {
+    const std::byte* rows = nullptr;
+    std::int64_t row_bytes = 0;
+    int elem = 1;
+    std::span<const std::int64_t> columns;
+    bool set(std::int64_t r, std::size_t i) const;
+  };
+  Flags read_flags(const vcz::WorkUnit& unit, std::size_t block,
+                   std::vector<std::byte>& buffer) const;
+
   const vcz::VczStore& store_;
   const vcz::SampleSelection& samples_;
   const GenotypeReader& genotypes_;
