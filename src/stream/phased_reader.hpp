@@ -39,7 +39,13 @@ class PhasedReader {
     std::int64_t row_bytes = 0;
     int elem = 1;
     std::span<const std::int64_t> columns;
-    bool set(std::int64_t r, std::size_t i) const;
+    bool set(std::int64_t r, std::size_t i) const {
+      const std::byte* flag = rows + r * row_bytes + columns[i] * elem;
+      if (elem == 1) return flag[0] != std::byte{0};
+      for (int b = 0; b < elem; ++b)
+        if (flag[b] != std::byte{0}) return true;
+      return false;
+    }
   };
   Flags read_flags(const vcz::WorkUnit& unit, std::size_t block,
                    std::vector<std::byte>& buffer) const;
