@@ -13,11 +13,14 @@
 // as the other pair statistics do (stats/pair_statistic.hpp), so partitions merge by adding the
 // pairs across their boundary band by band.
 //
-// Phased, on the CPU, band 0 has a reducer (Reducer, stats/banded_pairs.hpp): the band counts a
-// pair's haplotypes non-REF at both in total and within each population but the last (their
-// masks), and adds the pair to a block's bins where it counts it; a unit's sum comes in the
-// batch, and the population bands hand over rows and boundary planes only. Otherwise (the GPU
-// band, which does not reduce; --genotypes; pairs across a partition boundary) a unit's pairs
+// Phased, band 0 has a reducer (Reducer, stats/banded_pairs.hpp): the band counts a pair's
+// haplotypes non-REF at both in total and within each population but the last (their masks),
+// and adds the pair to a part's bins where it counts it (the CPU band: a row's pairs at a time;
+// the GPU band: a kernel summing into 128-bit sums on the device, through Reducer::device(),
+// while every population is narrow); a unit's sum comes in the batch, and the population bands
+// hand over rows and boundary planes only. The per-pair numerators are one code for both
+// (stats/ld_moments_terms.hpp). Otherwise (--genotypes; the GPU band of a population of
+// kNarrowHaplotypes or more; pairs across a partition boundary) a unit's pairs
 // are summed in one walk over the bands' pairs in one order (by second variant, then first: the
 // CPU band's own; the GPU band's are sorted first), which finds a union pair's population pairs
 // without hashing. Every statistic of the basis is a product of population

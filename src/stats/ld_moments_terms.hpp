@@ -16,8 +16,12 @@
 #else
 #define VCZ_LDM_HD [[gnu::always_inline]] inline
 #endif
-#if defined(__CUDA_ARCH__) || defined(__clang__)
+// Loops unrolled over the basis (the CPU's table is a constant: its products become straight
+// code); nvcc's host pass knows neither pragma, and its host functions here are not used.
+#if defined(__CUDA_ARCH__) || (defined(__clang__) && !defined(__CUDACC__))
 #define VCZ_LDM_UNROLL _Pragma("unroll")
+#elif defined(__CUDACC__)
+#define VCZ_LDM_UNROLL
 #else
 #define VCZ_LDM_UNROLL _Pragma("GCC unroll 128")
 #endif
@@ -291,7 +295,7 @@ struct DeviceReduction {
   BinEdges edges;                         ///< host pointers: the band copies the edges
   /// Per bin, 1 + basis.stats 128-bit two's-complement sums (two 64-bit words, low first):
   /// the pairs, then each statistic's numerators.
-  std::int64_t slots() const { return 1 + basis.stats; }
+  VCZ_LDM_HD std::int64_t slots() const { return 1 + basis.stats; }
 };
 
 /// The pair (i, j) of rows with non-REF counts @p ai, @p bj (over the union), @p mi, @p mj
