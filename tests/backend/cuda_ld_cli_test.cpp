@@ -241,7 +241,8 @@ TEST(CudaLdCli, GpuR2MatchesPlink19OnAg1000g) {
 // bins, the population bands only rows; one population and --genotypes keep the pairs path.
 // Either way the bytes are the CPU's. The device path is seen in -v's "pairs" line, whose count
 // covers at least the pairs the bins hold. Rows of one word (48 haplotypes) and of five (300),
-// bins of bp and of recombination distance, units smaller than the reach.
+// bins of bp and of recombination distance, units smaller than the reach; and a population too
+// large for 64-bit numerators, which keeps the pairs path.
 namespace {
 
 /// The sum of the column "pairs" of ld-stats' TSV @p out.
@@ -326,4 +327,23 @@ TEST(CudaLdCli, LdStatsSumsPairsOnTheDeviceWithTheCpusBytes) {
     EXPECT_EQ(cpu.out, gpu.out) << command;
     EXPECT_EQ(device_pairs(gpu.err), -1) << command;
   }
+  // A population of 2^15 haplotypes or more (128-bit numerators): the GPU keeps the pairs path.
+  const std::string wide = (dir / "wide.vcz").string(), wide_pops = wide + ".pops";
+  vcztest::run_ok(binary() + " simulate " + shell_quote(wide) +
+                  " --samples 16500 --variants 150 --length 20000 --seed 3 --no-progress -f");
+  {
+    std::ofstream f(wide_pops);
+    const auto opened = vczstats::vcz::VczStore::open(wide);
+    int n = 0;
+    for (const auto& id : opened.sample_ids()) f << id << "\t" << (n++ < 16390 ? "A" : "B") << "\n";
+  }
+  const std::string command =
+      "ld-stats " + shell_quote(wide) + " --bp-bins 0,1000,10000 -P " + shell_quote(wide_pops);
+  const auto cpu = run(binary() + " " + command + " --device cpu -t 2 -v");
+  const auto gpu = run(binary() + " " + command + " --device gpu -t 3 -v");
+  ASSERT_EQ(cpu.exit_code, 0) << command << ": " << cpu.err;
+  ASSERT_EQ(gpu.exit_code, 0) << command << ": " << gpu.err;
+  EXPECT_EQ(cpu.out, gpu.out) << command;
+  EXPECT_GT(binned_pairs(cpu.out), 1000) << command;
+  EXPECT_EQ(device_pairs(gpu.err), -1) << command;
 }
