@@ -420,6 +420,9 @@ void print_run(std::FILE* f, const RunStats& s) {
         s.h2d_bytes > 0 ? "heavy-pass and histogram kernels (CUDA events, summed over streams)"
                         : "summed over threads (heavy pass)");
   if (s.h2d_bytes > 0) stage("device->host", s.d2h_seconds, "histogram");
+  if (s.device_pairs > 0)
+    fmt::print(f, "vczstats:   {:<12} {:9d}    variant pairs summed into bins on the device\n",
+               "pairs", s.device_pairs);
   stage("reduce", s.reduce_seconds, "merging block counts, per-site reduction (consumer)");
   if (auto store = g_query_store.lock()) report_io(store->io_stats(), f);
   fmt::print(f, "vczstats:   {:<12} {:9.3f} s  {:.3g} calls/s, {:.3f} GB/s decoded\n", "total",

@@ -80,6 +80,7 @@ struct RunStats {
   std::int64_t calls = 0;            ///< genotype calls read (rows × samples × ploidy, per pass)
   std::int64_t variants = 0;         ///< variants selected
   std::int64_t units = 0;
+  std::int64_t device_pairs = 0;  ///< GPU: variant pairs summed on the device (ld-stats' bins)
 };
 
 }  // namespace vczstats

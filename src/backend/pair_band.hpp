@@ -34,10 +34,11 @@ struct PairBandSpec {
   /// layout, and both evaluate alike through stats/pair_boundary.hpp.
   std::vector<std::uint64_t> mask;
   /// Sum the pairs with this reducer instead of handing them over (stats/banded_pairs.hpp; a
-  /// haplotype band without a mask). The CPU band uses it; the GPU band hands over the pairs.
+  /// haplotype band without a mask). The CPU band uses it; the GPU band where gpu_reduces()
+  /// (else it hands over the pairs).
   const stats::pairs::PairReducer* reducer = nullptr;
-  /// Rows and boundary planes only (with a reducer on another band of the statistic): honoured
-  /// by the CPU band, which uses reducers; the GPU band hands over the pairs.
+  /// Rows and boundary planes only (with a reducer on another band of the statistic that the
+  /// band's device runs: dispatch/pair_passes.cpp clears it for a GPU band otherwise).
   bool rows_only = false;
   unsigned threads = 0;  ///< CPU threads (0: all cores)
   int device = 0;        ///< CUDA device index (GPU band)
@@ -52,7 +53,16 @@ class PairBand : public PackedSink, public HaplotypeSink {
   virtual std::vector<PairBatch> finish() = 0;
   /// @brief Seconds spent evaluating pairs (CPU: summed over threads; GPU: kernel time).
   virtual double compute_seconds() const = 0;
+  /// @brief Pairs summed by the reducer on the device (GPU band; the -v report).
+  virtual std::int64_t device_pairs() const { return 0; }
 };
+
+/// @brief Whether the GPU band sums @p spec's pairs on the device: a reducer with a device
+/// description (PairReducer::device()), on a haplotype band without a mask or a focal filter.
+inline bool gpu_reduces(const PairBandSpec& spec) {
+  return spec.reducer && spec.reducer->device() && spec.request.haplotypes() && spec.mask.empty() &&
+         !spec.request.focal_only;
+}
 
 /// @brief The band on CPU threads. @throws UsageError for a bad request.
 std::unique_ptr<PairBand> make_pair_band_cpu(const PairBandSpec& spec);

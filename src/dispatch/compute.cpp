@@ -374,6 +374,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   take_spans();  // no unit was delivered
   pairs->finish();
   rs.compute_seconds += pairs->compute_seconds();
+  rs.device_pairs += pairs->device_pairs();
   if (fused) {
     rs.variants = kept_variants;
     rs.note += std::string(rs.note.empty() ? "" : "; ") + "the count filters " +

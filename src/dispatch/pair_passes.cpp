@@ -2,6 +2,8 @@
 
 #include "dispatch/pair_passes.hpp"
 
+#include <algorithm>
+
 #include "vczstats/error.hpp"
 
 namespace vczstats::dispatch {
@@ -21,10 +23,11 @@ PairPasses::PairPasses(const Query& q, std::span<Statistic* const> statistics,
                        const RunOptions& run, bool gpu) {
   for (Statistic* s : statistics) {
     const std::vector<BandOf> bands = bands_of(*s);
+    std::vector<backend::PairBandSpec> specs;
     for (std::size_t k = 0; k < bands.size(); ++k) {
       const PairRequest* r = bands[k].request;
       if (!q.store.has_genotypes()) throw FormatError(q.store.path() + ": no call_genotype");
-      backend::PairBandSpec spec;
+      backend::PairBandSpec& spec = specs.emplace_back();
       spec.store = &q.store;
       spec.plan = &q.plan;
       spec.samples = q.samples.size();
@@ -35,10 +38,17 @@ PairPasses::PairPasses(const Query& q, std::span<Statistic* const> statistics,
       if (bands[k].mask) spec.mask = *bands[k].mask;
       spec.reducer = bands[k].reducer;
       spec.rows_only = bands[k].rows_only;
+      (r->haplotypes() ? haplotypes_ : genotypes_) = true;
+    }
+    // The bands whose pairs another band's reducer counts carry no pairs where that band
+    // reduces: always on the CPU; on the GPU where the reducer runs on the device (else every
+    // band hands over its pairs, summed by the statistic).
+    const bool device_reduces = std::any_of(specs.begin(), specs.end(), backend::gpu_reduces);
+    for (std::size_t k = 0; k < specs.size(); ++k) {
+      if (gpu && !device_reduces) specs[k].rows_only = false;
       bands_.push_back(
           {s, dynamic_cast<stats::pairs::BandedPairs*>(s), k,
-           gpu ? backend::make_pair_band_gpu(spec) : backend::make_pair_band_cpu(spec)});
-      (r->haplotypes() ? haplotypes_ : genotypes_) = true;
+           gpu ? backend::make_pair_band_gpu(specs[k]) : backend::make_pair_band_cpu(specs[k])});
     }
   }
 }
@@ -58,6 +68,12 @@ void PairPasses::deliver() {
 void PairPasses::finish() {
   for (auto& x : bands_)
     for (auto& b : x.band->finish()) hand(x, std::move(b));
+}
+
+std::int64_t PairPasses::device_pairs() const {
+  std::int64_t n = 0;
+  for (const auto& b : bands_) n += b.band->device_pairs();
+  return n;
 }
 
 double PairPasses::compute_seconds() const {

@@ -40,6 +40,8 @@ class PairPasses final : public backend::PackedSink, public backend::HaplotypeSi
   void finish();
   /// Seconds the bands spent on pairs.
   double compute_seconds() const;
+  /// Pairs the bands summed on the device (PairBand::device_pairs).
+  std::int64_t device_pairs() const;
 
   void host_unit(std::int64_t unit, const PackedGenotypeView& view) override;
   void device_unit(std::int64_t unit, const PackedGenotypeView& view, void* stream) override;

@@ -211,7 +211,9 @@ void put_run(ByteWriter& w, const RunStats& s) {
   for (double v : {s.wall_seconds, s.read_decode_seconds, s.gather_seconds, s.compute_seconds,
                    s.reduce_seconds, s.h2d_seconds, s.d2h_seconds})
     w.put(v);
-  for (std::int64_t v : {s.h2d_bytes, s.decoded_bytes, s.calls, s.variants, s.units}) w.put(v);
+  for (std::int64_t v :
+       {s.h2d_bytes, s.decoded_bytes, s.calls, s.variants, s.units, s.device_pairs})
+    w.put(v);
 }
 
 RunStats get_run(ByteReader& r) {
@@ -223,7 +225,8 @@ RunStats get_run(ByteReader& r) {
   for (double* v : {&s.wall_seconds, &s.read_decode_seconds, &s.gather_seconds, &s.compute_seconds,
                     &s.reduce_seconds, &s.h2d_seconds, &s.d2h_seconds})
     *v = r.get<double>();
-  for (std::int64_t* v : {&s.h2d_bytes, &s.decoded_bytes, &s.calls, &s.variants, &s.units})
+  for (std::int64_t* v :
+       {&s.h2d_bytes, &s.decoded_bytes, &s.calls, &s.variants, &s.units, &s.device_pairs})
     *v = r.get<std::int64_t>();
   return s;
 }
@@ -263,6 +266,7 @@ RunStats add_up(const std::vector<RankReport>& ranks, int nodes) {
     t.h2d_bytes += s.h2d_bytes;
     t.decoded_bytes += s.decoded_bytes;
     t.calls += s.calls;
+    t.device_pairs += s.device_pairs;
     t.variants += s.variants;
     t.units += s.units;
     for (const auto& w : s.warnings)

@@ -12,6 +12,10 @@
 
 #include "vczstats/variant_pairs.hpp"
 
+namespace vczstats::stats::moments {
+struct DeviceReduction;  // stats/ld_moments_terms.hpp
+}
+
 namespace vczstats::stats::pairs {
 
 /// @brief A band row as a reducer sees it: its place, its coordinate, its totals over the band's
@@ -33,6 +37,12 @@ class PairSum {
   /// (every bit of the band), @p masked_ab[k] of them within count mask k.
   virtual void add(const ReducedRow& i, const ReducedRow& j, std::int64_t ab,
                    const std::array<std::int64_t, 3>& masked_ab) = 0;
+  /// @brief The wanted pairs (i[k], j), k < @p count (rows before j, in order), with their
+  /// counts @p x (four a pair: ab, then masked_ab): add() of each unless overridden.
+  virtual void add_row(const ReducedRow* i, std::int64_t count, const ReducedRow& j,
+                       const std::int64_t* x) {
+    for (std::int64_t k = 0; k < count; ++k, x += 4) add(i[k], j, x[0], {x[1], x[2], x[3]});
+  }
   /// @brief Add @p other, a sum of the same reducer.
   virtual void merge(const PairSum& other) = 0;
 };
@@ -51,6 +61,14 @@ class PairReducer {
   virtual double coordinate(std::int32_t contig, std::int64_t pos) const = 0;
   /// @brief An empty sum.
   virtual std::unique_ptr<PairSum> start() const = 0;
+  /// @brief What a device needs to sum the pairs itself (ld-stats: the basis, the bins, the
+  /// populations; stats/ld_moments_terms.hpp), or null: a device band then hands over the pairs.
+  virtual const moments::DeviceReduction* device() const { return nullptr; }
+  /// @brief The sum holding the device's per-bin sums @p words (DeviceReduction's layout); null
+  /// without device().
+  virtual std::unique_ptr<PairSum> device_sum(const std::uint64_t* /*words*/) const {
+    return nullptr;
+  }
 };
 
 /// @brief One band of a statistic with several: its request, and the allele slots it counts.

@@ -13,11 +13,14 @@
 // as the other pair statistics do (stats/pair_statistic.hpp), so partitions merge by adding the
 // pairs across their boundary band by band.
 //
-// Phased, on the CPU, band 0 has a reducer (Reducer, stats/banded_pairs.hpp): the band counts a
-// pair's haplotypes non-REF at both in total and within each population but the last (their
-// masks), and adds the pair to a block's bins where it counts it; a unit's sum comes in the
-// batch, and the population bands hand over rows and boundary planes only. Otherwise (the GPU
-// band, which does not reduce; --genotypes; pairs across a partition boundary) a unit's pairs
+// Phased, band 0 has a reducer (Reducer, stats/banded_pairs.hpp): the band counts a pair's
+// haplotypes non-REF at both in total and within each population but the last (their masks),
+// and adds the pair to a part's bins where it counts it (the CPU band: a row's pairs at a time;
+// the GPU band: a kernel summing into 128-bit sums on the device, through Reducer::device(),
+// while every population is narrow); a unit's sum comes in the batch, and the population bands
+// hand over rows and boundary planes only. The per-pair numerators are one code for both
+// (stats/ld_moments_terms.hpp). Otherwise (--genotypes; the GPU band of a population of
+// kNarrowHaplotypes or more; pairs across a partition boundary) a unit's pairs
 // are summed in one walk over the bands' pairs in one order (by second variant, then first: the
 // CPU band's own; the GPU band's are sorted first), which finds a union pair's population pairs
 // without hashing. Every statistic of the basis is a product of population
@@ -50,6 +53,7 @@
 #include "stats/banded_pairs.hpp"
 #include "stats/ld_genotype_terms.hpp"
 #include "stats/ld_moments.hpp"
+#include "stats/ld_moments_terms.hpp"
 #include "stats/pair_statistic.hpp"
 #include "vczstats/bins.hpp"
 #include "vczstats/exact_sum.hpp"
@@ -60,8 +64,7 @@ namespace vczstats::stats::moments {
 namespace {
 
 __extension__ typedef __int128 Wide;
-
-constexpr int kMaxPops = 4;  // as moments.LD
+__extension__ typedef unsigned __int128 UWide;
 
 struct BandRow {
   PairRow meta;
@@ -124,7 +127,7 @@ struct SiteCounts {
 struct PopScale {
   std::array<Wide, 5> fall{};
   bool narrow = true;           // counts below kNarrowHaplotypes: 64-bit numerators
-  std::uint32_t need = 0xffff;  // the sets S whose PopNums::g[S] the basis uses (bit S)
+  std::uint32_t need = 0xffff;  // (--genotypes) the sets S whose PopFactors::g[S] the basis uses
   PopScale() = default;
   explicit PopScale(std::int64_t n) : narrow(n < kNarrowHaplotypes) {
     Wide f = 1;
@@ -134,67 +137,6 @@ struct PopScale {
     }
   }
 };
-
-/// One population's unbiased estimators for a pair, as integer numerators over (n)_k (the
-/// PopScale's falling factorials, k the number of distinct haplotypes drawn): a pair's statistics
-/// are products of them over populations, so every statistic of the basis is a sum of integers
-/// over one constant denominator, summed exactly (Wide) and divided once in finish().
-template <class I>
-struct PopNums {
-  I d = 0;                // D, over (n)_2
-  I dzp = 0;              // D (1 - 2p), over (n)_3
-  I dzq = 0;              // D (1 - 2q), over (n)_3
-  I zp = 0;               // 1 - 2p, over (n)_1
-  I zq = 0;               // 1 - 2q, over (n)_1
-  I zz = 0;               // (1 - 2p)(1 - 2q), over (n)_2
-  I dd = 0, dz = 0;       // D², D (1 - 2p)(1 - 2q), over (n)_4
-  I pi2 = 0;              // p (1 - p) q (1 - q), over (n)_4
-  std::array<I, 16> g{};  // products of A, a, B, b frequencies (below), over (n)_|S|
-};
-
-/// The numerators from the counts a (AB), b (Ab), c (aB), e (ab), A and B the REF alleles (exact
-/// in @p I: 64 bits below kNarrowHaplotypes haplotypes, else 128).
-template <class I>
-void pop_nums(I a, I b, I c, I e, std::uint32_t need, PopNums<I>& f) {
-  const I det = a * e - b * c;
-  const I sa = c + e - a - b, sb = b + e - a - c;  // n (1 - 2p), n (1 - 2q)
-  f.d = det;
-  // Sums over ordered triples of distinct haplotypes: the third one's sign over the n - 2 left.
-  f.dzp = det * sa;
-  f.dzq = det * sb;
-  f.zp = sa;
-  f.zq = sb;
-  f.zz = sa * sb - (a - b - c + e);
-  f.dd = a * (a - 1) * e * (e - 1) + b * (b - 1) * c * (c - 1) - 2 * a * b * c * e;
-  f.dz = det * (c + e - a - b) * (b + e - a - c) + det * (b + c - a - e) + 2 * (b * c + a * e);
-  f.pi2 = (a + b) * (a + c) * (b + e) * (c + e) - a * e * (-1 + a + 3 * b + 3 * c + e) -
-          b * c * (-1 + 3 * a + b + c + 3 * e);
-  // g[S]: S a set of draws (bit 0: an A haplotype, 1: a, 2: B, 3: b), distinct haplotypes;
-  // the ordered tuples are the product of the class sizes less the tuples where a left draw
-  // (A or a) and a right draw (B or b) are one haplotype (inclusion-exclusion over matchings,
-  // the only coincidences possible: A∩B = a, A∩b = b, a∩B = c, a∩b = e).
-  const I A = a + b, Ac = c + e, B = a + c, Bc = b + e;  // A, a, B, b
-  auto g = [&](std::size_t set, I num) {                 // (only those the basis uses)
-    if ((need >> set) & 1) f.g[set] = num;
-  };
-  f.g[0] = 1;
-  g(1, A);
-  g(2, Ac);
-  g(4, B);
-  g(8, Bc);
-  g(3, A * Ac);
-  g(12, B * Bc);
-  g(5, A * B - a);
-  g(9, A * Bc - b);
-  g(6, Ac * B - c);
-  g(10, Ac * Bc - e);
-  g(7, A * Ac * B - a * Ac - c * A);
-  g(11, A * Ac * Bc - b * Ac - e * A);
-  g(13, A * B * Bc - a * Bc - b * B);
-  g(14, Ac * B * Bc - c * Bc - e * B);
-  // both matchings at once: {A=B, a=b} and {A=b, a=B}
-  g(15, A * Ac * B * Bc - a * Ac * Bc - b * Ac * B - c * A * Bc - e * A * B + a * e + b * c);
-}
 
 /// @p num / @p den as a double (den > 0): the integer part exactly, then the remainder's share.
 double ratio(Wide num, Wide den) {
@@ -211,7 +153,8 @@ struct Basis {
   std::vector<std::array<int, 2>> h;
   /// pi2_i_j_k_l = 1/4 [p_i (1 - p_j) + p_j (1 - p_i)] [q_k (1 - q_l) + q_l (1 - q_k)]: each of
   /// the four products draws an A haplotype, an a, a B and a b from the populations named; per
-  /// product, each population's set of draws (PopNums::g).
+  /// product, each population's set of draws (PopFactors::g; stats/ld_moments_terms.hpp's
+  /// basis_table() has the same for the integer numerators).
   std::vector<std::array<std::array<std::uint8_t, kMaxPops>, 4>> pi2_sets;
 
   explicit Basis(int pops) {
@@ -264,6 +207,14 @@ struct Basis {
   }
   std::size_t size() const { return dd.size() + dz.size() + pi2.size(); }
 };
+
+/// A statistic of basis_table()'s by Basis' names ("DD_0_1" and the like).
+std::string stat_name(const Stat& s) {
+  const auto at = [&s](std::size_t k) { return static_cast<int>(s.pops[k]); };
+  if (s.kind == 0) return Basis::join("DD", std::array<int, 2>{at(0), at(1)});
+  if (s.kind == 1) return Basis::join("Dz", std::array<int, 3>{at(0), at(1), at(2)});
+  return Basis::join("pi2", std::array<int, 4>{at(0), at(1), at(2), at(3)});
+}
 
 struct PendingUnit {
   std::vector<std::vector<PairRow>> rows;         // per band
@@ -383,6 +334,16 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
     narrow_ = std::all_of(scale_.begin(), scale_.begin() + pops_,
                           [](const PopScale& x) { return x.narrow; });
     denominators();
+    if (!genotypes_) {  // the phased numerators (stats/ld_moments_terms.hpp), in basis_' order
+      device_.basis = basis_table(pops_);
+      const auto names = basis_.ld_names();
+      for (int k = 0; k < device_.basis.stats; ++k)
+        if (stat_name(device_.basis.s[k]) != names[static_cast<std::size_t>(k)])
+          throw Error("ld-stats: the basis' tables disagree");
+      device_.width = width_[0];
+      for (int k = 0; k < pops_; ++k) device_.pop_width[k] = width_[idx(k) + 1];
+      device_.edges = binner_.edges();
+    }
     if (genotypes_)
       for (int k = 0; k < pops_; ++k)
         estimators_[idx(k)] =
@@ -521,29 +482,30 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
     }
   };
   /// Band 0's reducer (stats/banded_pairs.hpp): a pair's counts in every population come with it,
-  /// so it is summed where it is counted.
+  /// so it is summed where it is counted. Per bin: the pairs, then the basis' numerators (the
+  /// layout of stats/ld_moments_terms.hpp's DeviceReduction, whose sums come back as such).
   class Sum final : public pairs::PairSum {
    public:
-    explicit Sum(const LdMomentsPopsStatistic& s) : s_(s), bins(s.bins_.size()) {}
+    explicit Sum(const LdMomentsPopsStatistic& s) : s_(s), sums(s.binner_.bins() * s.stride(), 0) {}
     void add(const pairs::ReducedRow& i, const pairs::ReducedRow& j, std::int64_t ab,
              const std::array<std::int64_t, 3>& masked_ab) override {
-      if (s_.narrow_)
-        s_.add_reduced<std::int64_t>(bins.data(), i, j, ab, masked_ab);
-      else
-        s_.add_reduced<Wide>(bins.data(), i, j, ab, masked_ab);
+      const std::int64_t x[4] = {ab, masked_ab[0], masked_ab[1], masked_ab[2]};
+      s_.reduce_row(sums.data(), &i, 1, j, x);
+    }
+    void add_row(const pairs::ReducedRow* i, std::int64_t count, const pairs::ReducedRow& j,
+                 const std::int64_t* x) override {
+      s_.reduce_row(sums.data(), i, count, j, x);
     }
     void merge(const pairs::PairSum& other) override {
       const auto& o = dynamic_cast<const Sum&>(other);
-      for (std::size_t k = 0; k < bins.size(); ++k) {
-        bins[k] += o.bins[k];
-      }
+      for (std::size_t k = 0; k < sums.size(); ++k) sums[k] += o.sums[k];
     }
 
    private:
     const LdMomentsPopsStatistic& s_;
 
    public:
-    std::vector<Bin> bins;
+    std::vector<Wide> sums;
   };
   class Reducer final : public pairs::PairReducer {
    public:
@@ -554,40 +516,73 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
       return s_.binner_.coordinate(contig, pos);
     }
     std::unique_ptr<pairs::PairSum> start() const override { return std::make_unique<Sum>(s_); }
+    /// Every population narrow: the device sums 64-bit numerators. Otherwise (a population of
+    /// kNarrowHaplotypes haplotypes or more: 128-bit numerators) the device band keeps handing
+    /// over its pairs, summed on the host.
+    const DeviceReduction* device() const override { return s_.narrow_ ? &s_.device_ : nullptr; }
+    std::unique_ptr<pairs::PairSum> device_sum(const std::uint64_t* words) const override {
+      if (!device()) return nullptr;
+      auto sum = std::make_unique<Sum>(s_);
+      for (std::size_t k = 0; k < sum->sums.size(); ++k)  // two's complement, low word first
+        sum->sums[k] =
+            static_cast<Wide>((static_cast<UWide>(words[2 * k + 1]) << 64) | words[2 * k]);
+      return sum;
+    }
 
    private:
     const LdMomentsPopsStatistic& s_;
     std::vector<std::vector<std::uint64_t>> masks_;
   };
 
-  /// A pair the reducer counted: when both sites are complete and polymorphic in the union (the
-  /// pairs sum_range() sums), its populations' counts into its bin of @p bins.
-  template <class I>
-  void add_reduced(Bin* bins, const pairs::ReducedRow& i, const pairs::ReducedRow& j,
-                   std::int64_t ab, const std::array<std::int64_t, 3>& masked_ab) const {
-    if (i.n != width_[0] || j.n != width_[0] || i.alt <= 0 || i.alt >= i.n || j.alt <= 0 ||
-        j.alt >= j.n)
-      return;
-    const std::int64_t bin = binner_.bin_at(i.pos, j.pos, i.coord, j.coord);
-    if (bin < 0) return;
-    std::array<PopNums<I>, kMaxPops> pp;
-    std::int64_t a_rest = i.alt, b_rest = j.alt, ab_rest = ab;
-    for (int k = 0; k < pops_; ++k) {
-      const auto p = static_cast<std::size_t>(k);
-      const std::int64_t n = width_[p + 1];
-      std::int64_t a = a_rest, b = b_rest, x = ab_rest;  // the last population: the rest
-      if (k + 1 < pops_) {
-        a = i.masked_alt[p];
-        b = j.masked_alt[p];
-        x = masked_ab[p];
-        a_rest -= a;
-        b_rest -= b;
-        ab_rest -= x;
-      }
-      const std::int64_t x11 = n - a - b + x;  // REF at both
-      pop_nums<I>(x11, (n - a) - x11, (n - b) - x11, x, scale_[p].need, pp[p]);
+  /// The pairs (i[k], j), k < @p count, the reducer counted (@p x: four counts a pair): those of
+  /// sites complete and polymorphic in the union (the pairs sum_range() sums), their
+  /// populations' numerators into their bins of @p sums (Sum's layout).
+  void reduce_row(Wide* sums, const pairs::ReducedRow* i, std::int64_t count,
+                  const pairs::ReducedRow& j, const std::int64_t* x) const {
+    with_pops([&]<int P>() {
+      if (narrow_)
+        reduce_row_in<P, std::int64_t>(sums, i, count, j, x);
+      else
+        reduce_row_in<P, Wide>(sums, i, count, j, x);
+    });
+  }
+
+  template <int P, class I>
+  void reduce_row_in(Wide* sums, const pairs::ReducedRow* is, std::int64_t count,
+                     const pairs::ReducedRow& j, const std::int64_t* x) const {
+    const std::int64_t width = width_[0];
+    if (!row_used(j.n, j.alt, width)) return;
+    const BinEdges edges = binner_.edges();
+    const std::size_t slots = stride();
+    std::int64_t bin = -1;
+    for (std::int64_t k = 0; k < count; ++k, x += 4) {
+      const pairs::ReducedRow& i = is[k];
+      if (!row_used(i.n, i.alt, width)) continue;
+      bin = pair_bin(edges, i.pos, j.pos, i.coord, j.coord, bin);
+      if (bin < 0) continue;
+      Wide* out = sums + static_cast<std::size_t>(bin) * slots;
+      ++out[0];
+      reduce_pair<P, I>(device_, kBasis<P>, i.alt, i.masked_alt.data(), j.alt, j.masked_alt.data(),
+                        x[0], x + 1, [out](int s, I v) { out[1 + s] += v; });
     }
-    add_pair<I>(bins + static_cast<std::size_t>(bin) * stride(), pp.data());
+  }
+
+  /// @p f.template operator()<P>() with the populations as a constant (two to four: phased).
+  template <class F>
+  void with_pops(F&& f) const {
+    switch (pops_) {
+      case 2:
+        f.template operator()<2>();
+        break;
+      case 3:
+        f.template operator()<3>();
+        break;
+      case 4:
+        f.template operator()<4>();
+        break;
+      default:
+        throw Error("ld-stats: phased pairs of two to four populations");
+    }
   }
 
   /// A unit's pairs per part summed on a thread of their own (their partial sums then added:
@@ -626,11 +621,13 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
       if (genotypes_ ? s.complete : s.complete && all[r].sum > 0 && all[r].sum < all[r].n)
         add_site(s);
     }
-    if (u.reduced) {
-      const auto& sums = dynamic_cast<const Sum&>(*u.reduced).bins;
-      for (std::size_t i = 0; i < bins_.size(); ++i) {
-        bins_[i] += sums[i];
-      }
+    if (u.reduced) {  // per bin: the pairs, then the numerators
+      const auto& sums = dynamic_cast<const Sum&>(*u.reduced).sums;
+      for (std::size_t i = 0; i < bins_.size(); ++i)
+        if (i % stride() == 0)
+          bins_[i].pairs += static_cast<std::int64_t>(sums[i]);
+        else
+          bins_[i].sum += sums[i];
     }
     sum_pairs(u);
     trim_rows();
@@ -697,13 +694,21 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
 
   /// sum_pairs() of the union band's pairs [begin, end) into @p bins.
   void sum_range(const PendingUnit& u, std::size_t begin, std::size_t end, Bin* bins) const {
-    if (narrow_)
-      sum_range_in<std::int64_t>(u, begin, end, bins);
-    else
-      sum_range_in<Wide>(u, begin, end, bins);
+    if (genotypes_) {
+      sum_range_in<0, double>(u, begin, end, bins);
+      return;
+    }
+    with_pops([&]<int P>() {
+      if (narrow_)
+        sum_range_in<P, std::int64_t>(u, begin, end, bins);
+      else
+        sum_range_in<P, Wide>(u, begin, end, bins);
+    });
   }
 
-  template <class I>
+  /// (P = 0: --genotypes, any number of populations; else P phased populations, numerators in
+  /// @p I.)
+  template <int P, class I>
   void sum_range_in(const PendingUnit& u, std::size_t begin, std::size_t end, Bin* bins) const {
     if (begin >= end) return;
     const auto& all = u.pairs[0];
@@ -713,8 +718,6 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
           std::lower_bound(u.pairs[k].begin(), u.pairs[k].end(), all[begin], pair_before) -
           u.pairs[k].begin());
     std::size_t hint_i = 0, hint_j = 0, first_i = 0;
-    std::array<PopNums<I>, kMaxPops> pp;
-    std::array<PopFactors, kMaxPops> pf;  // (--genotypes)
     for (std::size_t x = begin; x < end; ++x) {
       const PairValue& v = all[x];
       const SiteCounts& j = site(v.b, hint_j);
@@ -725,35 +728,49 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
       if (!i.complete || !j.complete) continue;
       const std::int64_t bin = binner_.bin_at(i.pos, j.pos, i.coord, j.coord);
       if (bin < 0) continue;
-      if (genotypes_) {
-        if (genotype_factors(u, v, at, pf))
-          add_pair(bins + static_cast<std::size_t>(bin) * stride(), pf.data());
+      Bin* out = bins + static_cast<std::size_t>(bin) * stride();
+      if constexpr (P == 0) {
+        std::array<PopFactors, kMaxPops> pf;
+        if (genotype_factors(u, v, at, pf)) add_pair(out, pf.data());
         continue;
+      } else {
+        phased_pair<P, I>(u, v, i, j, at, out);
       }
-      std::int64_t last = ref_at_both(v.n, i.alt, j.alt, v.d);
-      for (int k = 0; k < pops_; ++k) {
-        const auto p = static_cast<std::size_t>(k);
-        const std::int64_t n = i.pop_n[p], a = i.pop_alt[p], b = j.pop_alt[p];
-        std::int64_t x11 = 0;
-        if (k + 1 == pops_) {
-          x11 = last;
-        } else {
-          const auto& band = u.pairs[p + 1];
-          std::size_t& c = at[p];
-          while (c < band.size() && pair_before(band[c], v)) ++c;
-          if (c < band.size() && band[c].a == v.a && band[c].b == v.b) {
-            x11 = ref_at_both(band[c].n, a, b, band[c].d);
-          } else if (a == 0 || b == 0) {  // a site without non-REF alleles in the population
-            x11 = a == 0 ? n - b : n - a;
-          } else if (a != n && b != n) {
-            throw Error("ld-stats: a population band left out a pair of polymorphic sites");
-          }  // else a site without REF alleles there: none REF at both
-          last -= x11;
-        }
-        pop_nums<I>(x11, (n - a) - x11, (n - b) - x11, x11 - (n - a - b), scale_[p].need, pp[p]);
-      }
-      add_pair(bins + static_cast<std::size_t>(bin) * stride(), pp.data());
     }
+  }
+
+  /// The union band's pair @p v of sites @p i and @p j, of P phased populations: its
+  /// populations' counts from the bands' pairs (band k: population k - 1, @p at its next pair;
+  /// the last population's counts are the union's less the others'), their numerators into the
+  /// pair's bin @p out.
+  template <int P, class I>
+  void phased_pair(const PendingUnit& u, const PairValue& v, const SiteCounts& i,
+                   const SiteCounts& j, std::array<std::size_t, kMaxPops>& at, Bin* out) const {
+    I F[P][kFactors];
+    std::int64_t last = ref_at_both(v.n, i.alt, j.alt, v.d);
+    for (int k = 0; k < P; ++k) {
+      const auto p = static_cast<std::size_t>(k);
+      const std::int64_t n = i.pop_n[p], a = i.pop_alt[p], b = j.pop_alt[p];
+      std::int64_t x11 = 0;
+      if (k + 1 == P) {
+        x11 = last;
+      } else {
+        const auto& band = u.pairs[p + 1];
+        std::size_t& c = at[p];
+        while (c < band.size() && pair_before(band[c], v)) ++c;
+        if (c < band.size() && band[c].a == v.a && band[c].b == v.b) {
+          x11 = ref_at_both(band[c].n, a, b, band[c].d);
+        } else if (a == 0 || b == 0) {  // a site without non-REF alleles in the population
+          x11 = a == 0 ? n - b : n - a;
+        } else if (a != n && b != n) {
+          throw Error("ld-stats: a population band left out a pair of polymorphic sites");
+        }  // else a site without REF alleles there: none REF at both
+        last -= x11;
+      }
+      pop_factors<I>(x11, (n - a) - x11, (n - b) - x11, x11 - (n - a - b), kBasis<P>.need[k], F[k]);
+    }
+    ++out->pairs;
+    add_basis_terms<P>(kBasis<P>, F, [out](int s, I x) { out[1 + s].sum += x; });
   }
 
   /// The populations' factors of the union band's pair @p v from the genotype tables (band k:
@@ -783,30 +800,16 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
     return true;
   }
 
-  /// --genotypes: a pair's factors (doubles, over each pair's own sample sizes) into its
-  /// bin's exact sums.
+  /// --genotypes: a pair's factors @p p (doubles, over each pair's own sample sizes), the
+  /// basis' products of them (pi2: the mean of its four), into its bin's exact sums @p out.
   void add_pair(Bin* out, const PopFactors* p) const {
-    add_basis<double>(out, p, [](Bin& b, double v) { b.exact += v; });
-  }
-
-  /// A pair's numerators of the basis (population factors' products), into its bin's sums.
-  template <class I>
-  void add_pair(Bin* out, const PopNums<I>* p) const {
-    add_basis<I>(out, p, [](Bin& b, I v) { b.sum += v; });
-  }
-
-  /// The basis' products of a pair's population factors @p p (PopFactors, or the integer
-  /// PopNums: the same names), each handed to @p add with its entry of the bin @p out.
-  /// Doubles: pi2 is the mean of its four products; integers: their sum (den_ holds the 4).
-  template <class V, class F, class Add>
-  void add_basis(Bin* out, const F* p, Add&& add) const {
     ++out->pairs;
     ++out;
     for (const auto& [i, j] : basis_.dd)
-      add(*out++, i == j ? V(p[idx(i)].dd) : V(p[idx(i)].d * p[idx(j)].d));
+      (out++)->exact += i == j ? p[idx(i)].dd : p[idx(i)].d * p[idx(j)].d;
     for (const auto& [i, j, k] : basis_.dz) {
-      const F& x = p[idx(i)];
-      V v = 0;
+      const PopFactors& x = p[idx(i)];
+      double v = 0;
       if (j == i && k == i)
         v = x.dz;
       else if (j == i)
@@ -815,21 +818,20 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
         v = x.dzq * p[idx(j)].zp;
       else
         v = x.d * (j == k ? p[idx(j)].zz : p[idx(j)].zp * p[idx(k)].zq);
-      add(*out++, v);
+      (out++)->exact += v;
     }
     for (const auto& sets : basis_.pi2_sets) {
-      V v = 0;
+      double v = 0;
       for (const auto& set : sets) {
-        V prod = 1;
+        double prod = 1;
         for (int q = 0; q < pops_; ++q) prod *= p[idx(q)].g[set[idx(q)]];
         v += prod;
       }
-      if constexpr (std::is_floating_point_v<V>) v /= 4;
-      add(*out++, v);
+      (out++)->exact += v / 4;
     }
   }
 
-  /// The basis' denominators (add_pair's numerators over them): products of the populations'
+  /// The basis' denominators (the phased numerators over them): products of the populations'
   /// falling factorials, (n)_k for k distinct haplotypes drawn from each; pi2 also over 4 (the
   /// mean of its four products).
   void denominators() {
@@ -917,6 +919,7 @@ class LdMomentsPopsStatistic final : public Statistic, public pairs::BandedPairs
   std::deque<SiteCounts> rows_;  // kept sites, by variant
   std::vector<Bin> bins_;        // per bin: pairs, then the basis' sums
   std::vector<Wide> den_;        // per statistic of the basis: its sums' denominator
+  DeviceReduction device_;       // (phased) the numerators' tables, widths and bins
   bool narrow_ = true;           // every population's numerators in 64 bits
   std::vector<ExactSum> h_;
   std::int64_t sites_ = 0;

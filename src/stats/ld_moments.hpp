@@ -10,6 +10,7 @@
 
 #include "stats/haplo_rows.hpp"
 #include "stats/ld_math.hpp"
+#include "stats/ld_moments_terms.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/ld.hpp"
 #include "vczstats/table.hpp"
@@ -87,6 +88,10 @@ class PairBinner {
   double coordinate(std::int32_t contig, std::int64_t pos) const;
   /// bin() from the sites' positions and coordinates (a site's kept once, not looked up again).
   std::int64_t bin_at(std::int64_t a, std::int64_t b, double ca, double cb) const;
+  /// The edges as pair_bin() (stats/ld_moments_terms.hpp) reads them: pointers into this binner.
+  BinEdges edges() const {
+    return {static_cast<std::int64_t>(bins()), r_, edges_.data(), r_edges_.data()};
+  }
   /// Add the columns bin_start, bin_end (bp: integers; r: floats) to @p t.
   void add_columns(Table& t) const;
   /// Push bin @p k's edges into columns 0 and 1 of @p t.

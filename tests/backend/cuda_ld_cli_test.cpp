@@ -235,3 +235,115 @@ TEST(CudaLdCli, GpuR2MatchesPlink19OnAg1000g) {
   EXPECT_LT(twice.size(), want.size() / 100);
   vcztest::expect_same_r2(want, got, 5000);
 }
+
+// ld-stats of phased calls: with two or more populations the GPU band sums the pairs per bin on
+// the device (the reducer's DeviceReduction, stats/ld_moments_terms.hpp) and hands over only the
+// bins, the population bands only rows; one population and --genotypes keep the pairs path.
+// Either way the bytes are the CPU's. The device path is seen in -v's "pairs" line, whose count
+// covers at least the pairs the bins hold. Rows of one word (48 haplotypes) and of five (300),
+// bins of bp and of recombination distance, units smaller than the reach; and a population too
+// large for 64-bit numerators, which keeps the pairs path.
+namespace {
+
+/// The sum of the column "pairs" of ld-stats' TSV @p out.
+std::int64_t binned_pairs(const std::string& out) {
+  std::istringstream in(out);
+  std::string line;
+  int col = -1;
+  std::int64_t sum = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::istringstream cells(line);
+    for (std::string c; std::getline(cells, c, '\t');) f.push_back(c);
+    if (col < 0) {
+      for (std::size_t k = 0; k < f.size(); ++k)
+        if (f[k] == "pairs") col = static_cast<int>(k);
+      continue;
+    }
+    if (static_cast<int>(f.size()) > col) sum += std::stoll(f[static_cast<std::size_t>(col)]);
+  }
+  return sum;
+}
+
+/// The count of -v's line "pairs N variant pairs summed into bins on the device" (-1: none).
+std::int64_t device_pairs(const std::string& err) {
+  const std::string key = "variant pairs summed into bins on the device";
+  const auto at = err.find(key);
+  if (at == std::string::npos) return -1;
+  const auto start = err.rfind("pairs", at - 1);
+  return std::stoll(err.substr(start + 5, at - start - 5));
+}
+
+}  // namespace
+
+TEST(CudaLdCli, LdStatsSumsPairsOnTheDeviceWithTheCpusBytes) {
+  VCZ_REQUIRE_GPU();
+  vcztest::TempDir dir;
+  const std::string map = (dir / "uniform.map").string();
+  {
+    std::ofstream m(map);  // 1 cM per Mb (plink .map: chrom, id, cM, bp)
+    m << "1\tm0\t0\t1\n1\tm1\t0.3\t300000\n";
+  }
+  for (const int samples : {24, 150}) {
+    SCOPED_TRACE(std::to_string(samples) + " samples");
+    const std::string store = (dir / ("s" + std::to_string(samples) + ".vcz")).string();
+    const std::string p3 = store + ".pops3", p2 = store + ".pops2";
+    vcztest::run_ok(binary() + " simulate " + shell_quote(store) + " --samples " +
+                    std::to_string(samples) +
+                    " --pops 3 --variants 1200 --length 300000 --seed 7 --variants-chunk-size 100"
+                    " --no-progress -f --pops-file " +
+                    shell_quote(p3));
+    // two populations: the third joins the second
+    vcztest::run_ok("awk 'BEGIN{FS=OFS=\"\\t\"} NR > 1 && $2 == \"pop2\" {$2 = \"pop1\"} 1' " +
+                    shell_quote(p3) + " > " + shell_quote(p2));
+    for (const std::string& pops :
+         {std::string(), "-P " + shell_quote(p2), "-P " + shell_quote(p3)})
+      for (const std::string& bins :
+           {std::string("--bp-bins 0,100,1000,10000,100000 --max-unit-variants 150"),
+            "--r-bins 0,1e-5,1e-4,1e-3 --map " + shell_quote(map) + " --max-unit-variants 200"}) {
+        const std::string command = "ld-stats " + shell_quote(store) + " " + bins + " " + pops;
+        const auto cpu = run(binary() + " " + command + " --device cpu -t 2 -v");
+        const auto gpu = run(binary() + " " + command + " --device gpu -t 3 -v");
+        ASSERT_EQ(cpu.exit_code, 0) << command << ": " << cpu.err;
+        ASSERT_EQ(gpu.exit_code, 0) << command << ": " << gpu.err;
+        EXPECT_EQ(cpu.out, gpu.out) << command;
+        const std::int64_t binned = binned_pairs(cpu.out);
+        EXPECT_GT(binned, 0) << command;
+        EXPECT_EQ(device_pairs(cpu.err), -1) << command;
+        if (pops.empty()) {  // one population: the pairs path
+          EXPECT_EQ(device_pairs(gpu.err), -1) << command << "\n" << gpu.err;
+        } else {
+          EXPECT_GE(device_pairs(gpu.err), binned) << command << "\n" << gpu.err;
+        }
+      }
+    // --genotypes: every band's pairs with their tables, summed on the host
+    const std::string command = "ld-stats " + shell_quote(store) +
+                                " --bp-bins 0,1000,10000 --genotypes --max-unit-variants 150 -P " +
+                                shell_quote(p3);
+    const auto cpu = run(binary() + " " + command + " --device cpu -t 2 -v");
+    const auto gpu = run(binary() + " " + command + " --device gpu -t 3 -v");
+    ASSERT_EQ(cpu.exit_code, 0) << command << ": " << cpu.err;
+    ASSERT_EQ(gpu.exit_code, 0) << command << ": " << gpu.err;
+    EXPECT_EQ(cpu.out, gpu.out) << command;
+    EXPECT_EQ(device_pairs(gpu.err), -1) << command;
+  }
+  // A population of 2^15 haplotypes or more (128-bit numerators): the GPU keeps the pairs path.
+  const std::string wide = (dir / "wide.vcz").string(), wide_pops = wide + ".pops";
+  vcztest::run_ok(binary() + " simulate " + shell_quote(wide) +
+                  " --samples 16500 --variants 150 --length 20000 --seed 3 --no-progress -f");
+  {
+    std::ofstream f(wide_pops);
+    const auto opened = vczstats::vcz::VczStore::open(wide);
+    int n = 0;
+    for (const auto& id : opened.sample_ids()) f << id << "\t" << (n++ < 16390 ? "A" : "B") << "\n";
+  }
+  const std::string command =
+      "ld-stats " + shell_quote(wide) + " --bp-bins 0,1000,10000 -P " + shell_quote(wide_pops);
+  const auto cpu = run(binary() + " " + command + " --device cpu -t 2 -v");
+  const auto gpu = run(binary() + " " + command + " --device gpu -t 3 -v");
+  ASSERT_EQ(cpu.exit_code, 0) << command << ": " << cpu.err;
+  ASSERT_EQ(gpu.exit_code, 0) << command << ": " << gpu.err;
+  EXPECT_EQ(cpu.out, gpu.out) << command;
+  EXPECT_GT(binned_pairs(cpu.out), 1000) << command;
+  EXPECT_EQ(device_pairs(gpu.err), -1) << command;
+}

@@ -168,3 +168,49 @@ TEST(LdKernels, MaskedCountsOfBothNonRefAsTheDefinition) {
     }
   }
 }
+
+// The reducer's row kernel: every row of a block against one row, four counts a row (those of
+// absent masks 0), against counting the bits one by one (one word: its own path; 8+ words: the
+// vector loop).
+TEST(LdKernels, MaskedCountsOfRowsAsTheDefinition) {
+  const ldk::Kernels* sets[4];
+  const int n_sets = ldk::available_kernels(sets, 4);
+  std::mt19937_64 rng(13);
+  for (const std::int64_t width : {1, 40, 64, 65, 511, 513, 1100}) {
+    const std::int64_t words = ld::plane_words(width), row_words = 2 * words;
+    const RowOf j = random_row(rng, width, true, false);
+    std::vector<RowOf> rows;
+    std::vector<std::uint64_t> block;
+    for (int r = 0; r < 5; ++r) {
+      rows.push_back(random_row(rng, width, true, false));
+      block.insert(block.end(), rows.back().planes.begin(), rows.back().planes.end());
+    }
+    for (int nmasks = 0; nmasks <= 3; ++nmasks) {
+      std::vector<std::vector<std::uint64_t>> masks(3, std::vector<std::uint64_t>(words, 0));
+      std::vector<int> mask_of;
+      for (std::int64_t k = 0; k < width; ++k) {
+        mask_of.push_back(static_cast<int>(rng() % 4));  // bit k in mask m (none when m == 3)
+        if (mask_of.back() < 3)
+          set_bit(masks[static_cast<std::size_t>(mask_of.back())], 0, words, k);
+      }
+      std::vector<std::int64_t> want(4 * rows.size(), 0);
+      for (std::size_t r = 0; r < rows.size(); ++r)
+        for (std::int64_t k = 0; k < width; ++k) {
+          const auto b = static_cast<std::size_t>(k);
+          if (rows[r].v[b] != 1 || j.v[b] != 1) continue;
+          ++want[4 * r];
+          if (mask_of[b] < nmasks) ++want[4 * r + 1 + static_cast<std::size_t>(mask_of[b])];
+        }
+      const std::uint64_t* ptrs[3] = {masks[0].data(), masks[1].data(), masks[2].data()};
+      for (int s = 0; s < n_sets; ++s) {
+        SCOPED_TRACE(::testing::Message()
+                     << sets[s]->name << ", width " << width << ", " << nmasks << " masks");
+        std::vector<std::int64_t> got(4 * rows.size(), -1);
+        sets[s]->masked_both_non_ref_rows(block.data(), static_cast<std::int64_t>(rows.size()),
+                                          row_words, j.planes.data(), words, ptrs, nmasks,
+                                          got.data());
+        EXPECT_EQ(got, want);
+      }
+    }
+  }
+}

@@ -19,6 +19,39 @@ using stats::ld::HaplotypeCounts;
 
 // ---- portable and POPCNT ----------------------------------------------------------------------
 
+/// masked_both_non_ref of each of @p count rows (@p row_words apart) with row @p j, into four
+/// counts a row of @p out (the masks' beyond @p nmasks zero); rows of one word without a loop
+/// over words or masks (ld-stats' rows of up to 64 haplotypes).
+[[gnu::always_inline]] inline void masked_rows_loop(const std::uint64_t* rows, std::int64_t count,
+                                                    std::int64_t row_words, const std::uint64_t* j,
+                                                    std::int64_t w,
+                                                    const std::uint64_t* const* masks, int nmasks,
+                                                    std::int64_t* out) {
+  if (w == 1) {
+    const std::uint64_t jj = j[0];
+    const std::uint64_t m0 = nmasks > 0 ? masks[0][0] : 0, m1 = nmasks > 1 ? masks[1][0] : 0,
+                        m2 = nmasks > 2 ? masks[2][0] : 0;
+    for (std::int64_t r = 0; r < count; ++r, out += 4) {
+      const std::uint64_t both = rows[r * row_words] & jj;
+      out[0] = __builtin_popcountll(both);
+      out[1] = __builtin_popcountll(both & m0);
+      out[2] = __builtin_popcountll(both & m1);
+      out[3] = __builtin_popcountll(both & m2);
+    }
+    return;
+  }
+  for (std::int64_t r = 0; r < count; ++r, out += 4) {
+    const std::uint64_t* i = rows + r * row_words;
+    std::int64_t x[4] = {0, 0, 0, 0};
+    for (std::int64_t k = 0; k < w; ++k) {
+      const std::uint64_t both = i[k] & j[k];
+      x[0] += __builtin_popcountll(both);
+      for (int m = 0; m < nmasks; ++m) x[1 + m] += __builtin_popcountll(both & masks[m][k]);
+    }
+    for (int m = 0; m < 4; ++m) out[m] = x[m];
+  }
+}
+
 #define VCZ_LD_KERNELS(suffix, attr)                                                           \
   attr void genotype_##suffix(const std::uint64_t* i, const std::uint64_t* j, std::int64_t w,  \
                               GenotypeCounts& c) {                                             \
@@ -46,6 +79,11 @@ using stats::ld::HaplotypeCounts;
       for (int m = 0; m < nmasks; ++m) x[1 + m] += __builtin_popcountll(both & masks[m][k]);   \
     }                                                                                          \
     for (int m = 0; m <= nmasks; ++m) out[m] += x[m];                                          \
+  }                                                                                            \
+  attr void masked_both_non_ref_rows_##suffix(                                                 \
+      const std::uint64_t* r, std::int64_t n, std::int64_t rw, const std::uint64_t* j,         \
+      std::int64_t w, const std::uint64_t* const* m, int nm, std::int64_t* out) {              \
+    masked_rows_loop(r, n, rw, j, w, m, nm, out);                                              \
   }
 
 VCZ_LD_KERNELS(portable, )
@@ -162,13 +200,41 @@ VCZ_AVX512 void masked_both_non_ref_avx512(const std::uint64_t* i, const std::ui
   for (int m = 0; m <= nmasks; ++m) out[m] += hsum(acc[m]);
 }
 
-const Kernels kPortable{
-    "portable",         genotype_portable,           genotype_complete_portable,
-    haplotype_portable, haplotype_complete_portable, masked_both_non_ref_portable};
-const Kernels kPopcnt{"popcnt",         genotype_popcnt,           genotype_complete_popcnt,
-                      haplotype_popcnt, haplotype_complete_popcnt, masked_both_non_ref_popcnt};
-const Kernels kAvx512{"avx512-vpopcntdq", genotype_avx512,           genotype_complete_avx512,
-                      haplotype_avx512,   haplotype_complete_avx512, masked_both_non_ref_avx512};
+/// Rows of fewer than eight words a word at a time (POPCNT), longer ones eight.
+__attribute__((target("avx512f,avx512vpopcntdq,popcnt"))) void masked_both_non_ref_rows_avx512(
+    const std::uint64_t* rows, std::int64_t count, std::int64_t row_words, const std::uint64_t* j,
+    std::int64_t words, const std::uint64_t* const* masks, int nmasks, std::int64_t* out) {
+  if (words < 8) {
+    masked_rows_loop(rows, count, row_words, j, words, masks, nmasks, out);
+    return;
+  }
+  for (std::int64_t r = 0; r < count; ++r, out += 4) {
+    out[0] = out[1] = out[2] = out[3] = 0;
+    masked_both_non_ref_avx512(rows + r * row_words, j, words, masks, nmasks, out);
+  }
+}
+
+const Kernels kPortable{"portable",
+                        genotype_portable,
+                        genotype_complete_portable,
+                        haplotype_portable,
+                        haplotype_complete_portable,
+                        masked_both_non_ref_portable,
+                        masked_both_non_ref_rows_portable};
+const Kernels kPopcnt{"popcnt",
+                      genotype_popcnt,
+                      genotype_complete_popcnt,
+                      haplotype_popcnt,
+                      haplotype_complete_popcnt,
+                      masked_both_non_ref_popcnt,
+                      masked_both_non_ref_rows_popcnt};
+const Kernels kAvx512{"avx512-vpopcntdq",
+                      genotype_avx512,
+                      genotype_complete_avx512,
+                      haplotype_avx512,
+                      haplotype_complete_avx512,
+                      masked_both_non_ref_avx512,
+                      masked_both_non_ref_rows_avx512};
 
 bool has_popcnt() {
   return __builtin_cpu_supports("popcnt");

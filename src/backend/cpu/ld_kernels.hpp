@@ -28,6 +28,12 @@ struct Kernels {
   /// those of them also set in @p masks[k] (k < @p nmasks <= 3; words per plane, as the rows).
   void (*masked_both_non_ref)(const std::uint64_t* i, const std::uint64_t* j, std::int64_t words,
                               const std::uint64_t* const* masks, int nmasks, std::int64_t* out);
+  /// masked_both_non_ref of each of @p count rows at @p rows (@p row_words apart) with row
+  /// @p j, four counts a row into @p out (set, not added; those of masks past @p nmasks 0).
+  void (*masked_both_non_ref_rows)(const std::uint64_t* rows, std::int64_t count,
+                                   std::int64_t row_words, const std::uint64_t* j,
+                                   std::int64_t words, const std::uint64_t* const* masks,
+                                   int nmasks, std::int64_t* out);
 };
 
 /// @brief The fastest kernels this CPU runs.

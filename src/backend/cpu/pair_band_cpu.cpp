@@ -169,9 +169,13 @@ class CpuPairBand final : public PairBand {
       const std::int64_t keep = begin - rows_.front();
       std::memmove(planes_.data(), planes(rows_.front()), static_cast<std::size_t>(keep * rw) * 8);
       planes_.resize(static_cast<std::size_t>(keep * rw));
+      if (spec_.reducer)
+        reduced_.erase(reduced_.begin(), reduced_.begin() + static_cast<std::ptrdiff_t>(
+                                                                rows_.front() - planes_front_));
       planes_front_ = rows_.front();
     }
     planes_.resize(static_cast<std::size_t>((end - planes_front_) * rw));
+    if (spec_.reducer) reduced_.resize(static_cast<std::size_t>(end - planes_front_));
     const std::int64_t words = rows_.plane_words();
     for (std::int64_t o = begin; o < end; ++o) {
       std::uint64_t* p = planes(o);
@@ -187,6 +191,9 @@ class CpuPairBand final : public PairBand {
           for (std::size_t k = 0; k < count_masks_.size(); ++k)
             for (std::int64_t w = 0; w < words; ++w)
               row.masked_alt[k] += stats::ld::popcount64(p[w] & count_masks_[k][w]);
+          reduced_[static_cast<std::size_t>(o - planes_front_)] = {
+              row.variant, row.place.pos, row.place.contig, row.coord,
+              row.n,       row.alt,       row.masked_alt};
         }
       } else {
         const auto t = stats::ld::genotype_totals(p, words);
@@ -228,43 +235,68 @@ class CpuPairBand final : public PairBand {
   }
 
   /// The reducer's sum of the pairs of the rows [begin, end) with their partners, on the run's
-  /// threads: a sum per block of rows, added together (exact sums: the same for any split).
+  /// threads: a sum per part, added together (exact sums: the same for any split). Row j has
+  /// j - first partners, so the rows are cut into parts of about equal pairs (blocks of rows in
+  /// order left the last, heaviest ones to few threads).
   std::shared_ptr<const stats::pairs::PairSum> reduce_pairs(std::int64_t begin, std::int64_t end) {
-    constexpr std::int64_t kBlock = 16;
-    const std::int64_t blocks = (end - begin + kBlock - 1) / kBlock;
     std::shared_ptr<stats::pairs::PairSum> total = spec_.reducer->start();
-    if (blocks <= 0) return total;
-    std::vector<std::unique_ptr<stats::pairs::PairSum>> parts(static_cast<std::size_t>(blocks));
+    if (end <= begin) return total;
+    std::vector<std::int64_t> cuts{begin};  // part p: rows [cuts[p], cuts[p + 1])
+    {
+      constexpr std::int64_t kMinPairs = 1 << 12, kPartsPerThread = 4;
+      std::int64_t pairs = 0;
+      for (std::int64_t j = begin; j < end; ++j) pairs += j - rows_.at(j).first + 1;
+      const std::int64_t parts = std::clamp<std::int64_t>(
+          pairs / kMinPairs, 1, kPartsPerThread * static_cast<std::int64_t>(threads_));
+      std::int64_t seen = 0;
+      for (std::int64_t j = begin; j < end; ++j) {
+        seen += j - rows_.at(j).first + 1;
+        if (seen * parts >= pairs * static_cast<std::int64_t>(cuts.size()) && j + 1 < end)
+          cuts.push_back(j + 1);
+      }
+      cuts.push_back(end);
+    }
+    const auto parts = static_cast<std::int64_t>(cuts.size()) - 1;
+    std::vector<std::unique_ptr<stats::pairs::PairSum>> sums(static_cast<std::size_t>(parts));
     std::atomic<std::int64_t> ns{0};
-    ThreadPool::shared().run_claimed(threads_, blocks, [&](std::int64_t b) {
+    ThreadPool::shared().run_claimed(threads_, parts, [&](std::int64_t b) {
       const auto t0 = Clock::now();
       auto sum = spec_.reducer->start();
-      const std::int64_t j0 = begin + b * kBlock, j1 = std::min(end, j0 + kBlock);
-      for (std::int64_t j = j0; j < j1; ++j) reduce_of(j, *sum);
-      parts[static_cast<std::size_t>(b)] = std::move(sum);
+      std::vector<std::int64_t> counts;
+      for (std::int64_t j = cuts[static_cast<std::size_t>(b)];
+           j < cuts[static_cast<std::size_t>(b) + 1]; ++j)
+        reduce_of(j, *sum, counts);
+      sums[static_cast<std::size_t>(b)] = std::move(sum);
       ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
     });
-    for (const auto& p : parts) total->merge(*p);
+    for (const auto& p : sums) total->merge(*p);
     compute_ns_ += ns.load();
     return total;
   }
 
-  stats::pairs::ReducedRow reduced_row(std::int64_t o) const {
-    const BandRows::Row& r = rows_.at(o);
-    return {r.variant, r.place.pos, r.place.contig, r.coord, r.n, r.alt, r.masked_alt};
-  }
-
-  /// Every wanted pair (i, j), i from j's first partner to j itself, into @p sum.
-  void reduce_of(std::int64_t j, stats::pairs::PairSum& sum) {
-    const stats::pairs::ReducedRow b = reduced_row(j);
-    const std::uint64_t* pj = planes(j);
-    const std::int64_t words = rows_.plane_words();
+  /// Every wanted pair (i, j), i from j's first partner to j itself, into @p sum: the counts of
+  /// all of them in one kernel call into @p counts, then one add_row (the pairs of a focal
+  /// request one at a time).
+  void reduce_of(std::int64_t j, stats::pairs::PairSum& sum, std::vector<std::int64_t>& counts) {
+    const std::int64_t first = rows_.at(j).first, words = rows_.plane_words();
     const int nm = static_cast<int>(count_masks_.size());
-    for (std::int64_t i = rows_.at(j).first; i <= j; ++i) {
+    auto row = [this](std::int64_t o) -> const stats::pairs::ReducedRow& {
+      return reduced_[static_cast<std::size_t>(o - planes_front_)];
+    };
+    if (!spec_.request.focal_only) {  // every pair but (j, j)
+      const std::int64_t n = j - first;
+      if (n <= 0) return;
+      counts.resize(static_cast<std::size_t>(4 * n));
+      kernels_.masked_both_non_ref_rows(planes(first), n, rows_.row_words(), planes(j), words,
+                                        count_masks_.data(), nm, counts.data());
+      sum.add_row(&row(first), n, row(j), counts.data());
+      return;
+    }
+    for (std::int64_t i = first; i <= j; ++i) {
       if (!rows_.wanted(i, j)) continue;
       std::int64_t x[4] = {0, 0, 0, 0};
-      kernels_.masked_both_non_ref(planes(i), pj, words, count_masks_.data(), nm, x);
-      sum.add(reduced_row(i), b, x[0], {x[1], x[2], x[3]});
+      kernels_.masked_both_non_ref(planes(i), planes(j), words, count_masks_.data(), nm, x);
+      sum.add(row(i), row(j), x[0], {x[1], x[2], x[3]});
     }
   }
 
@@ -299,6 +331,7 @@ class CpuPairBand final : public PairBand {
   std::int64_t compute_ns_ = 0;
   std::vector<std::uint64_t> scratch_;  // a masked genotype row's planes before compaction
   std::vector<const std::uint64_t*> count_masks_;  // the reducer's
+  std::vector<stats::pairs::ReducedRow> reduced_;  // (a reducer) rows [planes_front_, end)
 };
 
 }  // namespace

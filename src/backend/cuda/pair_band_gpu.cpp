@@ -9,6 +9,13 @@
 //                                                        on the host's threads), passing
 //                                                        pairs back
 //
+// With a reducer that runs on the device (gpu_reduces(): ld-stats' band over every haplotype),
+// the rows kernel also counts each row's non-REF within the reducer's count masks, the host
+// adds each new row's position and coordinate, and one kernel sums the unit's pairs into the
+// reducer's bins (stats/ld_moments_terms.hpp, exact 128-bit sums): only the bins come back, as
+// the batch's PairSum. A rows_only band (ld-stats' population bands then) hands over rows and
+// boundary planes alone.
+//
 // Each unit is finished before device_unit returns, so take() hands over every batch so far.
 // The host side (rows, partners, halo, eviction, tail) is BandRows, as for the CPU band; the
 // per-pair math is stats/ld_math.hpp on both, so the batches are the CPU band's (pairs in
@@ -54,6 +61,7 @@ class GpuPairBand final : public PairBand {
       VCZ_CUDA_CHECK(cudaMemcpyAsync(mask_.data(), mask.data(), mask.size() * 8,
                                      cudaMemcpyHostToDevice, stream_.get()));
     }
+    if (gpu_reduces(spec)) start_reduction();
     stream_.synchronize();
   }
 
@@ -96,8 +104,42 @@ class GpuPairBand final : public PairBand {
   }
 
   double compute_seconds() const override { return kernel_ms_ * 1e-3; }
+  std::int64_t device_pairs() const override { return device_pairs_; }
 
  private:
+  /// The reducer's description on the device: its bin edges and count masks copied, the bins'
+  /// sums allocated.
+  void start_reduction() {
+    const cudaStream_t s = stream_.get();
+    reduction_ = *spec_.reducer->device();
+    if (reduction_.width != rows_.width())
+      throw Error("variant pairs: a device reduction of another width than the band's");
+    const std::int64_t edges = reduction_.edges.bins + 1;
+    edges_dev_ = DeviceBuffer(ctx_.pool(), edges * 8, s);
+    const void* from = reduction_.edges.by_r ? static_cast<const void*>(reduction_.edges.r)
+                                             : static_cast<const void*>(reduction_.edges.bp);
+    VCZ_CUDA_CHECK(cudaMemcpyAsync(edges_dev_.data(), from, static_cast<std::size_t>(edges * 8),
+                                   cudaMemcpyHostToDevice, s));
+    reduction_.edges.bp = reduction_.edges.by_r ? nullptr : edges_dev_.as<std::int64_t>();
+    reduction_.edges.r = reduction_.edges.by_r ? edges_dev_.as<double>() : nullptr;
+    const auto& masks = spec_.reducer->count_masks();
+    if (masks.size() > 3) throw Error("variant pairs: more than three count masks");
+    nmasks_ = static_cast<int>(masks.size());
+    const std::int64_t w = rows_.plane_words();
+    count_masks_ = DeviceBuffer(ctx_.pool(), std::max<std::int64_t>(nmasks_, 1) * w * 8, s);
+    for (int k = 0; k < nmasks_; ++k) {
+      const auto& m = masks[static_cast<std::size_t>(k)];
+      if (static_cast<std::int64_t>(m.size()) < w)
+        throw Error("variant pairs: a count mask narrower than the planes");
+      VCZ_CUDA_CHECK(cudaMemcpyAsync(count_masks_.data() + k * w * 8, m.data(),
+                                     static_cast<std::size_t>(w * 8), cudaMemcpyHostToDevice, s));
+    }
+    const std::int64_t bytes = reduction_.edges.bins * reduction_.slots() * 16;
+    sums_dev_ = DeviceBuffer(ctx_.pool(), bytes, s);
+    sums_host_ = PinnedBuffer(bytes);
+    reduce_ = true;
+  }
+
   /// Room in the halo buffer for rows [planes_front_, end): when full, the rows [front, begin)
   /// move to a new buffer twice as large as the band needs now.
   void reserve_halo(std::int64_t begin, std::int64_t end) {
@@ -106,18 +148,30 @@ class GpuPairBand final : public PairBand {
     const std::int64_t front = rows_.front(), keep = begin - front, rw = rows_.row_words();
     const std::int64_t cap = std::max<std::int64_t>(2 * (end - front), 64);
     DeviceBuffer planes(ctx_.pool(), cap * rw * 8, s), totals(ctx_.pool(), cap * 3 * 8, s);
+    DeviceBuffer masked, places;  // (a device reduction)
+    if (reduce_) {
+      masked = DeviceBuffer(ctx_.pool(), cap * 3 * 8, s);
+      places = DeviceBuffer(ctx_.pool(), cap * sizeof(cuda::RowPlace), s);
+    }
     if (keep > 0) {
       const std::int64_t from = front - planes_front_;
-      VCZ_CUDA_CHECK(cudaMemcpyAsync(planes.data(), planes_.data() + from * rw * 8,
-                                     static_cast<std::size_t>(keep * rw * 8),
-                                     cudaMemcpyDeviceToDevice, s));
-      VCZ_CUDA_CHECK(cudaMemcpyAsync(totals.data(), totals_.data() + from * 3 * 8,
-                                     static_cast<std::size_t>(keep * 3 * 8),
-                                     cudaMemcpyDeviceToDevice, s));
+      auto move = [&](DeviceBuffer& to, const DeviceBuffer& old, std::int64_t row_bytes) {
+        VCZ_CUDA_CHECK(cudaMemcpyAsync(to.data(), old.data() + from * row_bytes,
+                                       static_cast<std::size_t>(keep * row_bytes),
+                                       cudaMemcpyDeviceToDevice, s));
+      };
+      move(planes, planes_, rw * 8);
+      move(totals, totals_, 3 * 8);
+      if (reduce_) {
+        move(masked, masked_, 3 * 8);
+        move(places, places_, static_cast<std::int64_t>(sizeof(cuda::RowPlace)));
+      }
     }
     stream_.synchronize();  // the new buffers are ready for the lane's stream
     planes_ = std::move(planes);
     totals_ = std::move(totals);
+    masked_ = std::move(masked);
+    places_ = std::move(places);
     planes_front_ = front;
     cap_rows_ = cap;
   }
@@ -171,6 +225,22 @@ class GpuPairBand final : public PairBand {
       auto* totals = totals_.as<unsigned long long>() + 3 * (begin - planes_front_);
       VCZ_CUDA_CHECK(cudaMemsetAsync(totals, 0, static_cast<std::size_t>(count * 3 * 8), lane));
       cuda::PairRowsArgs a;
+      if (reduce_) {  // the rows' counts within the count masks, and their places
+        a.count_masks = count_masks_.as<std::uint64_t>();
+        a.nmasks = nmasks_;
+        a.masked = masked_.as<unsigned long long>() + 3 * (begin - planes_front_);
+        VCZ_CUDA_CHECK(cudaMemsetAsync(a.masked, 0, static_cast<std::size_t>(count * 3 * 8), lane));
+        reserve(places_host_, count * static_cast<std::int64_t>(sizeof(cuda::RowPlace)));
+        auto* places = reinterpret_cast<cuda::RowPlace*>(places_host_.data());
+        for (std::int64_t k = 0; k < count; ++k) {
+          const auto& place = rows_.at(begin + k).place;
+          places[k] = {place.pos, spec_.reducer->coordinate(place.contig, place.pos)};
+        }
+        VCZ_CUDA_CHECK(cudaMemcpyAsync(places_.as<cuda::RowPlace>() + (begin - planes_front_),
+                                       places,
+                                       static_cast<std::size_t>(count) * sizeof(cuda::RowPlace),
+                                       cudaMemcpyHostToDevice, lane));
+      }
       a.unit_rows = unit_rows_dev_.as<std::int32_t>();
       a.count = count;
       a.planes = planes_.as<std::uint64_t>() + (begin - planes_front_) * rows_.row_words();
@@ -200,7 +270,10 @@ class GpuPairBand final : public PairBand {
       if (rows_.at(o).head) heads.push_back(o);
     }
     add_planes(batch.planes, heads);
-    count_pairs(begin, end, batch.pairs);
+    if (reduce_)
+      batch.reduced = reduce_pairs(begin, end);
+    else if (!spec_.rows_only)
+      count_pairs(begin, end, batch.pairs);
     ready_.push_back(std::move(batch));
     rows_.evict();
   }
@@ -238,8 +311,57 @@ class GpuPairBand final : public PairBand {
   /// from each row's first partner, so no list of (at window 1000) 10^8 pairs is built on the
   /// host and copied.
   void count_band_pairs(std::int64_t begin, std::int64_t end, std::vector<PairValue>& out) {
+    const std::int64_t total = number_band_pairs(begin, end);
+    if (total == 0) return;
+    while (pairs_cap_ < std::min(total, kMaxPairs)) grow_pairs();
+    Band band{first_dev_.as<std::int32_t>(), offsets_dev_.as<std::int64_t>(), end - begin,
+              begin - planes_front_, 0};
+    for (band.pair0 = 0; band.pair0 < total; band.pair0 += pairs_cap_)
+      run_pairs(std::min(pairs_cap_, total - band.pair0), out, &band);
+  }
+
+  /// The reducer's sum of every pair of the later rows j in [begin, end) with its earlier
+  /// partners, summed per bin on the device (one launch; the bins' sums come back).
+  std::shared_ptr<const stats::pairs::PairSum> reduce_pairs(std::int64_t begin, std::int64_t end) {
+    const std::int64_t total = number_band_pairs(begin, end);
+    const cudaStream_t s = stream_.get();
+    const auto bytes = static_cast<std::size_t>(reduction_.edges.bins * reduction_.slots() * 16);
+    VCZ_CUDA_CHECK(cudaMemsetAsync(sums_dev_.data(), 0, bytes, s));
+    if (total > 0) {
+      cuda::PairReduceArgs a;
+      a.planes = planes_.as<std::uint64_t>();
+      a.totals = totals_.as<unsigned long long>();
+      a.masked = masked_.as<unsigned long long>();
+      a.places = places_.as<cuda::RowPlace>();
+      a.first = first_dev_.as<std::int32_t>();
+      a.offsets = offsets_dev_.as<std::int64_t>();
+      a.rows = end - begin;
+      a.row0 = begin - planes_front_;
+      a.pair0 = 0;
+      a.count = total;
+      a.words = rows_.plane_words();
+      a.row_words = rows_.row_words();
+      a.count_masks = count_masks_.as<std::uint64_t>();
+      a.nmasks = nmasks_;
+      a.lanes = lanes_;
+      a.sums = sums_dev_.as<unsigned long long>();
+      start_.record(s);
+      cuda::launch_pair_reduce(a, reduction_, s);
+      stop_.record(s);
+    }
+    VCZ_CUDA_CHECK(
+        cudaMemcpyAsync(sums_host_.data(), sums_dev_.data(), bytes, cudaMemcpyDeviceToHost, s));
+    stream_.synchronize();
+    if (total > 0) add_kernel_time();
+    device_pairs_ += total;
+    return spec_.reducer->device_sum(reinterpret_cast<const std::uint64_t*>(sums_host_.data()));
+  }
+
+  /// Number the pairs of the later rows j in [begin, end) with their earlier partners (first and
+  /// offsets on the device, PairListArgs); returns their number.
+  std::int64_t number_band_pairs(std::int64_t begin, std::int64_t end) {
     const std::int64_t rows = end - begin;
-    if (rows <= 0) return;
+    if (rows <= 0) return 0;
     reserve(first_host_, rows * 4);
     reserve(offsets_host_, (rows + 1) * 8);
     auto* first = reinterpret_cast<std::int32_t*>(first_host_.data());
@@ -251,7 +373,7 @@ class GpuPairBand final : public PairBand {
       offsets[k + 1] = offsets[k] + (j - f);
     }
     const std::int64_t total = offsets[rows];
-    if (total == 0) return;
+    if (total == 0) return 0;
     reserve(first_dev_, rows * 4);
     reserve(offsets_dev_, (rows + 1) * 8);
     const cudaStream_t s = stream_.get();
@@ -260,11 +382,7 @@ class GpuPairBand final : public PairBand {
     VCZ_CUDA_CHECK(cudaMemcpyAsync(offsets_dev_.data(), offsets,
                                    static_cast<std::size_t>((rows + 1) * 8), cudaMemcpyHostToDevice,
                                    s));
-    while (pairs_cap_ < std::min(total, kMaxPairs)) grow_pairs();
-    Band band{first_dev_.as<std::int32_t>(), offsets_dev_.as<std::int64_t>(), rows,
-              begin - planes_front_, 0};
-    for (band.pair0 = 0; band.pair0 < total; band.pair0 += pairs_cap_)
-      run_pairs(std::min(pairs_cap_, total - band.pair0), out, &band);
+    return total;
   }
 
   /// Double the pair list's room (keeping the pairs listed so far).
@@ -404,6 +522,14 @@ class GpuPairBand final : public PairBand {
   std::int64_t pairs_cap_ = 0;
   std::vector<PairBatch> ready_;
   double kernel_ms_ = 0;
+  // A device reduction (start_reduction): the reducer's description with the edges' device
+  // copy, its count masks, per halo row the counts within them and the place, the bins' sums.
+  bool reduce_ = false;
+  stats::moments::DeviceReduction reduction_;
+  int nmasks_ = 0;
+  DeviceBuffer edges_dev_, count_masks_, masked_, places_, sums_dev_;
+  PinnedBuffer places_host_, sums_host_;
+  std::int64_t device_pairs_ = 0;
 };
 
 }  // namespace

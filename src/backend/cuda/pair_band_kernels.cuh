@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "stats/ld_math.hpp"
+#include "stats/ld_moments_terms.hpp"
 #include "vczstats/genotypes.hpp"
 #include "vczstats/variant_pairs.hpp"
 
@@ -32,6 +33,11 @@ struct PairRowsArgs {
   std::int64_t row_words = 0;
   unsigned long long* totals = nullptr;
   const std::uint64_t* mask = nullptr;  ///< plane bits to keep: samples or slots (null: all)
+  /// Haplotype rows with a device reducer: @p nmasks count masks of @p words words one after
+  /// another, and each row's non-REF within each at @p masked (3 a row, zeroed by the caller).
+  const std::uint64_t* count_masks = nullptr;
+  int nmasks = 0;
+  unsigned long long* masked = nullptr;
 };
 
 /// @brief Genotype rows from packed 2-bit codes (@p code_words words per row, @p samples).
@@ -69,5 +75,38 @@ struct PairListArgs {
 
 /// @brief Count and evaluate the pairs of @p a.
 void launch_pair_list(const PairListArgs& a, cudaStream_t stream);
+
+/// @brief A halo row's place for a device reducer: its position and coordinate
+/// (PairReducer::coordinate()).
+struct RowPlace {
+  std::int64_t pos = 0;
+  double coord = 0;
+};
+
+/// @brief The pairs of a band summed per bin on the device (ld-stats, a reducer's
+/// DeviceReduction): every pair of the rows [row0, row0 + rows) with its earlier partners,
+/// numbered as PairListArgs' (pairs pair0 .. pair0 + count - 1).
+struct PairReduceArgs {
+  const std::uint64_t* planes = nullptr;       ///< halo rows, row_words words each
+  const unsigned long long* totals = nullptr;  ///< 3 per halo row (PairRowsArgs)
+  const unsigned long long* masked = nullptr;  ///< 3 per halo row (PairRowsArgs::masked)
+  const RowPlace* places = nullptr;            ///< per halo row
+  const std::int32_t* first = nullptr;
+  const std::int64_t* offsets = nullptr;
+  std::int64_t rows = 0, row0 = 0, pair0 = 0, count = 0;
+  std::int64_t words = 0, row_words = 0;
+  const std::uint64_t* count_masks = nullptr;  ///< as PairRowsArgs'
+  int nmasks = 0;
+  int lanes = 32;  ///< threads per pair (a power of two, at most 32)
+  /// Per bin, @p r.slots() 128-bit two's-complement sums, two words each (low first), added to.
+  unsigned long long* sums = nullptr;
+};
+
+/// @brief Sum the pairs of @p a into a.sums with @p r's basis and bins (its edges in device
+/// memory), the numerators of stats/ld_moments_terms.hpp: exact 64-bit numerators added into
+/// 128-bit sums (per thread block in shared memory, then globally), so any order of the pairs
+/// gives the same sums.
+void launch_pair_reduce(const PairReduceArgs& a, const stats::moments::DeviceReduction& r,
+                        cudaStream_t stream);
 
 }  // namespace vczstats::cuda
