@@ -49,8 +49,10 @@ struct AutoDeviceWork {
   double pair_variants = 0;  ///< matrix family: sample pairs x variants (n (n + 1) / 2 x m)
   double pair_words = 0;     ///< variant-pair family: variant pairs x 64-bit words of a row
   /// Variant pairs of bands with a reducer (ld-stats): the CPU band sums them where it counts
-  /// them; the GPU band hands every one to the host.
+  /// them; the GPU band sums them on the device when the reducer has a device form, else hands
+  /// every one to the host (device_reduced_pairs counts the former, a share of these).
   double reduced_pairs = 0;
+  double device_reduced_pairs = 0;
   unsigned threads = 1;  ///< CPU threads the run would use
 };
 
@@ -60,8 +62,9 @@ struct AutoDeviceWork {
 /// (CUDA context, cuBLAS, pinned buffers; 0.1 s more with a matrix), then reads 4e9 calls/s and
 /// sums 4e12 pair-variants/s. Variant pairs (ld, prune): the CPU band counts 1.3e9 pair row-words/s
 /// per thread, the GPU band 2e11 (H100 machine, bench/matrix.sh -c ld). Reduced pairs (ld-stats):
-/// the CPU sums 2e6 a second per thread, the GPU's host 2e6 in all (H200 machine,
-/// bench/ld_stats.sh and bench/ld_stats_pg_gpu.sh).
+/// the CPU sums 1e7 a second per thread, the GPU 4.6e8 on the device, or its host 2e6 in all
+/// when the reducer has no device form (H200 machine, bench/ld_stats.sh and
+/// bench/ld_stats_pg_gpu.sh).
 struct AutoDeviceEstimate {
   double cpu_seconds = 0, gpu_seconds = 0;
   /// @brief Whether auto takes the GPU: when it is estimated faster.

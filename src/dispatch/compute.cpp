@@ -110,7 +110,10 @@ AutoDeviceWork auto_work(const Query& q, std::span<Statistic* const> statistics,
       const double bits = r->haplotypes() ? n * static_cast<double>(q.store.ploidy()) : n;
       const double words = (r->haplotypes() ? 2 : 3) * std::ceil(bits / 64);
       w.pair_words += variants * partners * words;
-      if (band.reducer) w.reduced_pairs += variants * partners;
+      if (band.reducer) {
+        w.reduced_pairs += variants * partners;
+        if (band.reducer->device()) w.device_reduced_pairs += variants * partners;
+      }
     }
   w.threads = run.threads ? run.threads : hardware_threads();
   return w;

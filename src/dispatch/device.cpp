@@ -101,11 +101,15 @@ AutoDeviceEstimate estimate_auto_device(const AutoDeviceWork& work) {
   // counts 1.3e9 pair words/s per thread, the GPU band 2e11 (the words of a row: three planes of
   // 157 words at 10^4 samples).
   constexpr double kCpuPairWordsPerThread = 1.3e9, kGpuPairWords = 2e11;
-  // Reduced pairs (ld-stats, H200 machine, 2026-11-29): the CPU band's reducer summed 3.1e7
-  // pairs/s on 16 threads (bench/ld_stats.sh, 10^4 haplotypes x 10^6 variants, popcounts
-  // included); the GPU band hands its pairs to the host, which summed 1.7e6-4.5e6 a second
-  // (bench/ld_stats_pg_gpu.sh, bench/ld_stats.sh).
-  constexpr double kCpuReducedPairsPerThread = 2e6, kGpuHostPairs = 2e6;
+  // Reduced pairs (ld-stats, 2026-11-29, after the shared per-pair code): the pg_gpu shape's pairs
+  // of one word sum at 1e7 a second per thread on 2 cores (bench/ld_stats_pg_gpu.sh, fixed costs
+  // of the processes included; 35 ns a pair on one thread); on the H200 machine 10^9 pairs of
+  // 10^4 haplotypes took 25.4 s on the 16 cores and 6.59 s on the GPU (bench/ld_stats.sh), of
+  // which the device's sums are about 2.2 s once the calls, the pair words and the setup above are
+  // taken out: 4.6e8 pairs/s. Without a device form (populations of 2^15 haplotypes or more) the
+  // GPU hands its pairs to the host, which sums 1.7e6-4.5e6 a second.
+  constexpr double kCpuReducedPairsPerThread = 1e7, kGpuDeviceReducedPairs = 4.6e8,
+                   kGpuHostPairs = 2e6;
   const double threads = std::max(1u, work.threads);
   AutoDeviceEstimate e;
   e.cpu_seconds = work.calls / (threads * kCpuCallsPerThread) +
@@ -115,7 +119,8 @@ AutoDeviceEstimate estimate_auto_device(const AutoDeviceWork& work) {
   e.gpu_seconds =
       kGpuSetup + work.calls / kGpuCalls +
       (work.pair_variants > 0 ? kGpuMatrixSetup + work.pair_variants / kGpuPairVariants : 0.0) +
-      work.pair_words / kGpuPairWords + work.reduced_pairs / kGpuHostPairs;
+      work.pair_words / kGpuPairWords + work.device_reduced_pairs / kGpuDeviceReducedPairs +
+      (work.reduced_pairs - work.device_reduced_pairs) / kGpuHostPairs;
   return e;
 }
 

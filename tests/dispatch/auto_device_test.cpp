@@ -135,18 +135,24 @@ TEST(BindProcessToGpu, NarrowsCudaVisibleDevicesToTheChosenEntry) {
 // ld-stats (a band with a reducer): the CPU sums its pairs where it counts them, the GPU band hands
 // them all to the host. bench/ld_stats_pg_gpu.sh on the H200 machine (2026-11-29): 4.3 x 10^6
 // pairs of 40 haplotypes, the CPU 0.129 s at 16 threads and 0.237 s at 4, the GPU 2.62 s.
-TEST(AutoDevice, ReducedPairsStayOnTheCpu) {
+TEST(AutoDevice, ReducedPairsOnTheDeviceWhenManyAndWide) {
   for (unsigned threads : {2u, 4u, 16u}) {
+    // pg_gpu's shape (bench/ld_stats_pg_gpu.sh): 4.3e6 pairs of one word, the GPU's start-up
+    // alone is longer than the CPU's run (0.093 s on 16 cores against 1.3 s)
     AutoDeviceWork w;
     w.threads = threads;
     w.calls = 40 * 5100.0;
-    w.reduced_pairs = 4.3e6;
+    w.reduced_pairs = w.device_reduced_pairs = 4.3e6;
     w.pair_words = 4.3e6 * 2;  // one word a plane
     EXPECT_FALSE(estimate_auto_device(w).gpu()) << threads << " threads";
-    // 10^9 pairs of 10^4 haplotypes (bench/ld_stats.sh: 31.8 s on the 16 cores)
+    // 10^9 pairs of 10^4 haplotypes (bench/ld_stats.sh: 25.4 s on the 16 cores, 6.59 s on the
+    // GPU, which sums them on the device)
     w.calls = 1e4 * 1e6;
-    w.reduced_pairs = 1e9;
+    w.reduced_pairs = w.device_reduced_pairs = 1e9;
     w.pair_words = 1e9 * 2 * 157;
-    EXPECT_FALSE(estimate_auto_device(w).gpu()) << threads << " threads, 10^9 pairs";
+    EXPECT_TRUE(estimate_auto_device(w).gpu()) << threads << " threads, 10^9 pairs";
+    // the same pairs without a device form (every pair to the host on the GPU): the CPU
+    w.device_reduced_pairs = 0;
+    EXPECT_FALSE(estimate_auto_device(w).gpu()) << threads << " threads, host sums";
   }
 }
