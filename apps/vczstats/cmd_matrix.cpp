@@ -63,7 +63,8 @@ void add_matrix_options(CLI::App& cmd, MatrixCliOptions& o, bool matrix_output =
       ->capture_default_str()
       ->group("Execution");
   cmd.add_option("--rows-per-pass", o.rows_per_pass,
-                 "Compute at most this many matrix rows per pass (0: as --memory allows)")
+                 "Compute at most this many matrix rows per pass (0: as --memory allows); "
+                 "the output does not depend on it (CPU)")
       ->group("Execution");
 }
 
@@ -243,8 +244,8 @@ std::vector<std::pair<std::int64_t, std::int64_t>> stripes(
                              o.memory_mb * 1048576.0, o.rows_per_pass, whole);
 }
 
-/// Compute a matrix statistic stripe by stripe (each pass across the MPI ranks, if any) and
-/// write it on the writing process.
+/// Compute a matrix statistic stripe by stripe (under MPI each pass's rows split into one stripe
+/// per rank, vczstats::Runner) and write it on the writing process.
 void run_matrix(const MatrixCliOptions& o, Query& q, Layout layout,
                 const std::function<std::unique_ptr<MatrixStatistic>(const MatrixOptions&)>& make) {
   const std::int64_t n = q.samples.size();

@@ -65,8 +65,12 @@ struct RunnerResult {
 /// Under MPI every rank builds the same Runner (same query, same maker). run() splits the
 /// plan's units into contiguous shares, runs each share on its rank (threads: the node's cores
 /// shared among its ranks unless run.threads is set; GPU: one per rank), and merges the states
-/// and rows on rank 0 in rank order, so the output is byte-identical to one process. Afterwards
-/// the writing process takes the remaining rows of statistic() and finishes it.
+/// and rows on rank 0 in rank order, so the output is byte-identical to one process. A
+/// statistic that asks for sums over pairs of samples (the matrix family) is split by rows
+/// instead: every rank runs the whole plan for a stripe of the matrix's rows of about equal
+/// cells (split_matrix_rows), and rank 0 places the stripes, in rank order, into the
+/// statistic's sums (on the CPU every cell is one process's double whatever the stripe).
+/// Afterwards the writing process takes the remaining rows of statistic() and finishes it.
 class Runner {
  public:
   /// @brief A run of the statistic @p make builds over @p q. @p q's pending count filters

@@ -10,6 +10,7 @@
 
 #include "vczstats/compute.hpp"
 #include "vczstats/error.hpp"
+#include "vczstats/sample_matrix.hpp"
 
 #ifdef VCZSTATS_HAVE_MPI
 #include "dist/driver.hpp"
@@ -48,8 +49,116 @@ void encode(ByteWriter& out, const Cells& cells) {
   for (const auto& c : cells) out.put_string(c);
 }
 
-std::vector<std::string> rank_lines(const dist::Report& r) {
+/// Under MPI, a statistic of the matrix family (one that asks for sums over pairs of samples)
+/// computes a stripe of its rows on each rank, over the whole plan, rather than all of its rows
+/// over a share of the variants: the ranks' stripes have about equal cells and lie on the tile
+/// grid (split_matrix_rows), and every cell's sums are the same doubles whatever the stripe (the
+/// CPU pass: sample_matrix.hpp), so the sums rank 0 assembles are one process's, and so is the
+/// output, byte for byte. This stands in for the run's statistic on every rank: it asks for its
+/// rank's stripe; on rank 0 it also feeds the statistic (e.g. PCA's kept genotypes), takes the
+/// other ranks' stripes (merge, in rank order) and hands the assembled sums to the statistic.
+class MatrixStripe final : public Statistic {
+ public:
+  /// @p inner: the run's statistic (null: a part that rank 0 loads); @p primary: this rank
+  /// writes (feeds @p inner); @p rows: this rank's stripe of @p request's rows.
+  MatrixStripe(std::shared_ptr<Statistic> inner, bool primary, const SampleMatrixRequest& request,
+               std::pair<std::int64_t, std::int64_t> rows, std::int64_t samples)
+      : inner_(std::move(inner)),
+        primary_(primary && inner_),
+        whole_(request),
+        part_(request),
+        samples_(samples) {
+    if (whole_.row_end < 0) whole_.row_end = samples;
+    part_.row_begin = rows.first;
+    part_.row_end = rows.second;
+  }
+  std::string name() const override { return "matrix-stripe"; }
+  PassNeeds needs() const override { return primary_ ? inner_->needs() : PassNeeds{}; }
+  void attach(const Backend& b) override {
+    if (inner_) inner_->attach(b);
+  }
+  void begin(const stats::SiteCursor& c) override {
+    if (primary_) inner_->begin(c);
+  }
+  void accumulate(const UnitData& u) override {
+    if (primary_) inner_->accumulate(u);
+  }
+  Table take_rows() override { return primary_ ? inner_->take_rows() : Table{}; }
+  const SampleMatrixRequest* sample_matrix() const override { return &part_; }
+  void accumulate_sample_matrix(SampleMatrixSums&& sums) override {
+    parts_.push_back(std::move(sums));
+  }
+  void merge(Statistic& later) override {
+    auto& o = dynamic_cast<MatrixStripe&>(later);
+    for (auto& p : o.parts_) parts_.push_back(std::move(p));
+  }
+  void save(ByteWriter& w) const override {
+    w.put_string(name());
+    w.put<std::uint64_t>(parts_.size());
+    for (const auto& p : parts_) p.save(w);
+  }
+  void load(ByteReader& r) override {
+    r.expect(name());
+    parts_.resize(r.get<std::uint64_t>());
+    for (auto& p : parts_) p.load(r);
+  }
+  Table finish() override { return {}; }
+
+  /// @brief Rank 0, after the merge: the stripes, placed in the request's sums, to the statistic.
+  void hand_over() {
+    SampleMatrixSums all = SampleMatrixSums::zeros(whole_, samples_);
+    for (std::size_t k = 0; k < parts_.size(); ++k) {
+      SampleMatrixSums& p = parts_[k];
+      if (p.row_begin < all.row_begin || p.row_end > all.row_end)
+        throw Error("MPI: a matrix stripe of other rows");
+      if (k == 0) {  // every rank summed every variant
+        all.variants = p.variants;
+        all.weight_total = p.weight_total;
+      }
+      const auto at = static_cast<std::size_t>((p.row_begin - all.row_begin) * all.cols());
+      for (std::int64_t i = 0; i < p.rows(); ++i) {
+        const auto from = static_cast<std::size_t>(i * p.cols()),
+                   to = at + static_cast<std::size_t>(i * all.cols());
+        for (int c = 0; c < kPairCounts; ++c) {
+          auto& a = all.counts[static_cast<std::size_t>(c)];
+          const auto& b = p.counts[static_cast<std::size_t>(c)];
+          if (!b.empty()) std::copy_n(b.begin() + from, p.cols(), a.begin() + to);
+        }
+        if (!p.product.empty())
+          std::copy_n(p.product.begin() + from, p.cols(), all.product.begin() + to);
+      }
+      // The product's diagonal: the same doubles for a column in every stripe that has it.
+      std::copy(p.diagonal.begin(), p.diagonal.end(), all.diagonal.begin());
+      p = SampleMatrixSums{};
+    }
+    inner_->accumulate_sample_matrix(std::move(all));
+  }
+
+ private:
+  std::shared_ptr<Statistic> inner_;
+  bool primary_;
+  SampleMatrixRequest whole_, part_;
+  std::int64_t samples_;
+  std::vector<SampleMatrixSums> parts_;  // this rank's stripe, then (rank 0) the others' in order
+};
+
+std::vector<std::string> rank_lines(
+    const dist::Report& r, const std::vector<std::pair<std::int64_t, std::int64_t>>& rows) {
   std::vector<std::string> lines;
+  if (!rows.empty()) {
+    for (const auto& x : r.ranks) {
+      const auto [r0, r1] = rows[static_cast<std::size_t>(x.rank)];
+      lines.push_back(fmt::format(
+          "rank {} ({}; {}): matrix rows {}..{} ({} cells) over all {} variants; compute {:.3f} "
+          "s, then waited {:.3f} s",
+          x.rank, x.host, x.run.device, r0, r1, (r1 - r0) * (r0 + r1 + 1) / 2, x.run.variants,
+          x.run.wall_seconds, x.wait_seconds));
+    }
+    lines.push_back(fmt::format(
+        "merge {:.3f} s: rank 0 received the other ranks' stripes of the matrix, in rank order",
+        r.merge_seconds));
+    return lines;
+  }
   for (const auto& x : r.ranks)
     lines.push_back(fmt::format(
         "rank {} ({}; {}): units {}-{} ({} variants, weight {}); cursor {:.3f} s, compute "
@@ -90,14 +199,36 @@ RunnerResult Runner::run(const RowStream& rows) {
       }
     };
     if (rows.after_merge) h.after_merge = [&] { rows.after_merge(*statistic_); };
-    const dist::Report r = dist::compute(
-        *ranks, q_, list, [this](std::size_t) { return make_(); }, run, h);
+    dist::StatisticFactory fresh = [this](std::size_t) { return make_(); };
+    // The matrix family: a stripe of the rows on each rank (MatrixStripe).
+    std::shared_ptr<MatrixStripe> stripe;
+    std::vector<std::pair<std::int64_t, std::int64_t>> stripes;
+    if (const SampleMatrixRequest* request = statistic_->sample_matrix()) {
+      const std::int64_t n = q_.samples.size();
+      stripes = split_matrix_rows(request->row_begin, request->row_end < 0 ? n : request->row_end,
+                                  ranks->size());
+      stripe = std::make_shared<MatrixStripe>(statistic_, ranks->rank() == 0, *request,
+                                              stripes[static_cast<std::size_t>(ranks->rank())], n);
+      list[0] = stripe.get();
+      fresh = [request = *request, n](std::size_t) {
+        return std::make_shared<MatrixStripe>(nullptr, false, request,
+                                              std::pair<std::int64_t, std::int64_t>{}, n);
+      };
+      h.whole_plan = true;
+    }
+    const dist::Report r = dist::compute(*ranks, q_, list, fresh, run, h);
     if (ranks->rank() != 0) {
       result.writes = false;
       return result;
     }
     result.stats = r.total;
-    result.rank_lines = rank_lines(r);
+    if (stripe) {
+      stripe->hand_over();
+      // Every rank read every variant: the run's are one rank's (the calls read, all ranks').
+      result.stats.variants = r.ranks.front().run.variants;
+      result.stats.units = r.ranks.front().run.units;
+    }
+    result.rank_lines = rank_lines(r, stripes);
     return result;
   }
 #else
