@@ -86,8 +86,9 @@ struct SampleMatrixRequest {
 inline constexpr std::int64_t kSampleMatrixTile = 256;
 
 /// @brief Rows [@p begin, @p end) of a lower triangle (row i has i + 1 cells) cut into @p parts
-/// contiguous stripes of about equal cells, in order: at multiples of kSampleMatrixTile when
-/// the rows are at least @p parts tiles, else at any row. Some stripes may be empty.
+/// contiguous stripes of about equal cells, in order: each cut at a multiple of
+/// kSampleMatrixTile when that moves at most 2% of a stripe's cells, else at the balanced row.
+/// Some stripes may be empty.
 std::vector<std::pair<std::int64_t, std::int64_t>> split_matrix_rows(std::int64_t begin,
                                                                      std::int64_t end, int parts);
 

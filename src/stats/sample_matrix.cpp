@@ -18,7 +18,6 @@ std::vector<std::pair<std::int64_t, std::int64_t>> split_matrix_rows(std::int64_
   auto cells = [](double r) { return r * (r + 1) / 2; };
   const double first = cells(static_cast<double>(begin)),
                total = cells(static_cast<double>(end)) - first;
-  const bool grid = end - begin >= parts * kSampleMatrixTile;
   std::vector<std::pair<std::int64_t, std::int64_t>> s;
   std::int64_t r0 = begin;
   for (int k = 1; k <= parts; ++k) {
@@ -26,7 +25,11 @@ std::vector<std::pair<std::int64_t, std::int64_t>> split_matrix_rows(std::int64_
     if (k < parts) {
       const double t = first + total * k / parts;
       const double r = (std::sqrt(1 + 8 * t) - 1) / 2;
-      r1 = grid ? std::llround(r / kSampleMatrixTile) * kSampleMatrixTile : std::llround(r);
+      r1 = std::llround(r);
+      // On the grid when that moves 2% of a stripe's cells at most (else a rank would wait
+      // longer than the products of a tile cut in two, computed by both ranks, take).
+      const std::int64_t g = std::llround(r / kSampleMatrixTile) * kSampleMatrixTile;
+      if (std::abs(cells(static_cast<double>(g)) - t) <= 0.02 * total / parts) r1 = g;
       r1 = std::clamp(r1, r0, end);
     }
     s.push_back({r0, r1});
