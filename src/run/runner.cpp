@@ -86,60 +86,67 @@ class MatrixStripe final : public Statistic {
   Table take_rows() override { return primary_ ? inner_->take_rows() : Table{}; }
   const SampleMatrixRequest* sample_matrix() const override { return &part_; }
   void accumulate_sample_matrix(SampleMatrixSums&& sums) override {
-    parts_.push_back(std::move(sums));
+    if (primary_)
+      place(std::move(sums));
+    else
+      part_sums_ = std::move(sums);
   }
-  void merge(Statistic& later) override {
-    auto& o = dynamic_cast<MatrixStripe&>(later);
-    for (auto& p : o.parts_) parts_.push_back(std::move(p));
+  void merge(Statistic& later) override {  // rank 0: the next rank's stripe
+    place(std::move(dynamic_cast<MatrixStripe&>(later).part_sums_));
   }
   void save(ByteWriter& w) const override {
     w.put_string(name());
-    w.put<std::uint64_t>(parts_.size());
-    for (const auto& p : parts_) p.save(w);
+    part_sums_.save(w);
   }
   void load(ByteReader& r) override {
     r.expect(name());
-    parts_.resize(r.get<std::uint64_t>());
-    for (auto& p : parts_) p.load(r);
+    part_sums_.load(r);
   }
   Table finish() override { return {}; }
 
-  /// @brief Rank 0, after the merge: the stripes, placed in the request's sums, to the statistic.
-  void hand_over() {
-    SampleMatrixSums all = SampleMatrixSums::zeros(whole_, samples_);
-    for (std::size_t k = 0; k < parts_.size(); ++k) {
-      SampleMatrixSums& p = parts_[k];
-      if (p.row_begin < all.row_begin || p.row_end > all.row_end)
-        throw Error("MPI: a matrix stripe of other rows");
-      if (k == 0) {  // every rank summed every variant
-        all.variants = p.variants;
-        all.weight_total = p.weight_total;
-      }
-      const auto at = static_cast<std::size_t>((p.row_begin - all.row_begin) * all.cols());
-      for (std::int64_t i = 0; i < p.rows(); ++i) {
-        const auto from = static_cast<std::size_t>(i * p.cols()),
-                   to = at + static_cast<std::size_t>(i * all.cols());
-        for (int c = 0; c < kPairCounts; ++c) {
-          auto& a = all.counts[static_cast<std::size_t>(c)];
-          const auto& b = p.counts[static_cast<std::size_t>(c)];
-          if (!b.empty()) std::copy_n(b.begin() + from, p.cols(), a.begin() + to);
-        }
-        if (!p.product.empty())
-          std::copy_n(p.product.begin() + from, p.cols(), all.product.begin() + to);
-      }
-      // The product's diagonal: the same doubles for a column in every stripe that has it.
-      std::copy(p.diagonal.begin(), p.diagonal.end(), all.diagonal.begin());
-      p = SampleMatrixSums{};
-    }
-    inner_->accumulate_sample_matrix(std::move(all));
-  }
+  /// @brief Rank 0, after the merge: the assembled sums to the statistic.
+  void hand_over() { inner_->accumulate_sample_matrix(std::move(all_)); }
 
  private:
+  /// Rank 0: a stripe's sums into the request's (its own first: every rank summed every
+  /// variant, so its counts of variants and weights are the run's).
+  void place(SampleMatrixSums&& p) {
+    if (!have_all_) {
+      have_all_ = true;
+      if (p.row_begin == whole_.row_begin && p.row_end == whole_.row_end) {  // one rank
+        all_ = std::move(p);
+        return;
+      }
+      all_ = SampleMatrixSums::zeros(whole_, samples_);
+      all_.variants = p.variants;
+      all_.weight_total = p.weight_total;
+    }
+    if (p.row_begin < all_.row_begin || p.row_end > all_.row_end)
+      throw Error("MPI: a matrix stripe of other rows");
+    const auto at = static_cast<std::size_t>((p.row_begin - all_.row_begin) * all_.cols());
+    for (std::int64_t i = 0; i < p.rows(); ++i) {
+      const auto from = static_cast<std::size_t>(i * p.cols()),
+                 to = at + static_cast<std::size_t>(i * all_.cols());
+      for (int c = 0; c < kPairCounts; ++c) {
+        const auto& b = p.counts[static_cast<std::size_t>(c)];
+        if (!b.empty())
+          std::copy_n(b.begin() + from, p.cols(),
+                      all_.counts[static_cast<std::size_t>(c)].begin() + to);
+      }
+      if (!p.product.empty())
+        std::copy_n(p.product.begin() + from, p.cols(), all_.product.begin() + to);
+    }
+    // The product's diagonal: the same doubles for a column in every stripe that has it.
+    std::copy(p.diagonal.begin(), p.diagonal.end(), all_.diagonal.begin());
+  }
+
   std::shared_ptr<Statistic> inner_;
   bool primary_;
   SampleMatrixRequest whole_, part_;
   std::int64_t samples_;
-  std::vector<SampleMatrixSums> parts_;  // this rank's stripe, then (rank 0) the others' in order
+  SampleMatrixSums part_sums_;  // this rank's stripe (ranks but 0), or a received one
+  SampleMatrixSums all_;        // rank 0: the request's sums, stripe by stripe
+  bool have_all_ = false;
 };
 
 std::vector<std::string> rank_lines(
