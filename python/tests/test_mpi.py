@@ -51,7 +51,7 @@ def test_every_family_under_mpirun_gives_one_process_result(store, tmp_path):
     r = _run([sys.executable, script, str(store), str(one)])
     assert r.returncode == 0, r.stderr
     names = sorted(os.listdir(one))
-    assert len(names) == 23
+    assert len(names) == 24
     for k in (2, 3):
         many = tmp_path / f"many{k}"
         many.mkdir()
@@ -59,7 +59,7 @@ def test_every_family_under_mpirun_gives_one_process_result(store, tmp_path):
         assert r.returncode == 0, r.stdout + r.stderr
         assert sorted(os.listdir(many)) == names  # rank 0 alone wrote, and everything
         for rank in range(k):
-            assert f"rank {rank} of {k}: 23 runs" in r.stdout
+            assert f"rank {rank} of {k}: 24 runs" in r.stdout
         for name in names:
             want, got = (one / name).read_bytes(), (many / name).read_bytes()
             assert len(want) > 0

@@ -36,6 +36,7 @@ runs = {
     "grm": lambda: vczstats.grm(store, **common),
     "distance": lambda: vczstats.distance(store, **common),
     "pca": lambda: vczstats.pca(store, components=3, method="exact", **common),
+    "pca_approx": lambda: vczstats.pca(store, components=2, method="approx", **common),
     "haplotypes": lambda: vczstats.haplotypes(store, windows=1000, **common),
     "ihs": lambda: vczstats.ihs(store, maf=0.01, bins=10, min_bin_sites=2, **common),
     "xpehh": lambda: vczstats.xpehh(store, sample_sets=sets, **common),
