@@ -170,12 +170,7 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
   SampleMatrixSums finish() override {
     if (slots_[current_].fill > 0) dispatch();
     if (crew_) crew_->wait();
-    // Diagonal tiles' products also filled the cells above the diagonal: clear them.
-    if (!sums_.product.empty())
-      for (std::int64_t i = sums_.row_begin; i < sums_.row_end; ++i)
-        std::fill(sums_.product.begin() + (i - sums_.row_begin) * sums_.cols() + i + 1,
-                  sums_.product.begin() + (i - sums_.row_begin + 1) * sums_.cols(), 0.0);
-    return std::move(sums_);
+    return std::move(sums_);  // (the tiles add to cells j <= i alone: those above stay 0)
   }
 
  private:
