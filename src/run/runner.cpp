@@ -51,9 +51,9 @@ void encode(ByteWriter& out, const Cells& cells) {
 
 /// Under MPI, a statistic of the matrix family (one that asks for sums over pairs of samples)
 /// computes a stripe of its rows on each rank, over the whole plan, rather than all of its rows
-/// over a share of the variants: the ranks' stripes have about equal cells and lie on the tile
-/// grid (split_matrix_rows), and every cell's sums are the same doubles whatever the stripe (the
-/// CPU pass: sample_matrix.hpp), so the sums rank 0 assembles are one process's, and so is the
+/// over a share of the variants: the ranks' stripes have about equal cells (split_matrix_rows),
+/// and every cell's sums are the same doubles whatever the stripe (the CPU pass:
+/// sample_matrix.hpp), so the sums rank 0 assembles are one process's, and so is the
 /// output, byte for byte. This stands in for the run's statistic on every rank: it asks for its
 /// rank's stripe; on rank 0 it also feeds the statistic (e.g. PCA's kept genotypes), takes the
 /// other ranks' stripes (merge, in rank order) and hands the assembled sums to the statistic.
