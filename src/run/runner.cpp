@@ -85,14 +85,24 @@ class MatrixStripe final : public Statistic {
   }
   Table take_rows() override { return primary_ ? inner_->take_rows() : Table{}; }
   const SampleMatrixRequest* sample_matrix() const override { return &part_; }
+  /// @brief Rank 0 of rounds of stripes (run_matrix_stripes): each stripe's sums go to @p emit
+  /// (its own, then the others' in rank order), not into the request's.
+  void emit_to(std::function<void(SampleMatrixSums&&)> emit) { emit_ = std::move(emit); }
+
   void accumulate_sample_matrix(SampleMatrixSums&& sums) override {
-    if (primary_)
+    if (emit_)
+      emit_(std::move(sums));
+    else if (primary_)
       place(std::move(sums));
     else
       part_sums_ = std::move(sums);
   }
   void merge(Statistic& later) override {  // rank 0: the next rank's stripe
-    place(std::move(dynamic_cast<MatrixStripe&>(later).part_sums_));
+    auto& sums = dynamic_cast<MatrixStripe&>(later).part_sums_;
+    if (emit_)
+      emit_(std::move(sums));
+    else
+      place(std::move(sums));
   }
   void save(ByteWriter& w) const override {
     w.put_string(name());
@@ -147,7 +157,13 @@ class MatrixStripe final : public Statistic {
   SampleMatrixSums part_sums_;  // this rank's stripe (ranks but 0), or a received one
   SampleMatrixSums all_;        // rank 0: the request's sums, stripe by stripe
   bool have_all_ = false;
+  std::function<void(SampleMatrixSums&&)> emit_;
 };
+
+/// What a run of stripes (each rank's whole plan) did: rank 0's report, with every rank's
+/// stripe in -v.
+RunnerResult stripes_result(const dist::Report& r,
+                            const std::vector<std::pair<std::int64_t, std::int64_t>>& stripes);
 
 std::vector<std::string> rank_lines(
     const dist::Report& r, const std::vector<std::pair<std::int64_t, std::int64_t>>& rows) {
@@ -180,8 +196,87 @@ std::vector<std::string> rank_lines(
   return lines;
 }
 
+RunnerResult stripes_result(const dist::Report& r,
+                            const std::vector<std::pair<std::int64_t, std::int64_t>>& stripes) {
+  RunnerResult result;
+  result.stats = r.total;
+  // Every rank read every variant: the run's are one rank's (the calls read, all ranks').
+  result.stats.variants = r.ranks.front().run.variants;
+  result.stats.units = r.ranks.front().run.units;
+  result.rank_lines = rank_lines(r, stripes);
+  return result;
+}
+
+/// A round of run_matrix_stripes: stripe @p round[rank] on each rank, over the whole plan;
+/// rank 0 hands each stripe's statistic to @p write, its own first.
+void run_round(dist::Ranks& ranks, const Query& q, const StripeMaker& make,
+               const std::vector<std::pair<std::int64_t, std::int64_t>>& round,
+               const RunOptions& run, const std::function<void(Statistic&)>& write,
+               const std::function<void(const RunnerResult&)>& report) {
+  const auto [r0, r1] = round[static_cast<std::size_t>(ranks.rank())];
+  const std::shared_ptr<Statistic> own = make(r0, r1);
+  const SampleMatrixRequest* request = own->sample_matrix();
+  if (!request) throw Error("run_matrix_stripes: a statistic without a sample matrix");
+  const std::int64_t n = q.samples.size();
+  auto stripe = std::make_shared<MatrixStripe>(nullptr, false, *request,
+                                               std::pair<std::int64_t, std::int64_t>{r0, r1}, n);
+  if (ranks.rank() == 0)
+    stripe->emit_to([&](SampleMatrixSums&& sums) {
+      const std::shared_ptr<Statistic> s = make(sums.row_begin, sums.row_end);
+      s->accumulate_sample_matrix(std::move(sums));
+      write(*s);
+    });
+  Statistic* list[] = {stripe.get()};
+  dist::Hooks h;
+  h.whole_plan = true;
+  const dist::Report r = dist::compute(
+      ranks, q, list,
+      [&](std::size_t) {
+        return std::make_shared<MatrixStripe>(nullptr, false, *request,
+                                              std::pair<std::int64_t, std::int64_t>{}, n);
+      },
+      run, h);
+  if (ranks.rank() == 0) report(stripes_result(r, round));
+}
+
 }  // namespace
 #endif
+
+void run_matrix_stripes(Query& q, const StripeMaker& make,
+                        const std::vector<std::pair<std::int64_t, std::int64_t>>& stripes,
+                        const RunOptions& run, RunnerRanks ranks,
+                        const std::function<void(Statistic&)>& write,
+                        const std::function<void(const RunnerResult&)>& report) {
+  std::size_t next = 0;
+#ifdef VCZSTATS_HAVE_MPI
+  if (dist::Ranks* mpi = ranks.ranks; mpi && mpi->size() > 1) {
+    const auto k = static_cast<std::size_t>(mpi->size());
+    if (stripes.size() >= k) {
+      // The count filters, got ready once by a Runner (collectively).
+      if (q.count_filters_pending())
+        Runner(
+            q, [&] { return make(stripes[0].first, stripes[0].second); }, run, ranks);
+      const RunOptions rank_run =
+          dist::rank_run_options(run, *mpi, run.threads != 0, ranks.device_index_given);
+      for (; next + k <= stripes.size(); next += k)
+        run_round(*mpi, q, make,
+                  std::vector<std::pair<std::int64_t, std::int64_t>>(
+                      stripes.begin() + static_cast<std::ptrdiff_t>(next),
+                      stripes.begin() + static_cast<std::ptrdiff_t>(next + k)),
+                  rank_run, write, report);
+    }
+  }
+#endif
+  for (; next < stripes.size(); ++next) {
+    const auto [r0, r1] = stripes[next];
+    Runner runner(
+        q, [&, r0 = r0, r1 = r1] { return make(r0, r1); }, run, ranks);
+    const RunnerResult result = runner.run();
+    if (!result.writes) continue;
+    write(runner.statistic());
+    report(result);
+  }
+}
 
 RunnerResult Runner::run(const RowStream& rows) {
   RunnerResult result;
@@ -228,13 +323,11 @@ RunnerResult Runner::run(const RowStream& rows) {
       result.writes = false;
       return result;
     }
-    result.stats = r.total;
     if (stripe) {
       stripe->hand_over();
-      // Every rank read every variant: the run's are one rank's (the calls read, all ranks').
-      result.stats.variants = r.ranks.front().run.variants;
-      result.stats.units = r.ranks.front().run.units;
+      return stripes_result(r, stripes);
     }
+    result.stats = r.total;
     result.rank_lines = rank_lines(r, stripes);
     return result;
   }

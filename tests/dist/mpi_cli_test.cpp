@@ -314,7 +314,14 @@ TEST(MpiCli, PairAndMatrixCommandsSplitAcrossRanksAndRankZeroWritesAlone) {
   for (int r = 0; r < 3; ++r)
     EXPECT_TRUE(std::regex_search(g.err, std::regex("rank " + std::to_string(r) +
                                                     " \\(.*\\): matrix rows [0-9]+\\.\\.[0-9]+ ")))
-        << g.err;
+        << g.err;  // As many stripes of --rows-per-pass as ranks, or more: rounds of a stripe per
+                   // rank.
+  const auto rounds = vcztest::run(mpirun(2) + "grm " + s + "--rows-per-pass 4 -v");
+  ASSERT_EQ(rounds.exit_code, 0) << rounds.err;
+  EXPECT_TRUE(std::regex_search(rounds.err, std::regex("rank 0 \\(.*\\): matrix rows 0\\.\\.4 ")))
+      << rounds.err;
+  EXPECT_TRUE(std::regex_search(rounds.err, std::regex("rank 1 \\(.*\\): matrix rows 4\\.\\.8 ")))
+      << rounds.err;
 }
 
 // The haplotype family and the selection scans (phased calls, a halo of flanking sites across
