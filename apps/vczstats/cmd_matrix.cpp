@@ -21,6 +21,7 @@
 #include "statistic_run.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/matrix.hpp"
+#include "vczstats/runner.hpp"
 #include "vczstats/thread_pool.hpp"
 
 namespace vczstats::cli {
@@ -63,7 +64,8 @@ void add_matrix_options(CLI::App& cmd, MatrixCliOptions& o, bool matrix_output =
       ->capture_default_str()
       ->group("Execution");
   cmd.add_option("--rows-per-pass", o.rows_per_pass,
-                 "Compute at most this many matrix rows per pass (0: as --memory allows)")
+                 "Compute at most this many matrix rows per pass (0: as --memory allows); "
+                 "the output does not depend on it (CPU)")
       ->group("Execution");
 }
 
@@ -235,16 +237,41 @@ MatrixOptions stripe_options(const MatrixCliOptions& o, std::int64_t r0, std::in
   return m;
 }
 
+using StripePlan = std::vector<std::pair<std::int64_t, std::int64_t>>;
+
 /// The stripes of rows of a matrix statistic (made by @p make over all rows), one pass each.
-std::vector<std::pair<std::int64_t, std::int64_t>> stripes(
+StripePlan stripes(
     const MatrixCliOptions& o, std::int64_t n, bool whole,
     const std::function<std::unique_ptr<MatrixStatistic>(const MatrixOptions&)>& make) {
   return plan_matrix_stripes(*make(stripe_options(o, 0, -1))->sample_matrix(), n,
                              o.memory_mb * 1048576.0, o.rows_per_pass, whole);
 }
 
-/// Compute a matrix statistic stripe by stripe (each pass across the MPI ranks, if any) and
-/// write it on the writing process.
+/// Compute a matrix statistic stripe by stripe (vczstats::run_matrix_stripes: under MPI the
+/// ranks take the stripes in rounds, or split a stripe's rows) and write it on the writing
+/// process: @p write_stripe gets each stripe's statistic, in order.
+void run_stripes(const MatrixCliOptions& o, Query& q, const StripePlan& parts,
+                 const std::function<std::unique_ptr<MatrixStatistic>(const MatrixOptions&)>& make,
+                 const std::function<void(MatrixStatistic&)>& write_stripe) {
+  std::size_t warned = q.warnings.size();
+  run_matrix_stripes(
+      q,
+      [&](std::int64_t r0, std::int64_t r1) -> std::shared_ptr<Statistic> {
+        return make(stripe_options(o, r0, r1));
+      },
+      parts, run_options(o.common),
+      RunnerRanks{mpi_ranks(), o.common.device.find(':') != std::string::npos},
+      [&](Statistic& s) { write_stripe(static_cast<MatrixStatistic&>(s)); },
+      [&](const RunnerResult& r) {
+        print_warnings(q, warned);
+        warned = q.warnings.size();
+        report_run(o.common, r.stats);
+        if (o.common.verbose)
+          for (const auto& line : r.rank_lines) fmt::print(stderr, "vczstats: {}\n", line);
+      });
+}
+
+/// A matrix statistic stripe by stripe, written on the writing process.
 void run_matrix(const MatrixCliOptions& o, Query& q, Layout layout,
                 const std::function<std::unique_ptr<MatrixStatistic>(const MatrixOptions&)>& make) {
   const std::int64_t n = q.samples.size();
@@ -252,32 +279,23 @@ void run_matrix(const MatrixCliOptions& o, Query& q, Layout layout,
   std::optional<MatrixWriter> writer;
   if (primary_process()) writer.emplace(o.common, layout, n);
   std::vector<std::string> samples;
-  for (const auto& [r0, r1] : parts) {
-    StatisticRun run(o.common, q,
-                     [&, r0 = r0, r1 = r1] { return make(stripe_options(o, r0, r1)); });
-    const auto start = std::chrono::steady_clock::now();
-    if (!run.compute({})) continue;  // another MPI rank writes
-    const RunStats& rs = run.stats();
+  run_stripes(o, q, parts, make, [&](MatrixStatistic& s) {
     const auto t0 = std::chrono::steady_clock::now();
-    const SampleMatrix& matrix = static_cast<MatrixStatistic&>(run.statistic()).finish_matrix();
+    const SampleMatrix& matrix = s.finish_matrix();
     const auto t1 = std::chrono::steady_clock::now();
     writer->rows(matrix);
     const auto t2 = std::chrono::steady_clock::now();
     samples = matrix.samples;
-    if (o.common.verbose && parts.size() > 1)
-      fmt::print(stderr, "vczstats: rows {}..{} of {} ({} variants)\n", r0, r1, n, matrix.variants);
-    run.report();
-    if (o.common.verbose)
-      fmt::print(stderr,
-                 "vczstats:   sums             {:.3f} s  the matrix sums' remaining work after "
-                 "the pass, and their copy to the host (GPU: the values, computed there)\n"
-                 "vczstats:   matrix           {:.3f} s  the values from the sums (GPU: "
-                 "none left)\nvczstats:   write            {:.3f} s  formatting "
-                 "and writing the rows\n",
-                 std::chrono::duration<double>(t0 - start).count() - rs.wall_seconds,
-                 std::chrono::duration<double>(t1 - t0).count(),
-                 std::chrono::duration<double>(t2 - t1).count());
-  }
+    if (!o.common.verbose) return;
+    if (parts.size() > 1)
+      fmt::print(stderr, "vczstats: rows {}..{} of {} ({} variants)\n", matrix.row_begin,
+                 matrix.row_end, n, matrix.variants);
+    fmt::print(stderr,
+               "vczstats:   matrix           {:.3f} s  the values from the sums (GPU: none "
+               "left)\nvczstats:   write            {:.3f} s  formatting and writing the rows\n",
+               std::chrono::duration<double>(t1 - t0).count(),
+               std::chrono::duration<double>(t2 - t1).count());
+  });
   if (!writer) return;
   writer->finish(samples);
   write_ids(o.common, samples);
@@ -342,15 +360,14 @@ void add_king(CLI::App& app) {
           std::vector<TableWriter::Column>{
               {"sample1", false}, {"sample2", false}, {"nsnp"}, {"hethet"}, {"ibs0"}, {"kinship"}});
     }
-    auto make = [&](const MatrixOptions& m) { return make_king(q, m, true); };
+    auto make = [&](const MatrixOptions& m) -> std::unique_ptr<MatrixStatistic> {
+      return make_king(q, m, true);
+    };
     std::vector<std::string> cells;
-    for (const auto& [r0, r1] : stripes(*o, n, false, make)) {
-      StatisticRun run(o->common, q,
-                       [&, r0 = r0, r1 = r1] { return make(stripe_options(*o, r0, r1)); });
-      if (!run.compute({})) continue;  // another MPI rank writes
-      auto& s = static_cast<KingStatistic&>(run.statistic());
+    run_stripes(*o, q, stripes(*o, n, false, make), make, [&](MatrixStatistic& stripe) {
+      auto& s = static_cast<KingStatistic&>(stripe);
       const SampleMatrix& matrix = s.finish_matrix();
-      for (std::int64_t i = std::max<std::int64_t>(r0, 1); i < r1; ++i)
+      for (std::int64_t i = std::max<std::int64_t>(matrix.row_begin, 1); i < matrix.row_end; ++i)
         for (std::int64_t j = 0; j < i; ++j) {
           const KingPair p = s.pair(i, j);
           if (p.kinship < *filter) continue;
@@ -363,8 +380,7 @@ void add_king(CLI::App& app) {
                    format_number(p.kinship)};
           w->row(cells);
         }
-      run.report();
-    }
+    });
     if (!w) return;
     w->finish();
     out->commit();

@@ -5,9 +5,11 @@
 /// statistic commands share. Rows reach the sink's write() in output order, on the process that
 /// writes (rank 0, or this process alone).
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vczstats/query.hpp"
@@ -65,8 +67,13 @@ struct RunnerResult {
 /// Under MPI every rank builds the same Runner (same query, same maker). run() splits the
 /// plan's units into contiguous shares, runs each share on its rank (threads: the node's cores
 /// shared among its ranks unless run.threads is set; GPU: one per rank), and merges the states
-/// and rows on rank 0 in rank order, so the output is byte-identical to one process. Afterwards
-/// the writing process takes the remaining rows of statistic() and finishes it.
+/// and rows on rank 0 in rank order, so the output is byte-identical to one process. A
+/// statistic that asks for sums over pairs of samples (the matrix family) is split by rows
+/// instead: every rank runs the whole plan for a stripe of the matrix's rows of about equal
+/// cells (split_matrix_rows), and rank 0 places the stripes, in rank order, into the
+/// statistic's sums (on the CPU every cell is one process's double whatever the stripe;
+/// run_matrix_stripes below runs a matrix of several stripes).
+/// Afterwards the writing process takes the remaining rows of statistic() and finishes it.
 class Runner {
  public:
   /// @brief A run of the statistic @p make builds over @p q. @p q's pending count filters
@@ -93,5 +100,24 @@ class Runner {
   RunnerRanks ranks_;
   std::shared_ptr<Statistic> statistic_;
 };
+
+/// @brief Builds a matrix statistic whose sample_matrix() asks for the rows [r0, r1).
+using StripeMaker = std::function<std::shared_ptr<Statistic>(std::int64_t r0, std::int64_t r1)>;
+
+/// @brief The stripes of rows @p stripes of a matrix statistic (in row order, each a pass over
+/// the store), each handed to @p write on the writing process, in order, as a statistic that
+/// holds its sums (finish it there), and what each run did to @p report.
+///
+/// One process: a Runner per stripe. MPI with at least as many stripes as ranks: rounds of one
+/// stripe per rank, each rank computing its stripe whole over every variant; rank 0 writes its
+/// own as soon as it is done, then the others' in rank order (the stripes left over after the
+/// last whole round, and every stripe when they are fewer than the ranks: a Runner each, whose
+/// rows are split across the ranks). The cells are one process's on the CPU, so the output is
+/// byte-identical. @throws what Runner throws.
+void run_matrix_stripes(Query& q, const StripeMaker& make,
+                        const std::vector<std::pair<std::int64_t, std::int64_t>>& stripes,
+                        const RunOptions& run, RunnerRanks ranks,
+                        const std::function<void(Statistic& stripe)>& write,
+                        const std::function<void(const RunnerResult& run)>& report);
 
 }  // namespace vczstats

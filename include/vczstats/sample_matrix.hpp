@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "vczstats/archive.hpp"
@@ -77,6 +78,19 @@ struct SampleMatrixRequest {
   /// RunOptions::keep_matrix_sums (MPI ranks, whose sums are merged and saved).
   CellValue value = CellValue::None;
 };
+
+/// @brief The side of the tiles of the CPU pass's grid over the whole matrix (rows and columns
+/// at its multiples). Every cell's sums are the same doubles whatever the stripe (the CPU pass
+/// computes each BLAS product on the whole grid tile); stripes that begin and end on the grid
+/// share no tile and so compute no product twice.
+inline constexpr std::int64_t kSampleMatrixTile = 256;
+
+/// @brief Rows [@p begin, @p end) of a lower triangle (row i has i + 1 cells) cut into @p parts
+/// contiguous stripes of about equal cells, in order: each cut at a multiple of
+/// kSampleMatrixTile when that moves at most 2% of a stripe's cells, else at the balanced row.
+/// Some stripes may be empty.
+std::vector<std::pair<std::int64_t, std::int64_t>> split_matrix_rows(std::int64_t begin,
+                                                                     std::int64_t end, int parts);
 
 /// @brief The accumulated sums of one request, rows [row_begin, row_end) by columns
 /// [0, row_end), row-major; entries with column > row are 0.

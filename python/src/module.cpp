@@ -639,11 +639,16 @@ py::tuple compute_python(py::object query, py::function make, unsigned threads, 
   ProgressRelay relay(std::move(progress));
   run.progress = [&relay](std::int64_t d, std::int64_t t, std::int64_t v) { relay(d, t, v); };
 
-  py::object made;  // the statistic last made (the one run)
+  // The statistic the run holds: the last made before the run (the Runner makes it again after
+  // a counting pass); under MPI the run makes more, rank 0 loading the other ranks' states into
+  // them and merging them into its own, and Python must read that one (e.g. PCA's eigenvalues).
+  py::object made;
+  bool running = false;
   const StatisticMaker maker = [&]() -> std::shared_ptr<Statistic> {
     py::gil_scoped_acquire gil;
-    made = make(query);
-    return share_of(made);
+    py::object m = make(query);
+    if (!running) made = m;
+    return share_of(std::move(m));
   };
   Table table;
   std::optional<SiteFields> fields;
@@ -679,6 +684,7 @@ py::tuple compute_python(py::object query, py::function make, unsigned threads, 
     py::gil_scoped_release release;
     try {
       Runner runner(q, maker, run, RunnerRanks{ranks, device.find(':') != std::string::npos});
+      running = true;
       const RunnerResult result = runner.run(rows);
       rs = result.stats;
       writes = result.writes;

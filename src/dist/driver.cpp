@@ -295,9 +295,9 @@ Report compute(Ranks& ranks, const Query& q, std::span<Statistic* const> statist
   mine.rank = me;
   mine.host = ranks.host();
 
-  // 1. Shares: k + 1 unit cuts, then each share's weight.
+  // 1. Shares: k + 1 unit cuts, then each share's weight (or the whole plan on every rank).
   std::vector<std::int64_t> shares(2 * static_cast<std::size_t>(k) + 1, 0);
-  if (me == 0) {
+  if (me == 0 && !hooks.whole_plan) {
     const auto weights = unit_weights(q);
     const auto cuts = balanced_cuts(weights, k);
     std::copy(cuts.begin(), cuts.end(), shares.begin());
@@ -311,27 +311,34 @@ Report compute(Ranks& ranks, const Query& q, std::span<Statistic* const> statist
   mine.first_unit = shares[mine_at];
   mine.end_unit = shares[mine_at + 1];
   mine.weight = shares[static_cast<std::size_t>(k) + 1 + mine_at];
+  if (hooks.whole_plan) {
+    mine.end_unit = static_cast<std::int64_t>(q.plan.units.size());
+    mine.weight = 0;
+  }
 
   // 2. The site cursor of this share: the summaries of the shares before it, folded.
   const auto cursor_start = Clock::now();
   PassNeeds needs = hooks.needs;
   for (const Statistic* s : statistics) needs = needs | s->needs();
   const bool with_alleles = needs.alleles || SiteFilter(q).needs_ref_length();
-  const SiteSpan span = summarise_sites(q, mine.first_unit, mine.end_unit, with_alleles);
-  ranks.check();
-  const auto spans = ranks.allgather(std::as_bytes(std::span(&span, 1)));
   stats::SiteCursor cursor;
-  for (int r = 0; r < me; ++r) {
-    SiteSpan s;
-    std::memcpy(&s, spans[static_cast<std::size_t>(r)].data(), sizeof s);
-    cursor = advance(cursor, s);
+  if (!hooks.whole_plan) {
+    const SiteSpan span = summarise_sites(q, mine.first_unit, mine.end_unit, with_alleles);
+    ranks.check();
+    const auto spans = ranks.allgather(std::as_bytes(std::span(&span, 1)));
+    for (int r = 0; r < me; ++r) {
+      SiteSpan s;
+      std::memcpy(&s, spans[static_cast<std::size_t>(r)].data(), sizeof s);
+      cursor = advance(cursor, s);
+    }
   }
   for (Statistic* s : statistics) s->begin(cursor);
   mine.cursor_seconds = since(cursor_start);
 
   // 3. The engine over this share; rows streamed (rank 0) or kept (the others).
   Query part = q;
-  part.plan = partition_plan(q.plan, {mine.first_unit, 0}, {mine.end_unit, 0});
+  if (!hooks.whole_plan)
+    part.plan = partition_plan(q.plan, {mine.first_unit, 0}, {mine.end_unit, 0});
   RowSpool spool;
   ComputeHooks h;
   h.needs = hooks.needs;

@@ -1,6 +1,7 @@
 #pragma once
 // The MPI driver: the same statistics over many ranks, with the output of one process.
 //
+//   (with Hooks::whole_plan, every rank runs the whole plan instead: steps 1 and 2 are skipped)
 //   1. rank 0 weighs the plan's units (compressed genotype bytes, shares.hpp) and broadcasts
 //      contiguous shares of whole units, one per rank;
 //   2. each rank summarises the sites of its share; the summaries are all-gathered and each rank
@@ -44,7 +45,11 @@ struct Hooks {
   std::function<void(std::span<const std::byte> rows)> write_rows;
   /// Rank 0: after merging the next rank's states, before writing that rank's rows: write the
   /// rows the merge finished (take_rows of the statistics).
-  std::function<void()> after_merge;
+  std::function<void()> after_merge;  /// Every rank runs the whole plan, rather than a share of its
+                                      /// units (the matrix family's
+  /// stripes: each rank's statistics ask for other cells); no site cursor (statistics begin at
+  /// the first site), and the ranks' states merge as usual.
+  bool whole_plan = false;
 };
 
 /// @brief What one rank did (for -v).

@@ -407,6 +407,9 @@ std::vector<std::pair<std::int64_t, std::int64_t>> plan_matrix_stripes(
   for (std::int64_t r0 = 0; r0 < n;) {
     std::int64_t r1 = n;
     while (r1 > r0 + 1 && bytes(r0, r1) > memory_bytes) r1 = r0 + (r1 - r0) / 2;
+    // On the tile grid when a tile of rows fits: no product computed in two stripes.
+    const std::int64_t on_grid = r1 / kSampleMatrixTile * kSampleMatrixTile;
+    if (r1 < n && on_grid > r0) r1 = on_grid;
     if (max_rows > 0) r1 = std::min(r1, r0 + max_rows);
     s.push_back({r0, r1});
     r0 = r1;

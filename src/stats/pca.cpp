@@ -20,6 +20,7 @@
 #include "stats/statistic_support.hpp"
 #include "vcz/text_file.hpp"
 #include "vczstats/error.hpp"
+#include "vczstats/exact_sum.hpp"
 #include "vczstats/matrix.hpp"
 #include "vczstats/thread_pool.hpp"
 #include "vczstats/variants.hpp"
@@ -386,7 +387,7 @@ class Projection final : public Statistic {
     for (std::size_t v = 0; v < l_.pos.size(); ++v)
       index_[std::make_tuple(l_.chrom[v], l_.pos[v], l_.ref[v], l_.alt[v])] =
           static_cast<std::int64_t>(v);
-    scores_.assign(static_cast<std::size_t>(n_ * k_), 0.0);
+    scores_.assign(static_cast<std::size_t>(n_ * k_), stats::StagedSum{});
     called_.assign(static_cast<std::size_t>(n_), 0);
   }
   std::string name() const override { return "pca-projection"; }
@@ -398,6 +399,7 @@ class Projection final : public Statistic {
   void accumulate(const UnitData& u) override {
     if (!u.packed) return;
     const vcz::VariantBlock& b = *u.variants;
+    bool matched = false;
     for (std::int64_t r = 0; r < u.rows(); ++r) {
       if (!u.selected(r)) continue;
       const auto it = index_.find(std::make_tuple(
@@ -409,6 +411,7 @@ class Projection final : public Statistic {
       // A monomorphic variant adds 0 but counts in n_variants, as in the GRM's denominators.
       const bool informative = variance > stats::matrix::kSmallEpsilon;
       ++matched_;
+      matched = true;
       const double slope = informative ? 1 / std::sqrt(variance) : 0, intercept = -2 * f * slope;
       const double* w = l_.weights.data() + v * k_;
       const std::uint64_t* row = u.packed->words + r * u.packed->words_per_row;
@@ -418,10 +421,12 @@ class Projection final : public Statistic {
         ++called_[static_cast<std::size_t>(i)];
         if (!informative) continue;
         const double x = code * slope + intercept;
-        double* s = scores_.data() + i * k_;
+        stats::StagedSum* s = scores_.data() + i * k_;
         for (int c = 0; c < k_; ++c) s[c] += x * w[c];
       }
     }
+    if (matched)  // the unit ends: MPI's shares of whole units add up exactly
+      for (auto& s : scores_) s.flush();
   }
   void merge(Statistic& later) override {
     auto& o = stats::detail::same_statistic(*this, later);
@@ -437,7 +442,7 @@ class Projection final : public Statistic {
   }
   void load(ByteReader& r) override {
     r.expect(name());
-    auto s = r.get_vector<double>();
+    auto s = r.get_vector<stats::StagedSum>();
     auto c = r.get_vector<std::int64_t>();
     if (s.size() != scores_.size() || c.size() != called_.size())
       throw FormatError("statistic state: a projection of other samples");
@@ -457,7 +462,7 @@ class Projection final : public Statistic {
       const std::int64_t called = called_[static_cast<std::size_t>(i)];
       t.push_int(1, called);
       for (int c = 0; c < k_; ++c)
-        t.push_float(c + 2, scores_[static_cast<std::size_t>(i * k_ + c)] /
+        t.push_float(c + 2, scores_[static_cast<std::size_t>(i * k_ + c)].value() /
                                 (static_cast<double>(called) *
                                  std::sqrt(l_.eigenvalues[static_cast<std::size_t>(c)])));
     }
@@ -472,7 +477,8 @@ class Projection final : public Statistic {
   std::int64_t n_;
   int k_;
   std::map<std::tuple<std::string, std::int64_t, std::string, std::string>, std::int64_t> index_;
-  std::vector<double> scores_;
+  /// Per sample and component: sum_k x_k w_k, a double per unit, the units' subtotals exactly
+  std::vector<stats::StagedSum> scores_;
   std::vector<std::int64_t> called_;
   std::int64_t matched_ = 0;
 };

@@ -2,12 +2,41 @@
 
 #include "vczstats/sample_matrix.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 
 #include "vczstats/error.hpp"
 
 namespace vczstats {
+
+std::vector<std::pair<std::int64_t, std::int64_t>> split_matrix_rows(std::int64_t begin,
+                                                                     std::int64_t end, int parts) {
+  parts = std::max(parts, 1);
+  // Cells of rows [0, r): r (r + 1) / 2; a cut r at a share of the cells solves it for r.
+  auto cells = [](double r) { return r * (r + 1) / 2; };
+  const double first = cells(static_cast<double>(begin)),
+               total = cells(static_cast<double>(end)) - first;
+  std::vector<std::pair<std::int64_t, std::int64_t>> s;
+  std::int64_t r0 = begin;
+  for (int k = 1; k <= parts; ++k) {
+    std::int64_t r1 = end;
+    if (k < parts) {
+      const double t = first + total * k / parts;
+      const double r = (std::sqrt(1 + 8 * t) - 1) / 2;
+      r1 = std::llround(r);
+      // On the grid when that moves 2% of a stripe's cells at most (else a rank would wait
+      // longer than the products of a tile cut in two, computed by both ranks, take).
+      const std::int64_t g = std::llround(r / kSampleMatrixTile) * kSampleMatrixTile;
+      if (std::abs(cells(static_cast<double>(g)) - t) <= 0.02 * total / parts) r1 = g;
+      r1 = std::clamp(r1, r0, end);
+    }
+    s.push_back({r0, r1});
+    r0 = r1;
+  }
+  return s;
+}
 
 SampleMatrixSums SampleMatrixSums::zeros(const SampleMatrixRequest& request, std::int64_t samples) {
   SampleMatrixSums s;
@@ -83,9 +112,11 @@ void SampleMatrixSums::load(ByteReader& r) {
   s.product = r.get_vector<double>();
   s.diagonal = r.get_vector<double>();
   const auto cells = static_cast<std::size_t>(s.rows() * s.cols());
+  // (A stripe without rows has a product of no cells, and its diagonal.)
   if (s.row_begin < 0 || s.row_end < s.row_begin ||
       (!s.product.empty() && s.product.size() != cells) ||
-      s.diagonal.size() != (s.product.empty() ? 0 : static_cast<std::size_t>(s.cols())))
+      (!s.diagonal.empty() && s.diagonal.size() != static_cast<std::size_t>(s.cols())) ||
+      (cells > 0 && s.diagonal.empty() != s.product.empty()))
     throw FormatError("statistic state: malformed sample-matrix sums");
   for (const auto& c : s.counts)
     if (!c.empty() && c.size() != cells)

@@ -398,3 +398,21 @@ TEST(MatrixReference, Plink2AndPlink19On1000GenomesData) {
          shell_quote(d.store) + " --variants-chunk-size 500 --samples-chunk-size 64");
   check_plink(dir, d);
 }
+
+// Every cell is the same double whatever the stripe of rows that computes it (the CPU pass's
+// BLAS products on the whole matrix's tile grid): more samples than a tile (256), stripes that
+// begin and end inside a tile, on its edges, or not at all. (Before, a stripe's tiles began at
+// its first row and a few GRM cells differed in the last bits.)
+TEST(MatrixStripes, AnyRowsPerPassGivesTheBytesOfOnePass) {
+  TempDir dir;
+  const std::string store = (dir / "s.vcz").string();
+  run_ok(binary() + " simulate " + shell_quote(store) +
+         " --samples 600 --variants 2500 --missing 0.02 --seed 7 --no-progress");
+  for (const std::string c : {"grm", "grm --cov", "distance", "distance --flat-missing", "king"}) {
+    const std::string cmd = binary() + " " + c + " " + shell_quote(store) + " -t 2";
+    const std::string one = run_ok(cmd);
+    ASSERT_GT(one.size(), 600u * 600u) << c;
+    for (const char* rows : {"90", "256", "300", "599"})
+      EXPECT_EQ(one, run_ok(cmd + " --rows-per-pass " + rows)) << c << " --rows-per-pass " << rows;
+  }
+}

@@ -266,3 +266,40 @@ TEST(MatrixValues, StatisticsTakeTheBackendsValues) {
       }
     }
 }
+
+// MPI's stripes of rows (one per rank): contiguous, in order, covering the rows, of about equal
+// cells (row i has i + 1) counted here by brute force; on the tile grid when that is close.
+TEST(MatrixStripes, SplitMatrixRowsBalancesCells) {
+  auto cells = [](std::int64_t r0, std::int64_t r1) {
+    std::int64_t c = 0;
+    for (std::int64_t i = r0; i < r1; ++i) c += i + 1;
+    return c;
+  };
+  struct Case {
+    std::int64_t begin, end;
+    int parts;
+  };
+  for (const Case& c : {Case{0, 2000, 2}, Case{0, 30, 3}, Case{0, 100000, 8}, Case{5000, 9000, 4},
+                        Case{0, 3, 4}, Case{7, 7, 2}, Case{0, 503, 1}}) {
+    const auto s = split_matrix_rows(c.begin, c.end, c.parts);
+    ASSERT_EQ(s.size(), static_cast<std::size_t>(c.parts));
+    std::int64_t at = c.begin;
+    const double share = static_cast<double>(cells(c.begin, c.end)) / c.parts;
+    for (const auto& [r0, r1] : s) {
+      EXPECT_EQ(r0, at);
+      EXPECT_LE(r0, r1);
+      at = r1;
+      // Within a row's cells of the share (a cut at the balanced row), or 2% (on the grid).
+      if (c.end - c.begin >= 10 * c.parts) {
+        EXPECT_LE(std::abs(static_cast<double>(cells(r0, r1)) - share),
+                  std::max(0.04 * share, 2.0 * static_cast<double>(c.end)))
+            << c.begin << ".." << c.end << " / " << c.parts << ": " << r0 << ".." << r1;
+      }
+    }
+    EXPECT_EQ(at, c.end);
+  }
+  // Large stripes are cut on the grid.
+  for (const auto& [r0, r1] : split_matrix_rows(0, 100000, 8))
+    EXPECT_TRUE(r0 % kSampleMatrixTile == 0 && (r1 % kSampleMatrixTile == 0 || r1 == 100000))
+        << r0 << ".." << r1;
+}

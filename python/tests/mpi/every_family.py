@@ -34,6 +34,9 @@ runs = {
     "king_table": lambda: vczstats.king(store, table=True, min_kinship=-0.1, **common),
     "distance_ibs": lambda: vczstats.distance(store, metric="ibs", flat_missing=True, **common),
     "grm": lambda: vczstats.grm(store, **common),
+    "distance": lambda: vczstats.distance(store, **common),
+    "pca": lambda: vczstats.pca(store, components=3, method="exact", **common),
+    "pca_approx": lambda: vczstats.pca(store, components=2, method="approx", **common),
     "haplotypes": lambda: vczstats.haplotypes(store, windows=1000, **common),
     "ihs": lambda: vczstats.ihs(store, maf=0.01, bins=10, min_bin_sites=2, **common),
     "xpehh": lambda: vczstats.xpehh(store, sample_sets=sets, **common),
@@ -63,6 +66,8 @@ for name, run in runs.items():
         data = np.ma.getdata(r[0]).tobytes() + repr(r[1]).encode()
     elif isinstance(r, vczstats.SampleMatrix):
         data = pickle.dumps(np.asarray(r))
+    elif hasattr(r, "eigenvalues"):  # pca
+        data = exact([np.asarray(r.projection), np.asarray(r.eigenvalues)])
     elif hasattr(r, "to_pandas"):
         data = r.to_pandas().to_csv().encode()
     else:

@@ -24,6 +24,14 @@
 //
 // Tiles are disjoint, so the sums need no locks and do not depend on the number of threads
 // (the product's doubles neither: each tile adds its batches in order).
+//
+// Nor on the stripe: the tiles lie on one grid of the whole matrix (rows and columns at multiples
+// of kSampleMatrixTile), a stripe's first and last tile rows clipped to it. The integer counts are
+// exact whatever the tile; the product's BLAS call is always made on the whole grid tile, the
+// same shape in every stripe (its rows outside the stripe too), into a scratch tile that is then
+// added to the stripe's cells. A BLAS's result for a cell may depend on the call's shape (edge
+// kernels, small-matrix paths); so every cell is the same double in any stripe, in one pass or
+// several (--rows-per-pass), and on any MPI rank.
 
 #include <algorithm>
 #include <array>
@@ -63,7 +71,7 @@ constexpr int pair_indicator(int k, int a, int b) {
   return 0;
 }
 
-constexpr std::int64_t kTile = 256;                  // samples per tile side
+constexpr std::int64_t kTile = kSampleMatrixTile;    // samples per tile side
 constexpr std::int64_t kMaxBatch = 4096;             // variants per batch
 constexpr std::int64_t kProductBytes = 256ll << 20;  // the product's values of one batch
 
@@ -92,11 +100,16 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
       }
     targets_.row_offset = sums_.row_begin;
     targets_.ld = sums_.cols();
-    // Tiles of the stripe: rows [row_begin, row_end), columns [0, row_end), lower triangle.
-    for (std::int64_t i0 = sums_.row_begin; i0 < sums_.row_end; i0 += kTile)
-      for (std::int64_t j0 = 0; j0 < std::min(i0 + kTile, sums_.row_end); j0 += kTile)
-        tiles_.push_back(
-            {i0, std::min(i0 + kTile, sums_.row_end), j0, std::min(j0 + kTile, sums_.row_end)});
+    // Tiles of the stripe: rows [row_begin, row_end), columns [0, row_end), lower triangle, the
+    // whole matrix's grid tiles clipped to the stripe.
+    grid_row_ = sums_.row_begin / kTile * kTile;
+    x_end_ = std::min(n_, (sums_.row_end + kTile - 1) / kTile * kTile);
+    for (std::int64_t g = grid_row_; g < sums_.row_end; g += kTile) {
+      const std::int64_t i0 = std::max(g, sums_.row_begin), i1 = std::min(g + kTile, sums_.row_end);
+      for (std::int64_t j0 = 0; j0 < i1; j0 += kTile)
+        tiles_.push_back({i0, i1, j0, std::min(j0 + kTile, sums_.row_end), g,
+                          std::min(g + kTile, n_), std::min(j0 + kTile, n_)});
+    }
   }
 
   ~CpuSampleMatrix() override = default;
@@ -157,12 +170,7 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
   SampleMatrixSums finish() override {
     if (slots_[current_].fill > 0) dispatch();
     if (crew_) crew_->wait();
-    // Diagonal tiles' products also filled the cells above the diagonal: clear them.
-    if (!sums_.product.empty())
-      for (std::int64_t i = sums_.row_begin; i < sums_.row_end; ++i)
-        std::fill(sums_.product.begin() + (i - sums_.row_begin) * sums_.cols() + i + 1,
-                  sums_.product.begin() + (i - sums_.row_begin + 1) * sums_.cols(), 0.0);
-    return std::move(sums_);
+    return std::move(sums_);  // (the tiles add to cells j <= i alone: those above stay 0)
   }
 
  private:
@@ -174,7 +182,7 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
     std::vector<double> x;                      // samples x product rows
     std::int64_t fill = 0;
     // Sparse rows: the row, its base value c, its nonzero samples y_i != 0 (ascending) and y_i,
-    // and where the tiles' row blocks (row_begin + kTile a) and column blocks (kTile b) start
+    // and where the tiles' row blocks (grid_row_ + kTile a) and column blocks (kTile b) start
     // in that list.
     std::vector<std::int64_t> sparse_rows;
     std::vector<double> sparse_base;
@@ -197,7 +205,8 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
     std::vector<std::int32_t> ab;  // [k][0 A, 1 B][column]
   };
   struct Tile {
-    std::int64_t i0, i1, j0, j1;
+    std::int64_t i0, i1, j0, j1;  // the stripe's cells of the tile
+    std::int64_t g0, g1, gj1;     // the grid tile: rows [g0, g1), columns [j0, gj1)
   };
 
   /// Hand the current slot to the crew and switch to the other one (free once the crew's job
@@ -211,7 +220,10 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
       const unsigned threads = threads_for_work(
           spec_.threads,
           std::max<std::int64_t>(static_cast<std::int64_t>(tiles_.size()), (rows + 15) / 16));
-      if (spec_.request.product != PairProduct::None) stats::linalg::set_threads(1);
+      if (spec_.request.product != PairProduct::None) {
+        stats::linalg::set_threads(1);
+        scratch_.resize(threads);
+      }
       crew_ = std::make_unique<WorkerCrew>(threads);
     }
     pairs::PlaneBatch pb;
@@ -262,18 +274,21 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
       s.m.assign(static_cast<std::size_t>(sums_.cols()), 0);
     }
     constexpr std::int64_t kWordsPerItem = 8;  // 256 samples: one cache line of each row
-    // Only the stripe's columns [0, row_end) take part.
+    // Only the stripe's columns [0, row_end) take part (the product's values: up to the end of
+    // the stripe's last grid tile).
     const std::int64_t used_words = packed_words(sums_.cols());
     const std::int64_t items = (used_words + kWordsPerItem - 1) / kWordsPerItem;
+    const std::int64_t x_words = packed_words(x_end_);
+    const std::int64_t x_items = (x_words + kWordsPerItem - 1) / kWordsPerItem;
     if (mask)
       phases.push_back({items, [pb, used_words](std::int64_t item, unsigned) {
                           pairs::make_planes(pb, item * kWordsPerItem,
                                              std::min(used_words, (item + 1) * kWordsPerItem));
                         }});
     if (kp > 0)
-      phases.push_back({items, [&s, kp, used_words, this](std::int64_t item, unsigned) {
+      phases.push_back({x_items, [&s, kp, x_words, this](std::int64_t item, unsigned) {
                           expand(s, kp, item * kWordsPerItem,
-                                 std::min(used_words, (item + 1) * kWordsPerItem));
+                                 std::min(x_words, (item + 1) * kWordsPerItem));
                         }});
     constexpr std::int64_t kRowsPerItem = 16;
     if (ks > 0) {
@@ -313,19 +328,13 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
     }
     phases.push_back(
         {static_cast<std::int64_t>(tiles_.size()),
-         [pb, mask, kp, ks, kc, sparse_missing, &s, this](std::int64_t t, unsigned) {
+         [pb, mask, kp, ks, kc, sparse_missing, &s, this](std::int64_t t, unsigned worker) {
            const Tile& tile = tiles_[static_cast<std::size_t>(t)];
            if (mask) pairs::count_pairs(pb, mask, tile.i0, tile.i1, tile.j0, tile.j1, targets_);
            if (sparse_missing) missing_tile(s, tile);
            if (kc > 0) count_tile(s, kc, tile);
            if (ks > 0) sparse_tile(s, ks, tile);
-           if (kp > 0) {
-             const std::int64_t ld = sums_.cols();
-             stats::linalg::add_abt(
-                 tile.i1 - tile.i0, tile.j1 - tile.j0, kp, s.x.data() + tile.i0 * kp, kp,
-                 s.x.data() + tile.j0 * kp, kp,
-                 sums_.product.data() + (tile.i0 - sums_.row_begin) * ld + tile.j0, ld);
-           }
+           if (kp > 0) product_tile(s, kp, tile, scratch_[worker]);
          }});
     crew_->submit(std::move(phases));
     current_ = 1 - current_;
@@ -338,6 +347,20 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
     next.product_rows.clear();
     next.sparse_rows.clear();
     next.sparse_base.clear();
+  }
+
+  /// The dense product rows' share of one tile: BLAS on the whole grid tile (its shape is the
+  /// same in every stripe) into @p scratch, whose cells j <= i of the stripe are then added.
+  void product_tile(Slot& s, std::int64_t kp, const Tile& t, std::vector<double>& scratch) {
+    scratch.assign(static_cast<std::size_t>(kTile * kTile), 0.0);
+    stats::linalg::add_abt(t.g1 - t.g0, t.gj1 - t.j0, kp, s.x.data() + t.g0 * kp, kp,
+                           s.x.data() + t.j0 * kp, kp, scratch.data(), kTile);
+    const std::int64_t ld = sums_.cols();
+    for (std::int64_t i = t.i0; i < t.i1; ++i) {
+      double* out = sums_.product.data() + (i - sums_.row_begin) * ld;
+      const double* in = scratch.data() + (i - t.g0) * kTile - t.j0;
+      for (std::int64_t j = t.j0; j < std::min(t.j1, i + 1); ++j) out[j] += in[j];
+    }
   }
 
   /// Sparse row @p p's nonzero y over the stripe's columns (packed words [0, words)), and where
@@ -371,20 +394,22 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
                  s.nz_col_block[static_cast<std::size_t>(p)]);
   }
 
-  /// Where the tiles' row blocks (row_begin + kTile a) and column blocks (kTile b) start in an
-  /// ascending list of samples.
+  /// Where the tiles' row blocks (grid rows grid_row_ + kTile a, the first from row_begin) and
+  /// column blocks (kTile b) start in an ascending list of samples.
   void block_starts(const std::vector<std::int32_t>& samples, std::vector<std::int32_t>& rows,
                     std::vector<std::int32_t>& cols) const {
-    auto starts = [&samples](std::vector<std::int32_t>& at, std::int64_t first, std::int64_t end) {
+    auto starts = [&samples](std::vector<std::int32_t>& at, std::int64_t grid, std::int64_t first,
+                             std::int64_t end) {
       at.clear();
       std::size_t k = 0;
-      for (std::int64_t b = first; b < end + kTile; b += kTile) {
-        while (k < samples.size() && samples[k] < b) ++k;
+      for (std::int64_t b = grid; b < end + kTile; b += kTile) {
+        const std::int64_t from = std::max(b, first);
+        while (k < samples.size() && samples[k] < from) ++k;
         at.push_back(static_cast<std::int32_t>(k));
       }
     };
-    starts(rows, sums_.row_begin, sums_.row_end);
-    starts(cols, 0, sums_.cols());
+    starts(rows, grid_row_, sums_.row_begin, sums_.row_end);
+    starts(cols, 0, 0, sums_.cols());
   }
 
   /// Row @p r's missing samples over the stripe's columns (packed words [0, words)).
@@ -468,7 +493,7 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
         for (std::int64_t j = t.j0; j < std::min(t.j1, i + 1); ++j) out[j] += ai + b_of[j];
       }
     }
-    const auto a = static_cast<std::size_t>((t.i0 - sums_.row_begin) / kTile);
+    const auto a = static_cast<std::size_t>((t.g0 - grid_row_) / kTile);
     const auto b = static_cast<std::size_t>(t.j0 / kTile);
     for (std::int64_t q = 0; q < kc; ++q) {
       const auto& row_at = s.cs_row_block[static_cast<std::size_t>(q)];
@@ -513,7 +538,7 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
       for (std::int64_t j = t.j0; j < std::min(t.j1, i + 1); ++j)
         out[j] += ri - s.m[static_cast<std::size_t>(j)];
     }
-    const auto a = static_cast<std::size_t>((t.i0 - sums_.row_begin) / kTile);
+    const auto a = static_cast<std::size_t>((t.g0 - grid_row_) / kTile);
     const auto b = static_cast<std::size_t>(t.j0 / kTile);
     for (std::int64_t r = 0; r < s.fill; ++r) {
       const auto& row_at = s.miss_row_block[static_cast<std::size_t>(r)];
@@ -560,7 +585,7 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
       for (std::int64_t j = t.j0; j < std::min(t.j1, i + 1); ++j)
         out[j] += ti + s.u[static_cast<std::size_t>(j)];
     }
-    const auto a = static_cast<std::size_t>((t.i0 - sums_.row_begin) / kTile);
+    const auto a = static_cast<std::size_t>((t.g0 - grid_row_) / kTile);
     const auto b = static_cast<std::size_t>(t.j0 / kTile);
     for (std::int64_t p = 0; p < ks; ++p) {
       const auto& rows = s.nz_row_block[static_cast<std::size_t>(p)];
@@ -587,12 +612,12 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
       const auto& value = s.values[static_cast<std::size_t>(r)];
       for (std::int64_t w = w0; w < w1; ++w) {
         const std::uint64_t word = row[w];
-        const std::int64_t first = 32 * w, n = std::min<std::int64_t>(32, sums_.cols() - first);
+        const std::int64_t first = 32 * w, n = std::min<std::int64_t>(32, x_end_ - first);
         for (std::int64_t k = 0; k < n; ++k)
           s.x[static_cast<std::size_t>((first + k) * kp + p)] = value[(word >> (2 * k)) & 3];
       }
     }
-    // Sample by sample, rows in order: the same sums whatever the threads.
+    // Sample by sample, rows in order: the same sums whatever the threads (the stripe's columns).
     const std::int64_t end = std::min(sums_.cols(), 32 * w1);
     for (std::int64_t i = 32 * w0; i < end; ++i) {
       double d = 0;
@@ -611,6 +636,9 @@ class CpuSampleMatrix final : public SampleMatrixAccumulator {
   std::array<Slot, 2> slots_;
   int current_ = 0;
   std::vector<Tile> tiles_;
+  std::int64_t grid_row_ = 0;                 // the grid row of the stripe's first tile
+  std::int64_t x_end_ = 0;                    // samples whose product values the tiles read
+  std::vector<std::vector<double>> scratch_;  // per worker: a grid tile of BLAS products
   pairs::CountTargets targets_;
   std::unique_ptr<WorkerCrew> crew_;
   bool split_counts_ = false;  // pair counts besides NonMissing: sparse rows leave the planes

@@ -12,6 +12,11 @@
 // stay on the device until finish(); the counts follow from them (stats/pair_operands.hpp) and
 // equal the CPU's popcounts exactly. With a CellValue formula, finish() computes each cell's value
 // there too and copies that one matrix of doubles, not the sums.
+//
+// Unlike the CPU pass (sample_matrix_cpu.cpp), nothing here makes a cell's FP64 product the same
+// double whatever the stripe: cuBLAS may sum a cell's terms differently for other GEMM shapes,
+// so the GRM's and distance's products of stripes (--rows-per-pass, MPI ranks) agree with one
+// pass to rounding; the integer counts (KING) exactly.
 
 #include <algorithm>
 #include <array>
