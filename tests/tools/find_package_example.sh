@@ -22,9 +22,13 @@ generator=()
 command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
 launcher=()
 command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-# Only the prefix: a vczstats of the build tree or of the system must not be what is found.
+# Only the prefix: a vczstats of the build tree or of the system must not be what is found. The
+# build's own CMAKE_PREFIX_PATH follows it: the dependencies the build found outside the system
+# (the GPU machine's unpacked Debian packages: BZip2, fmt, ...) are found there again.
+deps=$(sed -n 's/^CMAKE_PREFIX_PATH:[A-Z]*=//p' "$build/CMakeCache.txt")
 cmake -S "$source/examples/find_package" -B "$tmp/consumer" "${generator[@]}" "${launcher[@]}" \
-  -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix${deps:+;$deps}" \
+  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
   -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
   >"$tmp/configure.log" || { cat "$tmp/configure.log" >&2; exit 1; }
 grep -q "vczstats_DIR:PATH=$prefix/lib/cmake/vczstats" "$tmp/consumer/CMakeCache.txt" || {
