@@ -112,6 +112,7 @@ class ScanEngine {
   void append(const UnitData& u) {
     rows_.append(u);
     for (std::int64_t i = rows_.fresh_from(); i < rows_.size(); ++i) add_entry(rows_.info(i));
+    appended_ += rows_.size() - rows_.fresh_from();
     rows_.take_fresh();
   }
 
@@ -123,6 +124,16 @@ class ScanEngine {
     const std::int64_t budget = std::max<std::int64_t>(
         4 * segment_, (std::int64_t{256} << 20) / (8 * rows_.extractor().words()));
     const std::int64_t batch = std::min(runner.preferred_segments() * segment_, budget);
+    // A scan of the waiting sides (ready(), trim()) costs O(pending), and a GPU's batch keeps
+    // some 10^5 of them waiting: scanning after every unit made a GPU iHS of 1,000 units spend
+    // most of its time here. Scan again only once the rows appended since the last scan may have
+    // readied a batch: a row readies its own left side and, as a rule, a few right sides of the
+    // sites whose context it completes. Sides it readies beyond that (a contig's end) wait for a
+    // later scan or the final one; when a batch runs changes no result.
+    constexpr std::int64_t kSidesPerRow = 4;
+    if (!final && ready_at_scan_ + kSidesPerRow * (appended_ - appended_at_scan_) < batch) return;
+    appended_at_scan_ = appended_;
+    ready_at_scan_ = 0;
     for (int rounds = 0;; ++rounds) {
       if (rounds > 100000) throw Error("selection scan: the walks do not finish");
       std::vector<Item> items = ready(final);
@@ -136,7 +147,10 @@ class ScanEngine {
           throw Error("selection scan: a focal site is missing from its unit");
         continue;
       }
-      if (!final && static_cast<std::int64_t>(items.size()) < batch) break;
+      if (!final && static_cast<std::int64_t>(items.size()) < batch) {
+        ready_at_scan_ = static_cast<std::int64_t>(items.size());
+        break;
+      }
       run(runner, items, final);
     }
     trim();
@@ -335,6 +349,8 @@ class ScanEngine {
   bool fixed_segment_ = false, fixed_context_ = false;
   std::vector<Entry> entries_;
   std::vector<std::int64_t> pending_;  ///< entries with a side to run, in order
+  // Rows appended in all, and at the last scan of the waiting sides; the sides ready then.
+  std::int64_t appended_ = 0, appended_at_scan_ = 0, ready_at_scan_ = 0;
 };
 
 /// Window summary sums over standardised scores.
