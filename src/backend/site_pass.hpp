@@ -66,6 +66,43 @@ struct PackedHaplotypeView {
   std::int64_t variant_offset = 0;  ///< global index of row 0
 };
 
+/// @brief The views of a unit's rows of @p words that the packed products hand over, the same
+/// on both backends (the words: host or device memory).
+inline PackedGenotypeView packed_unit_view(const std::uint64_t* words, const vcz::WorkUnit& unit,
+                                           std::int64_t samples, std::int64_t words_per_row) {
+  PackedGenotypeView v;
+  v.words = words;
+  v.variants = unit.size();
+  v.samples = samples;
+  v.words_per_row = words_per_row;
+  v.variant_offset = unit.begin;
+  return v;
+}
+inline PackedHaplotypeView haplotype_unit_view(const std::uint64_t* words,
+                                               const vcz::WorkUnit& unit, std::int64_t haplotypes,
+                                               std::int64_t words_per_plane) {
+  PackedHaplotypeView v;
+  v.words = words;
+  v.variants = unit.size();
+  v.haplotypes = haplotypes;
+  v.words_per_plane = words_per_plane;
+  v.variant_offset = unit.begin;
+  return v;
+}
+inline PhasedHaplotypeView phased_unit_view(const std::uint64_t* words, const vcz::WorkUnit& unit,
+                                            std::int64_t haplotypes, std::int64_t ploidy,
+                                            int planes, std::int64_t words_per_plane) {
+  PhasedHaplotypeView v;
+  v.words = words;
+  v.variants = unit.size();
+  v.haplotypes = haplotypes;
+  v.ploidy = static_cast<int>(ploidy);
+  v.planes = planes;
+  v.words_per_plane = words_per_plane;
+  v.variant_offset = unit.begin;
+  return v;
+}
+
 /// @brief Receives every unit's haplotype planes in plan order, on the calling thread (as
 /// PackedSink does the 2-bit codes).
 class HaplotypeSink {

@@ -43,7 +43,11 @@ PhasedReader::Flags PhasedReader::read_flags(const vcz::WorkUnit& unit, std::siz
 
 void PhasedReader::check(const vcz::WorkUnit& unit, std::size_t block,
                          const GenotypeChunkView& view, std::vector<std::byte>& buffer) const {
-  const Flags flags = read_flags(unit, block, buffer);
+  check_flags(unit, view, read_flags(unit, block, buffer));
+}
+
+void PhasedReader::check_flags(const vcz::WorkUnit& unit, const GenotypeChunkView& view,
+                               const Flags& flags) const {
   const int ploidy = static_cast<int>(view.ploidy);
   auto fail = [&](std::int64_t r, std::int64_t i) {
     const std::int64_t variant = unit.begin + r;
@@ -91,7 +95,7 @@ void PhasedReader::check_encoded(const vcz::WorkUnit& unit, std::size_t block,
     if (!unit.mask.empty() && !unit.mask[static_cast<std::size_t>(r)]) continue;
     for (std::size_t i = 0; i < flags.columns.size(); ++i)
       if (!flags.set(r, i)) {
-        check(unit, block, genotypes_.read(unit, block, scratch), buffer);
+        check_flags(unit, genotypes_.read(unit, block, scratch), flags);  // (flags: read once)
         return;
       }
   }

@@ -49,6 +49,9 @@ class PhasedReader {
   };
   Flags read_flags(const vcz::WorkUnit& unit, std::size_t block,
                    std::vector<std::byte>& buffer) const;
+  /// check() of @p view against flags already read.
+  void check_flags(const vcz::WorkUnit& unit, const GenotypeChunkView& view,
+                   const Flags& flags) const;
 
   const vcz::VczStore& store_;
   const vcz::SampleSelection& samples_;

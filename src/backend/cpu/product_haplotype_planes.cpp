@@ -59,13 +59,7 @@ class HaplotypePlanesProduct final : public SiteProduct {
 
   void finish(int, std::int64_t u, UnitOutput&) override {
     const vcz::WorkUnit& unit = plan_.units[static_cast<std::size_t>(u)];
-    PackedHaplotypeView view;
-    view.words = unit_.data();
-    view.variants = unit.size();
-    view.haplotypes = haplotypes_;
-    view.words_per_plane = plane_words_;
-    view.variant_offset = unit.begin;
-    sink_.host_haplotypes(u, view);
+    sink_.host_haplotypes(u, haplotype_unit_view(unit_.data(), unit, haplotypes_, plane_words_));
   }
 
  private:

@@ -55,13 +55,7 @@ class PackedProduct final : public SiteProduct {
 
   void finish(int, std::int64_t u, UnitOutput&) override {
     const vcz::WorkUnit& unit = plan_.units[static_cast<std::size_t>(u)];
-    PackedGenotypeView view;
-    view.words = unit_.data();
-    view.variants = unit.size();
-    view.samples = samples_;
-    view.words_per_row = row_words_;
-    view.variant_offset = unit.begin;
-    sink_.host_unit(u, view);
+    sink_.host_unit(u, packed_unit_view(unit_.data(), unit, samples_, row_words_));
   }
 
  private:

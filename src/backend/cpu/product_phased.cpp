@@ -50,13 +50,7 @@ class PhasedProduct final : public SiteProduct {
 
   void finish(int, std::int64_t u, UnitOutput& out) override {
     const vcz::WorkUnit& unit = plan_.units[static_cast<std::size_t>(u)];
-    out.phased.words = unit_.data();
-    out.phased.variants = unit.size();
-    out.phased.haplotypes = haplotypes_;
-    out.phased.ploidy = static_cast<int>(ploidy_);
-    out.phased.planes = planes_;
-    out.phased.words_per_plane = plane_words_;
-    out.phased.variant_offset = unit.begin;
+    out.phased = phased_unit_view(unit_.data(), unit, haplotypes_, ploidy_, planes_, plane_words_);
   }
 
  private:

@@ -29,13 +29,7 @@ class PackedGpu final : public GpuSiteProduct {
   }
   void unit_done(int, unsigned lane, std::int64_t u, const vcz::WorkUnit& unit,
                  cudaStream_t st) override {
-    PackedGenotypeView view;
-    view.words = rows_.device(lane);
-    view.variants = unit.size();
-    view.samples = samples_;
-    view.words_per_row = rows_.per_row();
-    view.variant_offset = unit.begin;
-    sink_.device_unit(u, view, st);
+    sink_.device_unit(u, packed_unit_view(rows_.device(lane), unit, samples_, rows_.per_row()), st);
   }
 
  private:
@@ -64,13 +58,8 @@ class HaplotypePlanesGpu final : public GpuSiteProduct {
   }
   void unit_done(int, unsigned lane, std::int64_t u, const vcz::WorkUnit& unit,
                  cudaStream_t st) override {
-    PackedHaplotypeView view;
-    view.words = rows_.device(lane);
-    view.variants = unit.size();
-    view.haplotypes = haplotypes_;
-    view.words_per_plane = plane_words_;
-    view.variant_offset = unit.begin;
-    sink_.device_haplotypes(u, view, st);
+    sink_.device_haplotypes(
+        u, haplotype_unit_view(rows_.device(lane), unit, haplotypes_, plane_words_), st);
   }
 
  private:

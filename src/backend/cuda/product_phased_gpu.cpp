@@ -39,13 +39,8 @@ class PhasedGpu final : public CopiedRowsProduct<std::uint64_t> {
     if (phase == 0) cuda::launch_pack_haplotypes(dv, planes_, rows_.device(lane), plane_words_, st);
   }
   void deliver(unsigned lane, const vcz::WorkUnit& unit, UnitOutput& out) override {
-    out.phased.words = rows_.host(lane, unit.size()).data();
-    out.phased.variants = unit.size();
-    out.phased.haplotypes = haplotypes_;
-    out.phased.ploidy = static_cast<int>(ploidy_);
-    out.phased.planes = planes_;
-    out.phased.words_per_plane = plane_words_;
-    out.phased.variant_offset = unit.begin;
+    out.phased = phased_unit_view(rows_.host(lane, unit.size()).data(), unit, haplotypes_, ploidy_,
+                                  planes_, plane_words_);
   }
 
  private:
