@@ -160,11 +160,6 @@ class MatrixStripe final : public Statistic {
   std::function<void(SampleMatrixSums&&)> emit_;
 };
 
-/// What a run of stripes (each rank's whole plan) did: rank 0's report, with every rank's
-/// stripe in -v.
-RunnerResult stripes_result(const dist::Report& r,
-                            const std::vector<std::pair<std::int64_t, std::int64_t>>& stripes);
-
 std::vector<std::string> rank_lines(
     const dist::Report& r, const std::vector<std::pair<std::int64_t, std::int64_t>>& rows) {
   std::vector<std::string> lines;
@@ -196,6 +191,8 @@ std::vector<std::string> rank_lines(
   return lines;
 }
 
+/// What a run of stripes (each rank's whole plan) did: rank 0's report, with every rank's
+/// stripe in -v.
 RunnerResult stripes_result(const dist::Report& r,
                             const std::vector<std::pair<std::int64_t, std::int64_t>>& stripes) {
   RunnerResult result;
