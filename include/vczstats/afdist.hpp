@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "vczstats/genotypes.hpp"
+#include "vczstats/product_key.hpp"
 
 namespace vczstats::stats {
 
@@ -60,6 +61,11 @@ struct AfdistResult {
   /// @brief Text of an edge: shortest round-trip form (float32 for bcftools, float64 else).
   std::string edge_text(std::size_t i) const;
 };
+
+/// @brief The site pass's product of every unit's per-site afdist counts (vczstats/products.hpp):
+/// a std::span<const AfdistSite> of the unit's rows, host memory, valid while the unit is handed
+/// over. Its parameter: the AfdistMethod whose fields are counted.
+inline constexpr ProductKey kAfdistCounts{"afdist counts"};
 
 /// @brief The afdist accumulator: init / accumulate per-site counts of a variant block / merge
 /// / finalize. Merge is associative and commutative (integer histograms).

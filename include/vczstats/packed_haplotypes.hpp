@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "vczstats/product_key.hpp"
+
 namespace vczstats {
 
 /// @brief 64-bit words holding one bit per haplotype.
@@ -40,5 +42,12 @@ struct PhasedHaplotypeView {
     return 0;
   }
 };
+
+/// @brief The site pass's product of every unit's bit-packed phased haplotypes (products.hpp):
+/// a PhasedHaplotypeView of the unit's rows, host memory, valid while the unit is handed over.
+/// Its producers check call_genotype_phased: a call with two or more called alleles that is not
+/// phased stops the pass with an error naming it. No parameter (the planes are 1 + the store's
+/// ALT allele columns).
+inline constexpr ProductKey kPhasedHaplotypes{"phased haplotypes"};
 
 }  // namespace vczstats

@@ -21,13 +21,14 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "vczstats/afdist.hpp"
 #include "vczstats/archive.hpp"
 #include "vczstats/backend.hpp"
 #include "vczstats/counts.hpp"
 #include "vczstats/packed.hpp"
-#include "vczstats/packed_haplotypes.hpp"
+#include "vczstats/products.hpp"
 #include "vczstats/sample_matrix.hpp"
 #include "vczstats/sample_stats.hpp"
 #include "vczstats/table.hpp"
@@ -39,23 +40,28 @@ namespace vczstats {
 
 /// @brief What a statistic needs from the heavy pass and the variant fields.
 struct PassNeeds {
-  bool counts = false;  ///< allele counts per site and population (stats::AlleleCountsPass)
-  std::optional<stats::AfdistMethod> afdist;  ///< per-site afdist counts of this method
-  bool tallies = false;                       ///< complete diploid tallies per site and population
-  bool sample_sums = false;                   ///< per-sample sums (a second pass over each unit)
-  bool positions = false;                     ///< variant contig and position
-  bool alleles = false;                       ///< variant_allele (number of alleles, REF length)
-  bool ids = false;                           ///< variant_id
-  bool ancestral = false;  ///< ancestral allele index per site (Query::ancestral)
-  bool packed = false;     ///< packed genotypes of every unit on the host (UnitData::packed)
-
-  /// Bit-packed phased haplotypes (the heavy pass checks call_genotype_phased).
-  bool haplotypes = false;
+  bool counts = false;       ///< allele counts per site and population (stats::AlleleCountsPass)
+  bool tallies = false;      ///< complete diploid tallies per site and population
+  bool sample_sums = false;  ///< per-sample sums (a second pass over each unit)
+  bool positions = false;    ///< variant contig and position
+  bool alleles = false;      ///< variant_allele (number of alleles, REF length)
+  bool ids = false;          ///< variant_id
+  bool ancestral = false;    ///< ancestral allele index per site (Query::ancestral)
+  bool packed = false;       ///< packed genotypes of every unit on the host (UnitData::packed)
+  /// The keyed products of every unit (products.hpp; UnitData::product), one need per key:
+  /// the phased haplotypes (kPhasedHaplotypes), the afdist counts of a method
+  /// (stats::kAfdistCounts).
+  std::vector<ProductNeed> products;
   /// The first and last site of each group (Query::data_spans): read before the pass, so that
   /// its reads do not take the chunks the pass has asked a remote store for ahead.
   bool data_spans = false;
 
-  /// @brief Everything either needs.
+  /// @brief Ask for the keyed product of @p need (once per key; see operator|).
+  PassNeeds& need(ProductNeed need);
+  /// @brief Whether the keyed product @p key is asked for.
+  bool wants(const ProductKey& key) const;
+  /// @brief Everything either needs. @throws UsageError when both need one keyed product with
+  /// different parameters.
   PassNeeds operator|(const PassNeeds& o) const;
 };
 
@@ -64,18 +70,23 @@ struct UnitData {
   std::int64_t index = 0;               ///< unit index in the plan
   const vcz::WorkUnit* unit = nullptr;  ///< rows [begin, end) and their mask
   stats::CountsLayout layout;
-  std::span<const std::int32_t> counts;       ///< rows × layout.site_width() (when asked)
-  std::span<const stats::AfdistSite> afdist;  ///< rows (when asked)
+  std::span<const std::int32_t> counts;  ///< rows × layout.site_width() (when asked)
   /// rows × pops × (2 alleles + 1) (when asked): per population, each allele's copies and
   /// heterozygous carriers among complete diploid calls, then the number of such calls
   std::span<const std::int32_t> tallies;
   const vcz::VariantBlock* variants = nullptr;  ///< rows (the fields asked for)
   std::span<const int> ancestral;               ///< rows (when asked): allele index, -1 unknown
   const PackedGenotypeView* packed = nullptr;   ///< rows, host words (when asked)
+  /// The unit's keyed products (when asked; none when no pass ran): read them with product().
+  std::span<const ProductSlot> products;
 
-  /// Rows (when asked): bit-packed phased haplotypes, host memory.
-  const PhasedHaplotypeView* haplotypes = nullptr;
-
+  /// @brief The unit's output of the keyed product @p key (rows of the unit), or null when it has
+  /// none: not asked for, or no pass ran (an empty plan or no selected sample). @throws Error
+  /// when the product's output is not a T.
+  template <class T>
+  const T* product(const ProductKey& key) const {
+    return find_product<T>(products, key);
+  }
   std::int64_t rows() const { return unit->size(); }
   /// @brief Whether row @p r is selected (the unit's mask).
   bool selected(std::int64_t r) const {

@@ -3,6 +3,7 @@
 // read of the plan's genotypes computing every requested per-site and per-sample sum, each
 // unit's output handed over in plan order. No CUDA headers here.
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -12,8 +13,10 @@
 
 #include "vczstats/afdist.hpp"
 #include "vczstats/counts.hpp"
+#include "vczstats/error.hpp"
 #include "vczstats/packed.hpp"
 #include "vczstats/packed_haplotypes.hpp"
+#include "vczstats/products.hpp"
 #include "vczstats/run.hpp"
 #include "vczstats/sample_stats.hpp"
 #include "vczstats/variants.hpp"
@@ -89,6 +92,11 @@ inline PackedHaplotypeView haplotype_unit_view(const std::uint64_t* words,
   v.variant_offset = unit.begin;
   return v;
 }
+/// @brief The planes of the phased haplotypes (kPhasedHaplotypes) of @p store: 1 + its ALT allele
+/// columns.
+inline int phased_planes(const vcz::VczStore& store) {
+  return std::max(vcz::store_max_alleles(store), 1);
+}
 inline PhasedHaplotypeView phased_unit_view(const std::uint64_t* words, const vcz::WorkUnit& unit,
                                             std::int64_t haplotypes, std::int64_t ploidy,
                                             int planes, std::int64_t words_per_plane) {
@@ -116,13 +124,6 @@ class HaplotypeSink {
                                  void* stream) = 0;
 };
 
-/// @brief Bit-packed phased haplotypes of every unit (vczstats/packed_haplotypes.hpp), for the
-/// haplotype family. The producers also check call_genotype_phased: a call with two or more
-/// called alleles that is not phased stops the pass with an error naming it.
-struct HaplotypeRequest {
-  int planes = 2;  ///< 1 + the store's ALT allele columns
-};
-
 /// @brief What one pass computes, and over what.
 struct SitePassSpec {
   const vcz::VczStore* store = nullptr;
@@ -130,29 +131,64 @@ struct SitePassSpec {
   const vcz::ChunkPlan* plan = nullptr;
   const vcz::SampleSelection* samples = nullptr;
   const RunOptions* run = nullptr;
-  int device = 0;                                    ///< CUDA device index (GPU backend)
-  const stats::AlleleCountsPass* counts = nullptr;   ///< allele counts per site × population
-  const stats::AfdistAccumulator* afdist = nullptr;  ///< per-site afdist counts (its method)
+  int device = 0;                                   ///< CUDA device index (GPU backend)
+  const stats::AlleleCountsPass* counts = nullptr;  ///< allele counts per site × population
   const TalliesRequest* tallies = nullptr;  ///< complete diploid tallies per site × population
   /// Per-sample sums (missingness, homozygosity; needs tallies): a second phase per unit that
   /// reads the genotypes again with the unit's per-site weights from the tallies.
   bool sample_sums = false;
   PackedSink* packed = nullptr;                  ///< packed genotypes of every unit (matrix family)
   HaplotypeSink* haplotypes = nullptr;           ///< haplotype planes of every unit (variant pairs)
-  const HaplotypeRequest* phased = nullptr;      ///< packed phased haplotypes of every unit
   const vcz::VariantReader* variants = nullptr;  ///< fields read with each unit
+  /// The keyed products of every unit (vczstats/products.hpp), one need per key: each backend's
+  /// registration list makes them (make_keyed_products), each from its need and the spec.
+  std::vector<ProductNeed> products;
 };
 
 /// @brief One unit's finished output, handed over in plan order.
 struct UnitOutput {
   std::int64_t index = 0;
-  std::span<const std::int32_t> counts;       ///< rows × counts->site_width()
-  std::span<const stats::AfdistSite> afdist;  ///< rows
-  std::span<const std::int32_t> tallies;      ///< rows × tallies->site_width() (when delivered)
+  std::span<const std::int32_t> counts;   ///< rows × counts->site_width()
+  std::span<const std::int32_t> tallies;  ///< rows × tallies->site_width() (when delivered)
   std::shared_ptr<const vcz::VariantBlock> variants;  ///< when spec.variants
-  PhasedHaplotypeView phased;                         ///< when spec.phased (host memory)
+  /// One slot per keyed product of spec.products (its view of the unit's rows, host memory).
+  std::vector<ProductSlot> products;
 };
 using Deliver = std::function<void(const UnitOutput&)>;
+
+/// @brief One line of a backend's registration list of keyed products: the key and the maker of
+/// the product (of that backend's product type, from its context and the need).
+template <class Product, class Context>
+struct KeyedFactory {
+  ProductKey key;
+  std::unique_ptr<Product> (*make)(const Context& ctx, const ProductNeed& need);
+};
+
+/// @brief The keyed products @p spec asks for, in the order of @p list (the order they finish a
+/// unit), each made from its need. @throws Error naming a product asked for twice, or one that
+/// @p list of @p backend ("the CPU backend") has no line for.
+template <class Product, class Context>
+std::vector<std::unique_ptr<Product>> make_keyed_products(
+    const SitePassSpec& spec, const Context& ctx,
+    std::span<const KeyedFactory<Product, Context>> list, const char* backend) {
+  for (std::size_t i = 0; i < spec.products.size(); ++i) {
+    const ProductKey& key = spec.products[i].key();
+    for (std::size_t j = 0; j < i; ++j)
+      if (spec.products[j].key() == key)
+        throw Error("the site pass was asked for its product '" + std::string(key.name) +
+                    "' twice");
+    bool known = false;
+    for (const auto& line : list) known = known || line.key == key;
+    if (!known)
+      throw Error("the site pass has no product '" + std::string(key.name) + "' on " + backend +
+                  " (no line for it in the backend's registration list)");
+  }
+  std::vector<std::unique_ptr<Product>> products;
+  for (const auto& line : list)
+    for (const ProductNeed& need : spec.products)
+      if (need.key() == line.key) products.push_back(line.make(ctx, need));
+  return products;
+}
 
 /// @brief The pass on CPU threads. @p sample_sums (when spec.sample_sums) receives the run's
 /// per-sample totals in selection order. @throws FormatError, IoError, UsageError.

@@ -33,9 +33,6 @@ namespace vczstats {
 PassNeeds PassNeeds::operator|(const PassNeeds& o) const {
   PassNeeds n;
   n.counts = counts || o.counts;
-  if (afdist && o.afdist && *afdist != *o.afdist)
-    throw UsageError("one run cannot compute afdist with two methods");
-  n.afdist = afdist ? afdist : o.afdist;
   n.tallies = tallies || o.tallies;
   n.sample_sums = sample_sums || o.sample_sums;
   n.positions = positions || o.positions;
@@ -43,9 +40,28 @@ PassNeeds PassNeeds::operator|(const PassNeeds& o) const {
   n.ids = ids || o.ids;
   n.ancestral = ancestral || o.ancestral;
   n.packed = packed || o.packed;
-  n.haplotypes = haplotypes || o.haplotypes;
+  n.products = products;
+  for (const ProductNeed& need : o.products) n.need(need);
   n.data_spans = data_spans || o.data_spans;
   return n;
+}
+
+PassNeeds& PassNeeds::need(ProductNeed need) {
+  for (const ProductNeed& p : products)
+    if (p.key() == need.key()) {
+      if (!p.same_request(need))
+        throw UsageError("one run cannot compute the " + std::string(need.key().name) +
+                         " with two different parameters");
+      return *this;
+    }
+  products.push_back(std::move(need));
+  return *this;
+}
+
+bool PassNeeds::wants(const ProductKey& key) const {
+  for (const ProductNeed& p : products)
+    if (p.key() == key) return true;
+  return false;
 }
 
 namespace {
@@ -139,8 +155,8 @@ bool fuses_count_filters(const Query& q, std::span<Statistic* const> statistics,
     needs = needs | n;
   }
   // Tallies are per site too (complete diploid tallies beside the counts); with per-sample sums
-  // they weigh a second phase over every row.
-  return !needs.afdist && !needs.sample_sums && !needs.packed && !needs.haplotypes;
+  // they weigh a second phase over every row. A keyed product is not known here: no fusing.
+  return !needs.sample_sums && !needs.packed && needs.products.empty();
 }
 
 bool prepare_count_filters(Query& q, std::span<Statistic* const> statistics, const RunOptions& run,
@@ -167,8 +183,8 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   for (Statistic* s : statistics) needs = needs | s->needs();
   // Before the pass's read-ahead (see PassNeeds); the fused count filters set them below.
   if (needs.data_spans && !fused) (void)q.data_spans();
-  if (!q.store.has_genotypes() && (needs.counts || needs.afdist || needs.tallies ||
-                                   needs.sample_sums || needs.packed || needs.haplotypes)) {
+  if (!q.store.has_genotypes() && (needs.counts || needs.tallies || needs.sample_sums ||
+                                   needs.packed || !needs.products.empty())) {
     // A statistic of genotype calls: a sites-only store would give a table of zeros.
     std::string names;
     for (Statistic* s : statistics) names += (names.empty() ? "" : ", ") + s->name();
@@ -183,16 +199,11 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   const int alleles = vcz::store_max_alleles(q.store);
   stats::AlleleCountsPass counts;
   if (needs.counts) counts.init({alleles, q.pops.count()}, q.pops.of);
-  stats::AfdistAccumulator afdist;
-  if (needs.afdist)
-    afdist.init({*needs.afdist, 1}, q.samples.size(),
-                q.store.has_genotypes() ? q.store.ploidy() : 2);
   backend::TalliesRequest tallies;
   tallies.population_of = &q.pops.of;
   tallies.pops = q.pops.count();
   tallies.alleles = std::max(alleles, 1);
   tallies.deliver = needs.tallies;
-  const backend::HaplotypeRequest phased{std::max(alleles, 1)};
   std::unique_ptr<vcz::VariantReader> reader;
   if (any_fields)
     reader = std::make_unique<vcz::VariantReader>(q.store, needs.alleles || ancestral, needs.ids);
@@ -246,11 +257,10 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   spec.run = &pass_run;
   spec.device = run.device.index;
   spec.counts = needs.counts ? &counts : nullptr;
-  spec.afdist = needs.afdist ? &afdist : nullptr;
   spec.tallies = needs.tallies || needs.sample_sums ? &tallies : nullptr;
   spec.sample_sums = needs.sample_sums;
   spec.variants = reader.get();
-  spec.phased = needs.haplotypes ? &phased : nullptr;
+  spec.products = needs.products;
 
   // The layout of the counts, and of the tallies (same alleles and populations).
   const stats::CountsLayout layout{needs.counts ? counts.layout().alleles : tallies.alleles,
@@ -285,11 +295,10 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
     }
     u.layout = layout;
     u.counts = out.counts;
-    u.afdist = out.afdist;
     u.tallies = out.tallies;
     u.variants = out.variants.get();
     if (needs.packed && router) u.packed = router->view(out.index);
-    if (out.phased.words) u.haplotypes = &out.phased;
+    u.products = out.products;
     if (polarise) {
       anc = polarise->indices(*out.variants);
       u.ancestral = anc;
@@ -349,18 +358,16 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
       gpu ? Backend::cuda(run.device.index, run.threads) : Backend::cpu(run.threads);
   for (Statistic* s : statistics) s->attach(chosen);
   if (q.plan.units.empty() || q.samples.size() == 0) {
-    // Nothing to read, on either backend (no selected site or sample).
+    // Nothing to read, on either backend (no selected site or sample). The keyed products have
+    // no slot: their statistics find none (UnitData::product).
     std::vector<std::int32_t> zero_counts;
-    std::vector<stats::AfdistSite> zero_afdist;
     std::vector<std::int32_t> zero_tallies;
     for (std::size_t i = 0; i < q.plan.units.size(); ++i) {
       const auto& unit = q.plan.units[i];
       backend::UnitOutput out;
       out.index = static_cast<std::int64_t>(i);
       zero_counts.assign(static_cast<std::size_t>(unit.size() * layout.site_width()), 0);
-      zero_afdist.assign(static_cast<std::size_t>(unit.size()), {});
       if (needs.counts) out.counts = zero_counts;
-      if (needs.afdist) out.afdist = zero_afdist;
       zero_tallies.assign(static_cast<std::size_t>(unit.size() * tallies.site_width()), 0);
       if (needs.tallies) out.tallies = zero_tallies;
       if (reader)

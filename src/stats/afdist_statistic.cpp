@@ -14,10 +14,19 @@ class Afdist final : public AfdistStatistic {
   std::string name() const override { return "afdist"; }
   PassNeeds needs() const override {
     PassNeeds n;
-    n.afdist = acc_.options().method;
+    n.need(ProductNeed(stats::kAfdistCounts, acc_.options().method));
     return n;
   }
-  void accumulate(const UnitData& u) override { acc_.accumulate(u.afdist, u.unit->mask); }
+  void accumulate(const UnitData& u) override {
+    using Sites = std::span<const stats::AfdistSite>;
+    if (const Sites* sites = u.product<Sites>(stats::kAfdistCounts)) {
+      acc_.accumulate(*sites, u.unit->mask);
+      return;
+    }
+    // No pass ran (no selected sample): the unit's sites with no call.
+    zeros_.assign(static_cast<std::size_t>(u.rows()), {});
+    acc_.accumulate(zeros_, u.unit->mask);
+  }
   void merge(Statistic& later) override {
     acc_.merge(stats::detail::same_statistic(*this, later).acc_);
   }
@@ -52,6 +61,7 @@ class Afdist final : public AfdistStatistic {
 
  private:
   stats::AfdistAccumulator acc_;
+  std::vector<stats::AfdistSite> zeros_;
 };
 
 }  // namespace

@@ -435,7 +435,8 @@ void RowSource::push(const RowInfo& info, const std::uint64_t* bits) {
 }
 
 void RowSource::append(const UnitData& u) {
-  if (!u.haplotypes) return;
+  const auto* haplotypes = u.product<PhasedHaplotypeView>(kPhasedHaplotypes);
+  if (!haplotypes) return;  // no pass ran (an empty plan or no sample)
   // The unit's rows are extracted in blocks on the shared pool, then kept in order.
   const std::int64_t rows = u.rows(), words = extractor_.words();
   constexpr std::int64_t kRowsPerTask = 128;
@@ -451,7 +452,7 @@ void RowSource::append(const UnitData& u) {
       if (!u.selected(r)) continue;
       const int anc = u.ancestral.empty() ? 0 : u.ancestral[static_cast<std::size_t>(r)];
       infos[static_cast<std::size_t>(r)] = extractor_.extract(
-          *u.haplotypes, r, *u.variants, anc, unit_bits_.data() + r * words, scratch.data());
+          *haplotypes, r, *u.variants, anc, unit_bits_.data() + r * words, scratch.data());
     }
   });
   for (std::int64_t r = 0; r < rows; ++r)

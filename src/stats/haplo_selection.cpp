@@ -404,7 +404,7 @@ class SelectionScanStatistic final : public SelectionStatistic {
 
   PassNeeds needs() const override {
     PassNeeds n;
-    n.haplotypes = true;
+    n.need(ProductNeed(kPhasedHaplotypes));
     n.positions = true;
     n.alleles = q_.ancestral != "ref" || SiteFilter(q_).needs_ref_length();
     n.ancestral = true;

@@ -80,7 +80,7 @@ class HaplotypeWindows final : public Statistic {
 
   PassNeeds needs() const override {
     PassNeeds n;
-    n.haplotypes = true;
+    n.need(ProductNeed(kPhasedHaplotypes));
     n.positions = true;
     n.alleles = filter_.needs_ref_length();
     n.data_spans = filter_.uses_data_spans();

@@ -29,11 +29,10 @@ std::vector<std::uint64_t> planes_of(const vcz::VczStore& store, const vcz::Chun
   spec.plan = &plan;
   spec.samples = &samples;
   spec.run = &run;
-  const backend::HaplotypeRequest request{vcz::store_max_alleles(store)};
-  spec.phased = &request;
+  spec.products.emplace_back(kPhasedHaplotypes);
   std::vector<std::uint64_t> all;
   auto deliver = [&](const backend::UnitOutput& out) {
-    const auto& v = out.phased;
+    const auto& v = *find_product<PhasedHaplotypeView>(out.products, kPhasedHaplotypes);
     all.insert(all.end(), v.words, v.words + v.variants * v.planes * v.words_per_plane);
   };
   if (kind == DeviceKind::Gpu)

@@ -1,5 +1,6 @@
-// Site-pass product: per-site afdist counts of one method (stats::AfdistAccumulator), merged over
-// a unit's sample blocks and delivered with the unit (UnitOutput::afdist).
+// Site-pass product stats::kAfdistCounts: per-site afdist counts of the need's method
+// (stats::AfdistAccumulator), merged over a unit's sample blocks and delivered with the unit in
+// its slot (a std::span<const AfdistSite>).
 
 #include "backend/site_product.hpp"
 
@@ -8,8 +9,10 @@ namespace {
 
 class AfdistProduct final : public SiteProduct {
  public:
-  explicit AfdistProduct(const ProductContext& ctx)
-      : plan_(*ctx.spec->plan), afdist_(*ctx.spec->afdist) {}
+  AfdistProduct(const ProductContext& ctx, const ProductNeed& need) : plan_(*ctx.spec->plan) {
+    afdist_.init({need.parameter<stats::AfdistMethod>(), 1}, ctx.spec->samples->size(),
+                 ctx.spec->store->ploidy());
+  }
 
   std::unique_ptr<ProductBlock> produce(int phase, std::int64_t unit, std::int64_t,
                                         const GenotypeChunkView& view, unsigned) override {
@@ -31,18 +34,21 @@ class AfdistProduct final : public SiteProduct {
       stats::AfdistAccumulator::merge_site(unit_[i], b.data[i]);
   }
 
-  void finish(int, std::int64_t, UnitOutput& out) override { out.afdist = unit_; }
+  void finish(int, std::int64_t, UnitOutput& out) override {
+    out.products.push_back({stats::kAfdistCounts, std::span<const stats::AfdistSite>(unit_)});
+  }
 
  private:
   const vcz::ChunkPlan& plan_;
-  const stats::AfdistAccumulator& afdist_;
+  stats::AfdistAccumulator afdist_;
   std::vector<stats::AfdistSite> unit_;
 };
 
 }  // namespace
 
-std::unique_ptr<SiteProduct> make_afdist_product(const ProductContext& ctx) {
-  return std::make_unique<AfdistProduct>(ctx);
+std::unique_ptr<SiteProduct> make_afdist_product(const ProductContext& ctx,
+                                                 const ProductNeed& need) {
+  return std::make_unique<AfdistProduct>(ctx, need);
 }
 
 }  // namespace vczstats::backend

@@ -1,5 +1,6 @@
-// Site-pass product: every unit's bit-packed phased haplotypes (vczstats/packed_haplotypes.hpp,
-// HaplotypeRequest), delivered with the unit (UnitOutput::phased, host memory). Each block is
+// Site-pass product kPhasedHaplotypes: every unit's bit-packed phased haplotypes
+// (vczstats/packed_haplotypes.hpp: 1 + the store's ALT allele columns planes), delivered with the
+// unit in its slot (a PhasedHaplotypeView, host memory). Each block is
 // checked against call_genotype_phased first (stream::PhasedReader): a call with two or more
 // called alleles that is not phased stops the pass with an error naming it.
 
@@ -9,6 +10,7 @@
 #include "stream/genotype_reader.hpp"
 #include "stream/phased_reader.hpp"
 #include "vczstats/error.hpp"
+#include "vczstats/packed_haplotypes.hpp"
 
 namespace vczstats::backend {
 namespace {
@@ -19,7 +21,7 @@ class PhasedProduct final : public SiteProduct {
       : plan_(*ctx.spec->plan),
         reader_(*ctx.spec->store, *ctx.spec->samples, *ctx.reader),
         buffers_(ctx.workers),
-        planes_(ctx.spec->phased->planes),
+        planes_(phased_planes(*ctx.spec->store)),
         ploidy_(ctx.reader->ploidy()),
         haplotypes_(ctx.spec->samples->size() * ploidy_),
         plane_words_(haplotype_words(haplotypes_)) {}
@@ -50,7 +52,8 @@ class PhasedProduct final : public SiteProduct {
 
   void finish(int, std::int64_t u, UnitOutput& out) override {
     const vcz::WorkUnit& unit = plan_.units[static_cast<std::size_t>(u)];
-    out.phased = phased_unit_view(unit_.data(), unit, haplotypes_, ploidy_, planes_, plane_words_);
+    out.products.push_back({kPhasedHaplotypes, phased_unit_view(unit_.data(), unit, haplotypes_,
+                                                                ploidy_, planes_, plane_words_)});
   }
 
  private:
@@ -64,7 +67,7 @@ class PhasedProduct final : public SiteProduct {
 
 }  // namespace
 
-std::unique_ptr<SiteProduct> make_phased_product(const ProductContext& ctx) {
+std::unique_ptr<SiteProduct> make_phased_product(const ProductContext& ctx, const ProductNeed&) {
   return std::make_unique<PhasedProduct>(ctx);
 }
 

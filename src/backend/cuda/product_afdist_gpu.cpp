@@ -1,6 +1,7 @@
-// Site-pass product on the GPU: per-site afdist counts of one method (backend/cpu/
-// product_afdist.cpp on the CPU), merged on the lane over a unit's blocks, copied back to the
-// lane's host buffer and delivered with the unit (UnitOutput::afdist).
+// Site-pass product stats::kAfdistCounts on the GPU: per-site afdist counts of the need's method
+// (backend/cpu/product_afdist.cpp on the CPU), merged on the lane over a unit's blocks, copied
+// back to the lane's host buffer and delivered with the unit in its slot (a
+// std::span<const AfdistSite>).
 
 #include "backend/cuda/afdist_kernels.cuh"
 #include "backend/cuda/gpu_product.hpp"
@@ -10,8 +11,8 @@ namespace {
 
 class AfdistGpu final : public CopiedRowsProduct<stats::AfdistSite> {
  public:
-  explicit AfdistGpu(const GpuProductContext& ctx)
-      : CopiedRowsProduct(ctx, 1), method_(ctx.spec->afdist->options().method) {}
+  AfdistGpu(const GpuProductContext& ctx, const ProductNeed& need)
+      : CopiedRowsProduct(ctx, 1), method_(need.parameter<stats::AfdistMethod>()) {}
 
   void launch(int phase, unsigned lane, std::int64_t, const GenotypeChunkView& dv,
               const vcz::WorkUnit&, cudaStream_t st) override {
@@ -31,7 +32,7 @@ class AfdistGpu final : public CopiedRowsProduct<stats::AfdistSite> {
   }
 
   void deliver(unsigned lane, const vcz::WorkUnit& unit, UnitOutput& out) override {
-    out.afdist = rows_.host(lane, unit.size());
+    out.products.push_back({stats::kAfdistCounts, rows_.host(lane, unit.size())});
   }
 
  private:
@@ -40,8 +41,9 @@ class AfdistGpu final : public CopiedRowsProduct<stats::AfdistSite> {
 
 }  // namespace
 
-std::unique_ptr<GpuSiteProduct> make_afdist_gpu(const GpuProductContext& ctx) {
-  return std::make_unique<AfdistGpu>(ctx);
+std::unique_ptr<GpuSiteProduct> make_afdist_gpu(const GpuProductContext& ctx,
+                                                const ProductNeed& need) {
+  return std::make_unique<AfdistGpu>(ctx, need);
 }
 
 }  // namespace vczstats::backend

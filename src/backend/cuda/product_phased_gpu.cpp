@@ -1,13 +1,15 @@
-// Site-pass product on the GPU: every unit's bit-packed phased haplotypes (backend/cpu/
-// product_phased.cpp on the CPU), packed on the lane, copied back and delivered with the unit
-// (UnitOutput::phased, host memory). The producers check call_genotype_phased: against the
-// host-decoded block, or with device decode from the flags alone (stream::PhasedReader::
-// check_encoded: the host decodes a block only when one of its flags is false).
+// Site-pass product kPhasedHaplotypes on the GPU: every unit's bit-packed phased haplotypes
+// (backend/cpu/product_phased.cpp on the CPU), packed on the lane, copied back and delivered with
+// the unit in its slot (a PhasedHaplotypeView, host memory). The producers check
+// call_genotype_phased: against the host-decoded block, or with device decode from the flags
+// alone (stream::PhasedReader::check_encoded: the host decodes a block only when one of its flags
+// is false).
 
 #include "backend/cuda/gpu_product.hpp"
 #include "backend/cuda/haplo_kernels.cuh"
 #include "stream/genotype_reader.hpp"
 #include "stream/phased_reader.hpp"
+#include "vczstats/packed_haplotypes.hpp"
 
 namespace vczstats::backend {
 namespace {
@@ -16,9 +18,9 @@ class PhasedGpu final : public CopiedRowsProduct<std::uint64_t> {
  public:
   explicit PhasedGpu(const GpuProductContext& ctx)
       : CopiedRowsProduct(ctx,
-                          ctx.spec->phased->planes *
+                          phased_planes(*ctx.spec->store) *
                               haplotype_words(ctx.spec->samples->size() * ctx.reader->ploidy())),
-        planes_(ctx.spec->phased->planes),
+        planes_(phased_planes(*ctx.spec->store)),
         ploidy_(ctx.reader->ploidy()),
         haplotypes_(ctx.spec->samples->size() * ploidy_),
         plane_words_(haplotype_words(haplotypes_)),
@@ -39,8 +41,9 @@ class PhasedGpu final : public CopiedRowsProduct<std::uint64_t> {
     if (phase == 0) cuda::launch_pack_haplotypes(dv, planes_, rows_.device(lane), plane_words_, st);
   }
   void deliver(unsigned lane, const vcz::WorkUnit& unit, UnitOutput& out) override {
-    out.phased = phased_unit_view(rows_.host(lane, unit.size()).data(), unit, haplotypes_, ploidy_,
-                                  planes_, plane_words_);
+    out.products.push_back(
+        {kPhasedHaplotypes, phased_unit_view(rows_.host(lane, unit.size()).data(), unit,
+                                             haplotypes_, ploidy_, planes_, plane_words_)});
   }
 
  private:
@@ -53,7 +56,7 @@ class PhasedGpu final : public CopiedRowsProduct<std::uint64_t> {
 
 }  // namespace
 
-std::unique_ptr<GpuSiteProduct> make_phased_gpu(const GpuProductContext& ctx) {
+std::unique_ptr<GpuSiteProduct> make_phased_gpu(const GpuProductContext& ctx, const ProductNeed&) {
   return std::make_unique<PhasedGpu>(ctx);
 }
 
