@@ -155,3 +155,19 @@ TEST(SiteProductKeys, KeyedNeedOnASitesOnlyStoreIsTheSitesOnlyError) {
     EXPECT_NE(m.find("needs-key needs genotype calls"), std::string::npos) << m;
   }
 }
+
+TEST(SiteProductKeys, AfdistWithoutSamplesReducesEverySiteWithNoCall) {
+  // No selected sample: no pass runs and the afdist counts have no slot; every selected site is
+  // still reduced (sites), and with no call no bin gets a count.
+  VCZ_REQUIRE_SHARED_DATA();
+  const auto store =
+      vcz::VczStore::open((vcztest::shared_data() / "vcztools/msprime_diploid.vcz.zip").string());
+  const vcz::ChunkPlan plan = store.plan({}, vcz::RegionOverlap::Record, 2);
+  RunOptions run;
+  run.device.kind = DeviceKind::Cpu;
+  for (const auto method : {stats::AfdistMethod::Bcftools, stats::AfdistMethod::ZarrAfdist}) {
+    const auto r = vcztest::run_afdist(store, plan, vcz::SampleSelection{}, {method, 10}, run);
+    EXPECT_EQ(r.sites, 5);
+    EXPECT_EQ(r.counts, std::vector<std::uint64_t>(10, 0));
+  }
+}
