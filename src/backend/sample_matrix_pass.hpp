@@ -1,9 +1,9 @@
 #pragma once
 // The matrix family's heavy pass (vczstats/sample_matrix.hpp) as the backends run it: an
-// accumulator per request, fed every unit's packed genotypes through the site pass's PackedSink
-// (backend/site_pass.hpp), and a router that fans the packed units out to the accumulators and,
-// for statistics that read them on the host (UnitData::packed), keeps a host copy of each unit
-// until it is delivered. No CUDA headers here.
+// accumulator per request, each one of the site pass's packed sinks (backend/site_pass.hpp:
+// SitePassSpec::packed), and, for statistics that read the packed units on the host
+// (UnitData::packed), a sink that keeps a host copy of each unit until it is delivered. No CUDA
+// headers here.
 
 #include <cstdint>
 #include <memory>
@@ -47,20 +47,19 @@ class PackedHostMirror : public PackedSink {
 };
 std::unique_ptr<PackedHostMirror> make_packed_host_mirror_gpu(std::int64_t samples, int device);
 
-/// The one PackedSink of a pass: hands each unit to every accumulator and keeps the unit's host
-/// words (CPU: the backend's own, valid until delivered; GPU: a mirror's copy) for view().
-class PackedRouter : public PackedSink {
+/// The packed units on the host, for statistics that read them there (UnitData::packed): one of
+/// the pass's packed sinks, last in its list. On the CPU it keeps the view of the unit just
+/// handed over (the unit is delivered before the next one is made); on the GPU a mirror copies
+/// each device unit back.
+class PackedHostUnits final : public PackedSink {
  public:
-  PackedRouter(std::vector<SampleMatrixAccumulator*> accumulators,
-               std::unique_ptr<PackedHostMirror> mirror)
-      : accumulators_(std::move(accumulators)), mirror_(std::move(mirror)) {}
+  /// @p mirror: the GPU's host mirror (make_packed_host_mirror_gpu), or null on the CPU.
+  explicit PackedHostUnits(std::unique_ptr<PackedHostMirror> mirror) : mirror_(std::move(mirror)) {}
   void host_unit(std::int64_t unit, const PackedGenotypeView& view) override {
-    for (auto* a : accumulators_) a->host_unit(unit, view);
     host_ = view;
     host_unit_ = unit;
   }
   void device_unit(std::int64_t unit, const PackedGenotypeView& view, void* stream) override {
-    for (auto* a : accumulators_) a->device_unit(unit, view, stream);
     if (mirror_) mirror_->device_unit(unit, view, stream);
   }
   /// The host words of @p unit, or null when they are not kept.
@@ -70,7 +69,6 @@ class PackedRouter : public PackedSink {
   }
 
  private:
-  std::vector<SampleMatrixAccumulator*> accumulators_;
   std::unique_ptr<PackedHostMirror> mirror_;
   PackedGenotypeView host_;
   std::int64_t host_unit_ = -1;

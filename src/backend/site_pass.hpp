@@ -137,8 +137,11 @@ struct SitePassSpec {
   /// Per-sample sums (missingness, homozygosity; needs tallies): a second phase per unit that
   /// reads the genotypes again with the unit's per-site weights from the tallies.
   bool sample_sums = false;
-  PackedSink* packed = nullptr;                  ///< packed genotypes of every unit (matrix family)
-  HaplotypeSink* haplotypes = nullptr;           ///< haplotype planes of every unit (variant pairs)
+  /// The sinks of every unit's packed genotypes (variant-pair bands, matrix accumulators, the
+  /// host copies of UnitData::packed), called in this order; none: no packed genotypes made.
+  std::vector<PackedSink*> packed;
+  /// The sinks of every unit's haplotype planes (the variant-pair bands of haplotypes), in order.
+  std::vector<HaplotypeSink*> haplotypes;
   const vcz::VariantReader* variants = nullptr;  ///< fields read with each unit
   /// The keyed products of every unit (vczstats/products.hpp), one need per key: each backend's
   /// registration list makes them (make_keyed_products), each from its need and the spec.

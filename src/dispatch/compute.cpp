@@ -66,25 +66,6 @@ bool PassNeeds::wants(const ProductKey& key) const {
 
 namespace {
 
-/// Hands each unit's packed genotypes to two sinks in turn (the variant-pair and the matrix
-/// families in one pass).
-class TeeSink final : public backend::PackedSink {
- public:
-  TeeSink(backend::PackedSink* a, backend::PackedSink* b) : a_(a), b_(b) {}
-  void host_unit(std::int64_t unit, const PackedGenotypeView& view) override {
-    a_->host_unit(unit, view);
-    b_->host_unit(unit, view);
-  }
-  void device_unit(std::int64_t unit, const PackedGenotypeView& view, void* stream) override {
-    a_->device_unit(unit, view, stream);
-    b_->device_unit(unit, view, stream);
-  }
-
- private:
-  backend::PackedSink* a_;
-  backend::PackedSink* b_;
-};
-
 /// Resolve the device request: the GPU when asked for (an error without one), auto = the GPU
 /// when one is usable; the reason for falling back goes to the run's note.
 bool use_gpu(const DeviceSpec& wanted, RunStats& stats) {
@@ -265,8 +246,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
   // The layout of the counts, and of the tallies (same alleles and populations).
   const stats::CountsLayout layout{needs.counts ? counts.layout().alleles : tallies.alleles,
                                    q.pops.count()};
-  std::unique_ptr<backend::PackedRouter> router;  // matrix family (set below)
-  std::unique_ptr<TeeSink> tee;                   // matrix and variant-pair families in one pass
+  std::unique_ptr<backend::PackedHostUnits> host_units;  // UnitData::packed (set below)
   std::vector<int> anc;
   std::unique_ptr<dispatch::PairPasses> pairs;  // variant-pair family (set below)
   auto deliver = [&](const backend::UnitOutput& out) {
@@ -297,7 +277,7 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
     u.counts = out.counts;
     u.tallies = out.tallies;
     u.variants = out.variants.get();
-    if (needs.packed && router) u.packed = router->view(out.index);
+    if (host_units) u.packed = host_units->view(out.index);
     u.products = out.products;
     if (polarise) {
       anc = polarise->indices(*out.variants);
@@ -327,11 +307,12 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
     }
   }
   pairs = std::make_unique<dispatch::PairPasses>(q, statistics, run, gpu);
-  if (pairs->packed()) spec.packed = pairs->packed();
-  if (pairs->haplotypes()) spec.haplotypes = pairs->haplotypes();
+  // The pass's sinks, in the order they are called: the variant-pair bands, the matrix family's
+  // accumulators, then the host copies of the packed units (UnitData::packed).
+  spec.packed = pairs->packed_sinks();
+  spec.haplotypes = pairs->haplotype_sinks();
 
-  // The matrix family: an accumulator per statistic that asks for sums over pairs of samples,
-  // fed through one router that also keeps host copies of the packed units when asked.
+  // The matrix family: an accumulator per statistic that asks for sums over pairs of samples.
   std::vector<std::pair<Statistic*, std::unique_ptr<backend::SampleMatrixAccumulator>>> matrices;
   for (Statistic* s : statistics)
     if (const SampleMatrixRequest* r = s->sample_matrix()) {
@@ -340,19 +321,11 @@ RunStats compute(const Query& q, std::span<Statistic* const> statistics, const R
       matrices.emplace_back(
           s, gpu ? backend::make_sample_matrix_gpu(m) : backend::make_sample_matrix_cpu(m));
     }
-  if (!matrices.empty() || needs.packed) {
-    std::vector<backend::SampleMatrixAccumulator*> list;
-    for (auto& m : matrices) list.push_back(m.second.get());
-    router = std::make_unique<backend::PackedRouter>(
-        std::move(list), gpu && needs.packed ? backend::make_packed_host_mirror_gpu(
-                                                   q.samples.size(), run.device.index)
-                                             : nullptr);
-    if (spec.packed) {
-      tee = std::make_unique<TeeSink>(spec.packed, router.get());
-      spec.packed = tee.get();
-    } else {
-      spec.packed = router.get();
-    }
+  for (auto& m : matrices) spec.packed.push_back(m.second.get());
+  if (needs.packed) {
+    host_units = std::make_unique<backend::PackedHostUnits>(
+        gpu ? backend::make_packed_host_mirror_gpu(q.samples.size(), run.device.index) : nullptr);
+    spec.packed.push_back(host_units.get());
   }
   const Backend chosen =
       gpu ? Backend::cuda(run.device.index, run.threads) : Backend::cpu(run.threads);

@@ -38,7 +38,6 @@ PairPasses::PairPasses(const Query& q, std::span<Statistic* const> statistics,
       if (bands[k].mask) spec.mask = *bands[k].mask;
       spec.reducer = bands[k].reducer;
       spec.rows_only = bands[k].rows_only;
-      (r->haplotypes() ? haplotypes_ : genotypes_) = true;
     }
     // The bands whose pairs another band's reducer counts carry no pairs where that band
     // reduces: always on the CPU; on the GPU where the reducer runs on the device (else every
@@ -48,7 +47,8 @@ PairPasses::PairPasses(const Query& q, std::span<Statistic* const> statistics,
       if (gpu && !device_reduces) specs[k].rows_only = false;
       bands_.push_back(
           {s, dynamic_cast<stats::pairs::BandedPairs*>(s), k,
-           gpu ? backend::make_pair_band_gpu(specs[k]) : backend::make_pair_band_cpu(specs[k])});
+           gpu ? backend::make_pair_band_gpu(specs[k]) : backend::make_pair_band_cpu(specs[k]),
+           specs[k].request.haplotypes()});
     }
   }
 }
@@ -82,18 +82,18 @@ double PairPasses::compute_seconds() const {
   return t;
 }
 
-void PairPasses::host_unit(std::int64_t unit, const PackedGenotypeView& view) {
-  for (auto& b : bands_) b.band->host_unit(unit, view);
+std::vector<backend::PackedSink*> PairPasses::packed_sinks() const {
+  std::vector<backend::PackedSink*> out;
+  for (const auto& b : bands_)
+    if (!b.haplotypes) out.push_back(b.band.get());
+  return out;
 }
-void PairPasses::device_unit(std::int64_t unit, const PackedGenotypeView& view, void* stream) {
-  for (auto& b : bands_) b.band->device_unit(unit, view, stream);
-}
-void PairPasses::host_haplotypes(std::int64_t unit, const backend::PackedHaplotypeView& view) {
-  for (auto& b : bands_) b.band->host_haplotypes(unit, view);
-}
-void PairPasses::device_haplotypes(std::int64_t unit, const backend::PackedHaplotypeView& view,
-                                   void* stream) {
-  for (auto& b : bands_) b.band->device_haplotypes(unit, view, stream);
+
+std::vector<backend::HaplotypeSink*> PairPasses::haplotype_sinks() const {
+  std::vector<backend::HaplotypeSink*> out;
+  for (const auto& b : bands_)
+    if (b.haplotypes) out.push_back(b.band.get());
+  return out;
 }
 
 }  // namespace vczstats::dispatch

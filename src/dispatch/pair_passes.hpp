@@ -27,13 +27,14 @@ struct BandOf {
 /// The bands of @p s: its BandedPairs bands, or its pair_request(), or none.
 std::vector<BandOf> bands_of(const Statistic& s);
 
-class PairPasses final : public backend::PackedSink, public backend::HaplotypeSink {
+class PairPasses final {
  public:
   PairPasses(const Query& q, std::span<Statistic* const> statistics, const RunOptions& run,
              bool gpu);
-  /// The sinks the heavy pass feeds (null when no statistic asks for them).
-  backend::PackedSink* packed() { return genotypes_ ? this : nullptr; }
-  backend::HaplotypeSink* haplotypes() { return haplotypes_ ? this : nullptr; }
+  /// The bands as the heavy pass's sinks (backend/site_pass.hpp: SitePassSpec::packed and
+  /// ::haplotypes): those of genotypes, those of haplotypes, in band order.
+  std::vector<backend::PackedSink*> packed_sinks() const;
+  std::vector<backend::HaplotypeSink*> haplotype_sinks() const;
   /// Hand the batches finished so far to their statistics (after unit @p unit was delivered).
   void deliver();
   /// After the pass: the remaining batches and the final ones.
@@ -43,23 +44,17 @@ class PairPasses final : public backend::PackedSink, public backend::HaplotypeSi
   /// Pairs the bands summed on the device (PairBand::device_pairs).
   std::int64_t device_pairs() const;
 
-  void host_unit(std::int64_t unit, const PackedGenotypeView& view) override;
-  void device_unit(std::int64_t unit, const PackedGenotypeView& view, void* stream) override;
-  void host_haplotypes(std::int64_t unit, const backend::PackedHaplotypeView& view) override;
-  void device_haplotypes(std::int64_t unit, const backend::PackedHaplotypeView& view,
-                         void* stream) override;
-
  private:
   struct Band {
     Statistic* statistic = nullptr;
     stats::pairs::BandedPairs* banded = nullptr;  // the statistic, when it has several bands
     std::size_t index = 0;                        // in its pair_bands()
     std::unique_ptr<backend::PairBand> band;
+    bool haplotypes = false;  // fed the haplotype planes, else the packed genotypes
   };
   /// Hand @p batch of band @p b to its statistic.
   static void hand(Band& b, PairBatch&& batch);
   std::vector<Band> bands_;
-  bool genotypes_ = false, haplotypes_ = false;
 };
 
 }  // namespace vczstats::dispatch

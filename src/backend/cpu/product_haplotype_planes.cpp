@@ -30,7 +30,7 @@ class HaplotypePlanesProduct final : public SiteProduct {
  public:
   explicit HaplotypePlanesProduct(const ProductContext& ctx)
       : plan_(*ctx.spec->plan),
-        sink_(*ctx.spec->haplotypes),
+        sinks_(ctx.spec->haplotypes),
         ploidy_(ctx.reader->ploidy()),
         haplotypes_(ctx.spec->samples->size() * ploidy_),
         plane_words_((haplotypes_ + 63) / 64) {}
@@ -59,12 +59,14 @@ class HaplotypePlanesProduct final : public SiteProduct {
 
   void finish(int, std::int64_t u, UnitOutput&) override {
     const vcz::WorkUnit& unit = plan_.units[static_cast<std::size_t>(u)];
-    sink_.host_haplotypes(u, haplotype_unit_view(unit_.data(), unit, haplotypes_, plane_words_));
+    const PackedHaplotypeView view =
+        haplotype_unit_view(unit_.data(), unit, haplotypes_, plane_words_);
+    for (HaplotypeSink* s : sinks_) s->host_haplotypes(u, view);
   }
 
  private:
   const vcz::ChunkPlan& plan_;
-  HaplotypeSink& sink_;
+  const std::vector<HaplotypeSink*>& sinks_;
   const std::int64_t ploidy_, haplotypes_, plane_words_;
   std::vector<std::uint64_t> unit_;
 };

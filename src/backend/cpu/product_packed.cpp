@@ -29,7 +29,7 @@ class PackedProduct final : public SiteProduct {
  public:
   explicit PackedProduct(const ProductContext& ctx)
       : plan_(*ctx.spec->plan),
-        sink_(*ctx.spec->packed),
+        sinks_(ctx.spec->packed),
         samples_(ctx.spec->samples->size()),
         row_words_(packed_words(samples_)) {}
 
@@ -55,12 +55,13 @@ class PackedProduct final : public SiteProduct {
 
   void finish(int, std::int64_t u, UnitOutput&) override {
     const vcz::WorkUnit& unit = plan_.units[static_cast<std::size_t>(u)];
-    sink_.host_unit(u, packed_unit_view(unit_.data(), unit, samples_, row_words_));
+    const PackedGenotypeView view = packed_unit_view(unit_.data(), unit, samples_, row_words_);
+    for (PackedSink* s : sinks_) s->host_unit(u, view);
   }
 
  private:
   const vcz::ChunkPlan& plan_;
-  PackedSink& sink_;
+  const std::vector<PackedSink*>& sinks_;
   const std::int64_t samples_, row_words_;
   std::vector<std::uint64_t> unit_;
 };

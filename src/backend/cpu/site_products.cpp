@@ -33,8 +33,8 @@ std::vector<std::unique_ptr<SiteProduct>> make_cpu_site_products(const ProductCo
   if (spec.counts) products.push_back(make_counts_product(ctx));
   if (spec.sample_sums && !spec.tallies) throw Error("per-sample sums need the tallies");
   if (spec.tallies) products.push_back(make_tallies_product(ctx));
-  if (spec.packed) products.push_back(make_packed_product(ctx));
-  if (spec.haplotypes) products.push_back(make_haplotype_planes_product(ctx));
+  if (!spec.packed.empty()) products.push_back(make_packed_product(ctx));
+  if (!spec.haplotypes.empty()) products.push_back(make_haplotype_planes_product(ctx));
   for (auto& p :
        make_keyed_products<SiteProduct, ProductContext>(spec, ctx, kKeyed, "the CPU backend"))
     products.push_back(std::move(p));

@@ -15,7 +15,7 @@ class PackedGpu final : public GpuSiteProduct {
  public:
   explicit PackedGpu(const GpuProductContext& ctx)
       : ctx_(ctx),
-        sink_(*ctx.spec->packed),
+        sinks_(ctx.spec->packed),
         samples_(ctx.spec->samples->size()),
         rows_(ctx_, packed_words(samples_)) {}
 
@@ -29,12 +29,14 @@ class PackedGpu final : public GpuSiteProduct {
   }
   void unit_done(int, unsigned lane, std::int64_t u, const vcz::WorkUnit& unit,
                  cudaStream_t st) override {
-    sink_.device_unit(u, packed_unit_view(rows_.device(lane), unit, samples_, rows_.per_row()), st);
+    const PackedGenotypeView view =
+        packed_unit_view(rows_.device(lane), unit, samples_, rows_.per_row());
+    for (PackedSink* s : sinks_) s->device_unit(u, view, st);
   }
 
  private:
   const GpuProductContext ctx_;
-  PackedSink& sink_;
+  const std::vector<PackedSink*>& sinks_;
   const std::int64_t samples_;
   LaneRows<std::uint64_t> rows_;
 };
@@ -43,7 +45,7 @@ class HaplotypePlanesGpu final : public GpuSiteProduct {
  public:
   explicit HaplotypePlanesGpu(const GpuProductContext& ctx)
       : ctx_(ctx),
-        sink_(*ctx.spec->haplotypes),
+        sinks_(ctx.spec->haplotypes),
         haplotypes_(ctx.spec->samples->size() * ctx.reader->ploidy()),
         plane_words_(haplotype_words(haplotypes_)),
         rows_(ctx_, 2 * plane_words_) {}
@@ -58,13 +60,14 @@ class HaplotypePlanesGpu final : public GpuSiteProduct {
   }
   void unit_done(int, unsigned lane, std::int64_t u, const vcz::WorkUnit& unit,
                  cudaStream_t st) override {
-    sink_.device_haplotypes(
-        u, haplotype_unit_view(rows_.device(lane), unit, haplotypes_, plane_words_), st);
+    const PackedHaplotypeView view =
+        haplotype_unit_view(rows_.device(lane), unit, haplotypes_, plane_words_);
+    for (HaplotypeSink* s : sinks_) s->device_haplotypes(u, view, st);
   }
 
  private:
   const GpuProductContext ctx_;
-  HaplotypeSink& sink_;
+  const std::vector<HaplotypeSink*>& sinks_;
   const std::int64_t haplotypes_, plane_words_;
   LaneRows<std::uint64_t> rows_;
 };

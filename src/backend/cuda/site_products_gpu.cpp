@@ -33,8 +33,8 @@ std::vector<std::unique_ptr<GpuSiteProduct>> make_gpu_site_products(const GpuPro
   std::vector<std::unique_ptr<GpuSiteProduct>> products;
   if (spec.counts) products.push_back(make_counts_gpu(ctx));
   if (spec.tallies) products.push_back(make_tallies_gpu(ctx));
-  if (spec.packed) products.push_back(make_packed_gpu(ctx));
-  if (spec.haplotypes) products.push_back(make_haplotype_planes_gpu(ctx));
+  if (!spec.packed.empty()) products.push_back(make_packed_gpu(ctx));
+  if (!spec.haplotypes.empty()) products.push_back(make_haplotype_planes_gpu(ctx));
   for (auto& p : make_keyed_products<GpuSiteProduct, GpuProductContext>(spec, ctx, kKeyed,
                                                                         "the CUDA backend"))
     products.push_back(std::move(p));
