@@ -1,6 +1,7 @@
 // The C++ library across MPI ranks: a windowed scan of one store, split over the processes that
 // mpirun (or srun) started, printed by rank 0 alone; the same program runs alone without mpirun.
-// The output is the same bytes for any number of ranks.
+// The output is the same bytes for any number of ranks, and those of the CLI's
+// `vczstats stats STORE -s pi,theta_w,tajima_d --window-size WINDOW_BP`.
 //
 //   mpirun -n 4 build/examples/library_mpi STORE [WINDOW_BP]
 //
@@ -19,29 +20,7 @@
 #include "vczstats/runner.hpp"
 #include "vczstats/statistics.hpp"
 #include "vczstats/table.hpp"
-
-namespace {
-
-void print(const vczstats::Table& t) {
-  for (const auto& c : t.columns) std::printf("%s\t", c.name.c_str());
-  std::printf("\n");
-  for (std::int64_t r = 0; r < t.rows(); ++r) {
-    for (const auto& c : t.columns) {
-      const auto i = static_cast<std::size_t>(r);
-      if (c.kind == vczstats::Column::Kind::Int)
-        std::printf("%lld\t", static_cast<long long>(c.ints[i]));
-      else if (c.kind == vczstats::Column::Kind::Float)
-        std::printf("%.17g\t", c.floats[i]);
-      else if (c.kind == vczstats::Column::Kind::Label)
-        std::printf("%s\t", c.label(r).c_str());
-      else
-        std::printf(".\t");
-    }
-    std::printf("\n");
-  }
-}
-
-}  // namespace
+#include "vczstats/table_writer.hpp"
 
 int main(int argc, char** argv) {
   vczstats::Processes processes(argc, argv);  // MPI when mpirun started us
@@ -61,7 +40,11 @@ int main(int argc, char** argv) {
         processes.runner_ranks());
     runner.run();
     if (processes.writes()) {  // rank 0 (or this process alone) has the merged statistic
-      print(runner.statistic().finish());
+      // The CLI's TSV (vczstats/table_writer.hpp): the bytes of `vczstats stats` with -o -.
+      const vczstats::Table t = runner.statistic().finish();
+      vczstats::TableWriter w(stdout, "tsv", vczstats::table_columns(t));
+      w.rows(t);
+      w.finish();
       std::fprintf(stderr, "library_mpi: %d process(es)\n", processes.size());
     }
   } catch (...) {

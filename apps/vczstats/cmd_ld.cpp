@@ -169,7 +169,7 @@ void run_ld_summary(const CLI::App& cmd, const Options& o, bool decay) {
     std::optional<TableWriter> w;
     if (primary_process()) {
       out.emplace(o.common.output);
-      w.emplace(*out, o.common.format,
+      w.emplace(out->file(), o.common.format,
                 std::vector<TableWriter::Column>{
                     {"chrom", false}, {"pos", true}, {"id", false}, {"pairs", true}, {"l2", true}});
     }
@@ -332,7 +332,7 @@ void add_ld(CLI::App& app) {
       std::vector<TableWriter::Column> cols{{"chr_a", false}, {"bp_a", true}, {"snp_a", false},
                                             {"chr_b", false}, {"bp_b", true}, {"snp_b", false}};
       for (auto& c : table_columns(empty, kValues)) cols.push_back(c);
-      w.emplace(*out, o->common.format, cols);
+      w.emplace(out->file(), o->common.format, cols);
     }
     // The rows of a table as cells, with the variants' IDs (rows from any rank: global indices).
     Cells cells;
@@ -485,7 +485,7 @@ void add_prune(CLI::App& app) {
     if (primary_process()) {
       if (table) {
         out = std::make_unique<Output>(o->common.output);
-        w.emplace(*out, o->common.format,
+        w.emplace(out->file(), o->common.format,
                   std::vector<TableWriter::Column>{
                       {"chrom", false}, {"pos", true}, {"id", false}, {"kept", true}});
       }

@@ -356,7 +356,7 @@ void add_king(CLI::App& app) {
     if (primary_process()) {
       out.emplace(o->common.output);
       w.emplace(
-          *out, o->common.format,
+          out->file(), o->common.format,
           std::vector<TableWriter::Column>{
               {"sample1", false}, {"sample2", false}, {"nsnp"}, {"hethet"}, {"ibs0"}, {"kinship"}});
     }

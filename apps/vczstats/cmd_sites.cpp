@@ -40,7 +40,7 @@ void add_table_command(CLI::App& app, const char* name, SiteTable kind, const ch
     const Table empty = run.statistic().take_rows();
     for (auto& c : table_columns(empty, kFirst)) columns.push_back(c);
     std::optional<TableWriter> table;
-    if (out) table.emplace(*out, o->format, columns);
+    if (out) table.emplace(out->file(), o->format, columns);
     RowStream rows;
     rows.needs.alleles = true;
     rows.needs.ids = true;

@@ -18,6 +18,7 @@
 #include "vczstats/run.hpp"
 #include "vczstats/simulate.hpp"
 #include "vczstats/table.hpp"
+#include "vczstats/table_writer.hpp"
 
 namespace vczstats::cli {
 
@@ -180,43 +181,12 @@ void report_store_written(const std::string& path, const simulate::WriteReport& 
 /// Write a string to an Output, checking for errors.
 void write(Output& out, const std::string& text);
 
-/// A table streamed to an Output row by row: TSV whose first line is the header, or (--format
-/// json) a JSON object {"rows": [objects], "note": run metadata}. Cells are preformatted text;
-/// "NA" is written as null in JSON, and columns declared numeric are written unquoted.
-/// Buffered; finish() writes the rest (and, in JSON, the note).
-class TableWriter {
- public:
-  struct Column {
-    std::string name;
-    bool numeric = true;
-  };
-  TableWriter(Output& out, std::string format, std::vector<Column> columns);
-  /// Append one row (as many cells as columns).
-  void row(const std::vector<std::string>& cells);
-  void finish(const std::string& note = "");
-
- private:
-  void flush();
-  Output& out_;
-  bool json_;
-  std::vector<Column> columns_;
-  std::string buffer_;
-  std::int64_t rows_ = 0;
-};
-
-/// Shortest round-trip text of a double; "NA" for NaN.
-std::string format_number(double v);
-
-/// The header columns of @p t's columns [first, end): Int and Float columns are numeric in JSON.
-std::vector<TableWriter::Column> table_columns(const Table& t, int first = 0);
-
-/// The text of row @p r of @p t's columns [first, end), appended to @p cells: integers as
-/// integers, floats in shortest round-trip form (float32 ones as float32, NaN as NA), labels as
-/// their names, lists comma-separated.
-void table_cells(const Table& t, std::int64_t r, std::vector<std::string>& cells, int first = 0);
-
-/// Write every row of @p t.
-void write_rows(TableWriter& w, const Table& t);
+// Tables: vczstats::TableWriter and its cell helpers (vczstats/table_writer.hpp, the library),
+// written to an Output's file.
+using vczstats::format_number;
+using vczstats::table_cells;
+using vczstats::table_columns;
+using vczstats::TableWriter;
 
 /// Write a whole result table to -o in --format; its note goes to report_note().
 void write_table(const CommonOptions& o, const Table& t);
