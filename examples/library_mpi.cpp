@@ -20,7 +20,6 @@
 #include "vczstats/runner.hpp"
 #include "vczstats/statistics.hpp"
 #include "vczstats/table.hpp"
-#include "vczstats/table_writer.hpp"
 
 int main(int argc, char** argv) {
   vczstats::Processes processes(argc, argv);  // MPI when mpirun started us
@@ -38,13 +37,12 @@ int main(int argc, char** argv) {
     vczstats::Runner runner(
         q, [&] { return std::shared_ptr<vczstats::Statistic>(vczstats::make_scan(q, so)); }, run,
         processes.runner_ranks());
-    runner.run();
+    // The CLI's table (vczstats/runner.hpp: TableSink): rows streamed as the units finish them,
+    // the bytes of `vczstats stats` with -o -; "json" would give --format json's.
+    vczstats::TableSink table(runner.statistic(), vczstats::TableWriter::to_file(stdout), "tsv");
+    runner.run(table.rows());
     if (processes.writes()) {  // rank 0 (or this process alone) has the merged statistic
-      // The CLI's TSV (vczstats/table_writer.hpp): the bytes of `vczstats stats` with -o -.
-      const vczstats::Table t = runner.statistic().finish();
-      vczstats::TableWriter w(stdout, "tsv", vczstats::table_columns(t));
-      w.rows(t);
-      w.finish();
+      table.finish(runner.statistic());
       std::fprintf(stderr, "library_mpi: %d process(es)\n", processes.size());
     }
   } catch (...) {

@@ -743,39 +743,10 @@ void run_table_command(const CommonOptions& o, Query& q,
   StatisticRun run(o, q, make);
   std::optional<Output> out;
   if (primary_process()) out.emplace(o.output);
-  // The columns of streamed rows (statistics that stream have them before any row).
-  const Table header = run.statistic().take_rows();
-  std::optional<TableWriter> w;
-  std::string note;
-  auto open = [&](const Table& t) {
-    if (!w) w.emplace(out->file(), o.format, table_columns(t));
-    if (note.empty()) note = t.note;
-  };
-  auto emit = [&](const Table& t) {
-    open(t);
-    w->rows(t);
-  };
-  RowStream rows;
-  rows.unit_rows = [](const UnitData&, Statistic& s, const std::function<void(const Cells&)>& row) {
-    const Table t = s.take_rows();
-    Cells cells;
-    for (std::int64_t r = 0; r < t.rows(); ++r) {
-      cells.clear();
-      table_cells(t, r, cells);
-      row(cells);
-    }
-  };
-  rows.write = [&](const Cells& cells) {
-    open(header);
-    w->row(cells);
-  };
-  rows.after_merge = [&](Statistic& s) {
-    const Table t = s.take_rows();
-    if (t.rows() > 0) emit(t);
-  };
-  if (!run.compute(rows)) return;  // another MPI rank writes
-  emit(run.statistic().finish());
-  w->finish(note);
+  TableSink table(run.statistic(), out ? TableWriter::to_file(out->file()) : TableWriter::Sink{},
+                  o.format);
+  if (!run.compute(table.rows())) return;  // another MPI rank writes
+  const std::string note = table.finish(run.statistic());
   out->commit();
   if (written) written(run.statistic());
   report_note(o, note);

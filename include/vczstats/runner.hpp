@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "vczstats/query.hpp"
 #include "vczstats/run.hpp"
 #include "vczstats/statistic.hpp"
+#include "vczstats/table_writer.hpp"
 
 namespace vczstats {
 
@@ -44,6 +46,37 @@ struct RowStream {
   /// On the writing process, after it merged another rank's part and before writing that rank's
   /// rows: write the rows the merge finished (take_rows).
   std::function<void(Statistic& statistic)> after_merge;
+};
+
+/// @brief The Runner's sink of a table, as the CLI writes it (`-o`, `--format`): the rows the
+/// statistic finishes after each unit, in output order, written as TSV or JSON
+/// (table_writer.hpp) on the writing process, then the rest when the run is done.
+///
+///     TableSink table(runner.statistic(), TableWriter::to_file(stdout), "tsv");
+///     if (runner.run(table.rows()).writes) table.finish(runner.statistic());
+class TableSink {
+ public:
+  /// @p statistic: the Runner's (the columns of the rows it streams are read now). @p sink and
+  /// @p format: the TableWriter's, used on the writing process only (the table is opened at its
+  /// first row). @throws UsageError for a format other than tsv or json.
+  TableSink(Statistic& statistic, TableWriter::Sink sink, std::string format);
+  TableSink(const TableSink&) = delete;
+  TableSink& operator=(const TableSink&) = delete;
+
+  /// @brief The RowStream to hand to Runner::run (valid while this sink lives).
+  RowStream rows();
+  /// @brief On the writing process after the run: write the rows @p statistic finishes and
+  /// close the table (in JSON with the run's note). @return the note (the table's).
+  std::string finish(Statistic& statistic);
+
+ private:
+  void open(const Table& t);
+  void emit(const Table& t);
+  TableWriter::Sink sink_;
+  std::string format_;
+  Table header_;
+  std::optional<TableWriter> writer_;
+  std::string note_;
 };
 
 /// @brief The processes a run spreads over.

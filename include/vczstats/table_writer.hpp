@@ -34,6 +34,8 @@ class TableWriter {
   TableWriter(Sink sink, std::string_view format, std::vector<Column> columns);
   /// Writes to @p file (not closed). @throws IoError when a write fails.
   TableWriter(std::FILE* file, std::string_view format, std::vector<Column> columns);
+  /// @brief A sink that writes to @p file (not closed). @throws IoError when a write fails.
+  static Sink to_file(std::FILE* file);
 
   /// @brief Append one row (as many cells as columns). @throws Error for another width.
   void row(const std::vector<std::string>& cells);

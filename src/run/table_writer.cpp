@@ -55,13 +55,15 @@ void TableWriter::row(const std::vector<std::string>& cells) {
   if (buffer_.size() > (1u << 20)) flush();
 }
 
+TableWriter::Sink TableWriter::to_file(std::FILE* file) {
+  return [file](std::string_view text) {
+    if (std::fwrite(text.data(), 1, text.size(), file) != text.size())
+      throw IoError("write failed: " + std::string(std::strerror(errno)));
+  };
+}
+
 TableWriter::TableWriter(std::FILE* file, std::string_view format, std::vector<Column> columns)
-    : TableWriter(
-          [file](std::string_view text) {
-            if (std::fwrite(text.data(), 1, text.size(), file) != text.size())
-              throw IoError("write failed: " + std::string(std::strerror(errno)));
-          },
-          format, std::move(columns)) {}
+    : TableWriter(to_file(file), format, std::move(columns)) {}
 
 void TableWriter::rows(const Table& t) {
   std::vector<std::string> cells;

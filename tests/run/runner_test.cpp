@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "test_util.hpp"
 #include "vczstats/runner.hpp"
 #include "vczstats/statistics.hpp"
@@ -110,4 +112,44 @@ TEST(Runner, MakesTheStatisticAgainOnlyWhenACountingPassFilteredThePlan) {
     kept[per_sample] = r.stats.variants;
   }
   EXPECT_EQ(kept[0], kept[1]);
+}
+
+// TableSink: a streamed table (freq, rows after every unit) written as JSON has one object per
+// selected variant, in plan order (the plan's own selection), and a
+// format other than tsv or json is refused before the run.
+TEST(Runner, TableSinkStreamsTheRowsAsJson) {
+  vcztest::TempDir dir;
+  QueryOptions o;
+  o.store = simulated_store(dir);
+  o.regions = "1:2000-70000";
+  Query q = hooks::make_query(o, 13);
+  std::vector<std::int64_t> want;  // the plan's selected variants, in order
+  for (const auto& u : q.plan.units)
+    for (std::int64_t v = u.begin; v < u.end; ++v)
+      if (u.mask.empty() || u.mask[static_cast<std::size_t>(v - u.begin)]) want.push_back(v);
+
+  RunOptions run;
+  run.device = parse_device("cpu");
+  run.threads = 2;
+  Runner runner(
+      q, [&q] { return make_site_table(q, SiteTable::Freq); }, run);
+  EXPECT_THROW(TableSink(
+                   runner.statistic(), [](std::string_view) {}, "csv"),
+               UsageError);
+  std::string text;
+  int pieces = 0;
+  TableSink table(
+      runner.statistic(),
+      [&](std::string_view s) {
+        text.append(s);
+        ++pieces;
+      },
+      "json");
+  ASSERT_TRUE(runner.run(table.rows()).writes);
+  table.finish(runner.statistic());
+  const auto j = nlohmann::json::parse(text);
+  ASSERT_EQ(j.at("rows").size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i)
+    EXPECT_EQ(j.at("rows")[i].at("variant").get<std::int64_t>(), want[i]) << "row " << i;
+  EXPECT_TRUE(j.contains("note"));
 }
