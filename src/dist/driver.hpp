@@ -45,8 +45,8 @@ struct Hooks {
   std::function<void(std::span<const std::byte> rows)> write_rows;
   /// Rank 0: after merging the next rank's states, before writing that rank's rows: write the
   /// rows the merge finished (take_rows of the statistics).
-  std::function<void()> after_merge;  /// Every rank runs the whole plan, rather than a share of its
-                                      /// units (the matrix family's
+  std::function<void()> after_merge;
+  /// Every rank runs the whole plan, rather than a share of its units (the matrix family's
   /// stripes: each rank's statistics ask for other cells); no site cursor (statistics begin at
   /// the first site), and the ranks' states merge as usual.
   bool whole_plan = false;

@@ -72,6 +72,12 @@ class MatrixStripe final : public Statistic {
     part_.row_begin = rows.first;
     part_.row_end = rows.second;
   }
+  /// @brief A stripe that rank 0 loads another rank's part into (the driver's fresh statistics).
+  static std::shared_ptr<MatrixStripe> received(const SampleMatrixRequest& request,
+                                                std::int64_t samples) {
+    return std::make_shared<MatrixStripe>(nullptr, false, request,
+                                          std::pair<std::int64_t, std::int64_t>{}, samples);
+  }
   std::string name() const override { return "matrix-stripe"; }
   PassNeeds needs() const override { return primary_ ? inner_->needs() : PassNeeds{}; }
   void attach(const Backend& b) override {
@@ -227,12 +233,7 @@ void run_round(dist::Ranks& ranks, const Query& q, const StripeMaker& make,
   dist::Hooks h;
   h.whole_plan = true;
   const dist::Report r = dist::compute(
-      ranks, q, list,
-      [&](std::size_t) {
-        return std::make_shared<MatrixStripe>(nullptr, false, *request,
-                                              std::pair<std::int64_t, std::int64_t>{}, n);
-      },
-      run, h);
+      ranks, q, list, [&](std::size_t) { return MatrixStripe::received(*request, n); }, run, h);
   if (ranks.rank() == 0) report(stripes_result(r, round));
 }
 
@@ -309,10 +310,7 @@ RunnerResult Runner::run(const RowStream& rows) {
       stripe = std::make_shared<MatrixStripe>(statistic_, ranks->rank() == 0, *request,
                                               stripes[static_cast<std::size_t>(ranks->rank())], n);
       list[0] = stripe.get();
-      fresh = [request = *request, n](std::size_t) {
-        return std::make_shared<MatrixStripe>(nullptr, false, request,
-                                              std::pair<std::int64_t, std::int64_t>{}, n);
-      };
+      fresh = [request = *request, n](std::size_t) { return MatrixStripe::received(request, n); };
       h.whole_plan = true;
     }
     const dist::Report r = dist::compute(*ranks, q_, list, fresh, run, h);
