@@ -2,7 +2,9 @@
 # The GPU's fixed cost per process, on the GPU machine (after scripts/gpu-check.sh --phase build):
 # gpu_startup_probe's steps with every GPU visible and with one, then `vczstats afdist` on a tiny
 # store (300 samples x 2,050 variants, simulated) on the CPU and the GPU, each timed over -n runs
-# (median wall, user and system seconds), with the engine's own total from -v beside it.
+# (median wall, user and system seconds), with the engine's own total from -v beside it. The GPU
+# runs with CUDA started on a thread at process start (the default) and, as the peer, with
+# --no-gpu-prestart (CUDA started when the run first needs it).
 #   bench/gpu_startup.sh [-n RUNS] [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +40,7 @@ echo "== afdist on $store"
 timed "cpu" "$bin" afdist "$store" --device cpu
 timed "gpu, every GPU visible" "$bin" afdist "$store" --device gpu
 timed "gpu, CUDA_VISIBLE_DEVICES=0" env CUDA_VISIBLE_DEVICES=0 "$bin" afdist "$store" --device gpu
+timed "gpu, CUDA started on first use" "$bin" afdist "$store" --device gpu --no-gpu-prestart
 echo "== the engine's own breakdown (-v), gpu"
 "$bin" afdist "$store" --device gpu -v 2>&1 >/dev/null | grep -E "setup|total|device|open" || true
 # Under mpirun, one rank per GPU: every rank binds its GPU before CUDA starts.
@@ -46,6 +49,8 @@ if command -v mpirun >/dev/null && [ "$gpus" -ge 2 ] &&
   grep -q 'VCZSTATS_MPI:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
   mpi=(mpirun --allow-run-as-root --oversubscribe -n "$gpus" -x LD_LIBRARY_PATH)
   timed "gpu, mpirun -n $gpus (one GPU per rank)" "${mpi[@]}" "$bin" afdist "$store" --device gpu
+  timed "gpu, mpirun -n $gpus, CUDA started on first use" "${mpi[@]}" "$bin" afdist "$store" \
+    --device gpu --no-gpu-prestart
   timed "cpu, mpirun -n $gpus" "${mpi[@]}" "$bin" afdist "$store" --device cpu
   echo "== ranks' devices (-v)"
   "${mpi[@]}" "$bin" afdist "$store" --device gpu -v 2>&1 >/dev/null | grep -E "^vczstats: +rank" || true

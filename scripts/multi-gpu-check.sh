@@ -23,6 +23,7 @@
 #
 # Options: --phase build|test|bench|all  (default all)
 #          --simulate S,V   bench store size (default 100000,100000)
+#          -s STORE         bench this store instead (no populations)
 #          -n RUNS          timed runs per configuration (default 3)
 #          -C "COMMAND"     statistic and options after STORE (default: bench/mpi.sh's scan,
 #                           stats --window-size 100000 --stats pi,theta_w,tajima_d,dxy,fst_hudson)
@@ -33,14 +34,20 @@ root=$PWD
 phase=all
 size=100000,100000
 runs=3
-command=()
+commands=()
+store_given=""
+weak_scaling=0
+two_per_gpu=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --phase) phase=$2; shift ;;
     --simulate) size=$2; shift ;;
+    -s) store_given=$2; shift ;;
     -n) runs=$2; shift ;;
-    -C) command=(-C "$2"); shift ;;
-    *) echo "usage: $0 [--phase build|test|bench|all] [--simulate S,V] [-n RUNS] [-C COMMAND]" >&2; exit 2 ;;
+    -C) commands+=("$2"); shift ;;
+    --weak) weak_scaling=1 ;;
+    --one-per-gpu) two_per_gpu=0 ;;
+    *) echo "usage: $0 [--phase build|test|bench|all] [--simulate S,V | -s STORE] [-n RUNS] [-C COMMAND]... [--weak] [--one-per-gpu]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -98,45 +105,56 @@ if [ "$phase" = test ] || [ "$phase" = all ]; then
   say "test: $(grep -E 'tests passed|tests failed' "$logs/multi-ctest.log" || echo 'see multi-ctest.log') ($((SECONDS - t0)) s)"
 fi
 
-if [ "$phase" = bench ] || [ "$phase" = all ]; then
-  [ "$gpus" -ge 2 ] || say "fewer than 2 GPUs: no one-GPU-per-rank run"
-  # 1 GPU (plain process), N = 2, 4, ... GPUs one rank each, then two ranks per GPU.
-  configs="1x$cores"
-  for ((n = 2; n <= gpus; n *= 2)); do configs+=",${n}x$((cores / n))"; done
-  [ "$gpus" -ge 2 ] && [ $((gpus & (gpus - 1))) -ne 0 ] && configs+=",${gpus}x$((cores / gpus))"
-  per=$((cores / (2 * gpus) > 0 ? cores / (2 * gpus) : 1))
-  configs+=",$((2 * gpus))x$per"
-  t0=$SECONDS
-  VCZSTATS=$build/vczstats BENCH_DATA=${TMPDIR:-/tmp}/vczstats-bench \
-    bash bench/mpi.sh --simulate "$size" -d gpu -n "$runs" -c "$configs" -o "$logs/gpu" "${command[@]}" \
-    >"$logs/scaling-gpu.md" 2>"$logs/scaling-gpu.err" || status=1
-  VCZSTATS=$build/vczstats BENCH_DATA=${TMPDIR:-/tmp}/vczstats-bench \
-    bash bench/mpi.sh --simulate "$size" -d cpu -n "$runs" -c "1x$cores" -o "$logs/cpu" "${command[@]}" \
-    >"$logs/scaling-cpu.md" 2>"$logs/scaling-cpu.err" || status=1
-  say "bench: $((SECONDS - t0)) s (configurations $configs on the GPUs, 1x$cores on the CPU)"
-  if grep -q DIFFERS "$logs/scaling-gpu.md" || [ ! -s "$logs/gpu/1x$cores.tsv" ]; then
-    say "GPU outputs DIFFER between configurations (or none was written; see scaling-gpu.err)"
+# bench_one K COMMAND...: bench/mpi.sh for one statistic command (or its default when none),
+# its logs under gpu-K/ and cpu-K/, its tables in scaling-K.md.
+bench_one() {
+  local k=$1
+  shift
+  local cmd=("$@") g=$logs/gpu-$k c=$logs/cpu-$k t0=$SECONDS
+  VCZSTATS=$build/vczstats BENCH_DATA=$data \
+    bash bench/mpi.sh "${input[@]}" -d gpu -n "$runs" -c "$configs" -o "$g" "${cmd[@]}" \
+    >"$logs/scaling-gpu-$k.md" 2>"$logs/scaling-gpu-$k.err" || status=1
+  VCZSTATS=$build/vczstats BENCH_DATA=$data \
+    bash bench/mpi.sh "${input[@]}" -d cpu -n "$runs" -c "1x$cores" -o "$c" "${cmd[@]}" \
+    >"$logs/scaling-cpu-$k.md" 2>"$logs/scaling-cpu-$k.err" || status=1
+  say "bench $k (${cmd[*]:-default}): $((SECONDS - t0)) s (configurations $configs on the GPUs, 1x$cores on the CPU)"
+  if grep -q DIFFERS "$logs/scaling-gpu-$k.md" || [ ! -s "$g/1x$cores.tsv" ]; then
+    say "  GPU outputs DIFFER between configurations (or none was written; see scaling-gpu-$k.err)"
     status=1
   else
-    say "GPU outputs identical for every configuration"
+    say "  GPU outputs identical for every configuration"
   fi
-  if [ -s "$logs/cpu/1x$cores.tsv" ] && cmp -s "$logs/gpu/1x$cores.tsv" "$logs/cpu/1x$cores.tsv"; then
-    say "one GPU and the CPU: outputs identical"
+  if [ -s "$c/1x$cores.tsv" ] && cmp -s "$g/1x$cores.tsv" "$c/1x$cores.tsv"; then
+    say "  one GPU and the CPU: outputs identical"
   else
-    say "one GPU and the CPU: outputs DIFFER (or missing)"
+    say "  one GPU and the CPU: outputs DIFFER (or missing)"
     status=1
   fi
   if [ "$gpus" -ge 2 ]; then
-    two=$logs/gpu/2x$((cores / 2)).log
+    local two=$g/2x$((cores / 2)).log pci0 pci1
     # Each rank sees only its own GPU (bind_process_to_gpu), so the PCI addresses tell them apart.
     pci0=$(grep -o 'rank 0 (.*gpu 0 ([^)]* at PCI [0-9a-f:]*' "$two" | grep -o '[0-9a-f:]*$')
     pci1=$(grep -o 'rank 1 (.*gpu 0 ([^)]* at PCI [0-9a-f:]*' "$two" | grep -o '[0-9a-f:]*$')
     if [ -n "$pci0" ] && [ -n "$pci1" ] && [ "$pci0" != "$pci1" ]; then
-      say "mpirun -n 2: rank 0 on the GPU at PCI $pci0, rank 1 on the GPU at PCI $pci1"
+      say "  mpirun -n 2: rank 0 on the GPU at PCI $pci0, rank 1 on the GPU at PCI $pci1"
     else
-      say "mpirun -n 2: ranks not on two different GPUs (see $(basename "$two"))"
+      say "  mpirun -n 2: ranks not on two different GPUs (see $(basename "$g")/$(basename "$two"))"
       status=1
     fi
+  fi
+  # Weak scaling: one GPU on the first 1/N of the contig (about 1/N of the variants) against N
+  # GPUs on the whole store; efficiency = T(1 GPU, 1/N) / T(N GPUs, all).
+  local weak=""
+  if [ "$weak_scaling" = 1 ] && [ ${#cmd[@]} -gt 0 ]; then
+    local store=${store_given:-$data/simulated_${size/,/x}.vcz} length n part
+    length=$("$build/vczstats" info "$store" | awk -F'\t' '$1=="contigs"{print $2}' | grep -o '[0-9]* bp' | grep -o '[0-9]*')
+    for ((n = 2; n <= gpus; n *= 2)); do
+      part=$((length / n))
+      VCZSTATS=$build/vczstats BENCH_DATA=$data \
+        bash bench/mpi.sh "${input[@]}" -d gpu -n "$runs" -c "1x$cores" -o "$logs/weak-$k-$n" \
+        -C "${cmd[1]} -r 1:1-$part" >"$logs/weak-$k-$n.md" 2>"$logs/weak-$k-$n.err" || status=1
+      weak+=" $n:$(awk -F'|' '/^\| 1 process/ { print $3 + 0 }' "$logs/weak-$k-$n.md")"
+    done
   fi
   {
     echo "| ranks | GPUs | threads per rank | wall s (median) | speedup vs 1 GPU | efficiency per GPU |"
@@ -150,10 +168,45 @@ if [ "$phase" = bench ] || [ "$phase" = all ]; then
         if (used < 1) used = 1
         if (base == 0) base = wall
         printf "| %d | %d | %d | %.3f | %.2fx | %.0f%% |\n", ranks, used, threads, wall, base / wall, 100 * base / wall / used
-      }' "$logs/scaling-gpu.md"
-  } >"$logs/scaling.md"
-  cat "$logs/scaling-gpu.md" "$logs/scaling.md" "$logs/scaling-cpu.md"
-  rm -f "$logs"/gpu/*.tsv "$logs"/cpu/*.tsv  # compared; the -v logs stay
+      }' "$logs/scaling-gpu-$k.md"
+    if [ -n "$weak" ]; then
+      echo
+      echo "Weak scaling (one GPU on 1/N of the contig against N GPUs on all of it):"
+      echo
+      echo "| GPUs | 1 GPU on 1/N s | N GPUs on all s | efficiency |"
+      echo "| ---: | ---: | ---: | ---: |"
+      for w in $weak; do
+        n=${w%%:*}
+        awk -F'|' -v n="$n" -v one="${w#*:}" '
+          /^\| mpirun -n/ { split($2, a, " "); if (a[3] + 0 == n) printf "| %d | %.3f | %.3f | %.0f%% |\n", n, one, $3 + 0, 100 * one / ($3 + 0) }' \
+          "$logs/scaling-gpu-$k.md"
+      done
+    fi
+  } >"$logs/scaling-$k.md"
+  cat "$logs/scaling-gpu-$k.md" "$logs/scaling-$k.md" "$logs/scaling-cpu-$k.md"
+  rm -f "$g"/*.tsv "$c"/*.tsv "$logs"/weak-"$k"-*/*.tsv  # compared; the -v logs stay
+}
+
+if [ "$phase" = bench ] || [ "$phase" = all ]; then
+  [ "$gpus" -ge 2 ] || say "fewer than 2 GPUs: no one-GPU-per-rank run"
+  # 1 GPU (plain process), N = 2, 4, ... GPUs one rank each, then two ranks per GPU.
+  configs="1x$cores"
+  for ((n = 2; n <= gpus; n *= 2)); do configs+=",${n}x$((cores / n))"; done
+  [ "$gpus" -ge 2 ] && [ $((gpus & (gpus - 1))) -ne 0 ] && configs+=",${gpus}x$((cores / gpus))"
+  per=$((cores / (2 * gpus) > 0 ? cores / (2 * gpus) : 1))
+  [ "$two_per_gpu" = 1 ] && configs+=",$((2 * gpus))x$per"
+  data=${TMPDIR:-/tmp}/vczstats-bench
+  input=(--simulate "$size")
+  [ -n "$store_given" ] && input=(-s "$store_given")
+  if [ ${#commands[@]} -eq 0 ]; then
+    bench_one 1
+  else
+    k=0
+    for c in "${commands[@]}"; do
+      k=$((k + 1))
+      bench_one "$k" -C "$c"
+    done
+  fi
 fi
 cat "$summary"
 exit $status

@@ -146,6 +146,10 @@ void add_common_options(CLI::App& cmd, CommonOptions& o, FilterSet filters) {
                "Benchmarks only: pinned host buffers from cudaHostAlloc, not huge pages "
                "(bench/gpu_pinned_ab.sh)")
       ->group("");
+  cmd.add_flag("--no-gpu-prestart", o.no_gpu_prestart,
+               "Benchmarks only: start CUDA when the run first needs it, not on a thread at "
+               "process start (processes.cpp, bench/gpu_startup.sh)")
+      ->group("");
   cmd.add_option("--gpu-streams", o.gpu_streams,
                  "CUDA streams of the GPU pipeline (copies and kernels overlap across them) "
                  "[default: 3]")

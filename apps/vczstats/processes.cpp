@@ -6,21 +6,58 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <string_view>
 
+#include "vczstats/device.hpp"
+#include "vczstats/error.hpp"
 #include "vczstats/processes.hpp"
 
 namespace vczstats::cli {
 
 namespace {
 std::unique_ptr<vczstats::Processes> g_processes;
+std::unique_ptr<GpuPrestart> g_prestart;
+
+/// The CUDA device that `--device gpu` or `gpu:N` on the command line will use, or -1 (another
+/// device, none given, or not known before MPI starts). Under an MPI launcher `gpu` is the GPU
+/// of the node-local rank, the rule of dist::rank_run_options, read from the launcher's
+/// environment.
+int device_of_command_line(int argc, char** argv) {
+  std::string_view value;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--") break;
+    if (a == "--no-gpu-prestart") return -1;  // the hidden benchmark option (common.cpp)
+    if (a == "--device" && i + 1 < argc)
+      value = argv[++i];
+    else if (a.starts_with("--device="))
+      value = a.substr(9);
+  }
+  if (!value.starts_with("gpu")) return -1;
+  DeviceSpec spec;
+  try {
+    spec = parse_device(value);
+  } catch (const UsageError&) {
+    return -1;  // the parse reports it
+  }
+  if (value.find(':') != std::string_view::npos || !vczstats::Processes::launched())
+    return spec.index;
+  const int local = vczstats::Processes::launcher_local_rank();
+  const int gpus = gpus_without_starting_cuda();
+  return local >= 0 && gpus > 0 ? local % gpus : -1;
+}
 }  // namespace
 
 Processes::Processes(int& argc, char**& argv) {
+  // A GPU run starts CUDA on a thread now, while MPI starts and the command opens its store.
+  if (const int device = device_of_command_line(argc, argv); device >= 0)
+    g_prestart = std::make_unique<GpuPrestart>(device);
   g_processes = std::make_unique<vczstats::Processes>(argc, argv);
 }
 
 Processes::~Processes() {
   g_processes.reset();
+  g_prestart.reset();
 }
 
 void Processes::rank0_only(CLI::App* command) {

@@ -35,6 +35,13 @@ class Processes {
  public:
   /// @brief Whether this build of the library can run across MPI ranks.
   static bool mpi_built();
+  /// @brief Whether the constructor will start MPI: an MPI launcher started this process (its
+  /// environment says so) and the build has MPI.
+  static bool launched();
+  /// @brief This process's rank among those of its node, as the MPI launcher put it in the
+  /// environment (Open MPI, MPICH and Intel MPI's Hydra, MVAPICH, Slurm's srun, Cray's PALS),
+  /// known before MPI starts; -1 when not launched() or the launcher does not say.
+  static int launcher_local_rank();
 
   /// @brief Starts MPI when an MPI launcher started the process and the build has MPI (leaving it
   /// running at the end when something else, e.g. mpi4py, started it first); else this process

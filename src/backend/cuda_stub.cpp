@@ -26,6 +26,10 @@ bool gpu_available(std::string* reason, int) {
   return gpu_count(reason) > 0;
 }
 
+struct GpuPrestart::Thread {};
+GpuPrestart::GpuPrestart(int index) : index_(index) {}
+GpuPrestart::~GpuPrestart() = default;
+
 namespace detail {
 std::atomic<bool> g_cuda_started{false};  // never set: there is no CUDA runtime to start
 }  // namespace detail

@@ -81,12 +81,18 @@ int gpus_without_starting_cuda() {
   return static_cast<int>(visible_gpus().size());
 }
 
+namespace {
+std::atomic<int> g_bound_from{-1};  // the index this process was bound to, or -1
+}  // namespace
+
 int bind_process_to_gpu(int index) {
+  if (index >= 0 && index == g_bound_from.load()) return 0;  // bound already (GpuPrestart)
   if (detail::g_cuda_started.load() || index < 0) return index;
   const auto gpus = visible_gpus();
   const int n = static_cast<int>(gpus.size());
   if (n <= 1 || index >= n) return index;  // one device (nothing to save), or an error to report
   ::setenv("CUDA_VISIBLE_DEVICES", gpus[static_cast<std::size_t>(index)].c_str(), 1);
+  g_bound_from.store(index);
   return 0;
 }
 

@@ -4,8 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <new>
+#include <system_error>
 
 #include "vczstats/error.hpp"
 
@@ -27,6 +31,29 @@ bool Processes::mpi_built() {
 #endif
 }
 
+bool Processes::launched() {
+#ifdef VCZSTATS_HAVE_MPI
+  return dist::Ranks::launched();
+#else
+  return false;
+#endif
+}
+
+int Processes::launcher_local_rank() {
+#ifdef VCZSTATS_HAVE_MPI
+  if (!dist::Ranks::launched()) return -1;
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                           "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "PALS_LOCAL_RANKID"})
+    if (const char* v = std::getenv(name)) {
+      int rank = -1;
+      const char* end = v + std::strlen(v);
+      const auto [p, ec] = std::from_chars(v, end, rank);
+      if (ec == std::errc() && p == end && rank >= 0) return rank;
+    }
+#endif
+  return -1;
+}
+
 void Processes::EndRanks::operator()([[maybe_unused]] dist::Ranks* ranks) const {
 #ifdef VCZSTATS_HAVE_MPI
   delete ranks;
@@ -35,7 +62,7 @@ void Processes::EndRanks::operator()([[maybe_unused]] dist::Ranks* ranks) const 
 
 Processes::Processes([[maybe_unused]] int& argc, [[maybe_unused]] char**& argv) {
 #ifdef VCZSTATS_HAVE_MPI
-  if (dist::Ranks::launched()) ranks_.reset(new dist::Ranks(argc, argv));
+  if (launched()) ranks_.reset(new dist::Ranks(argc, argv));
 #endif
 }
 

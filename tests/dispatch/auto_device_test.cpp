@@ -124,6 +124,10 @@ TEST(BindProcessToGpu, NarrowsCudaVisibleDevicesToTheChosenEntry) {
   EXPECT_EQ(vczstats::bind_process_to_gpu(1), 0);
   EXPECT_STREQ(std::getenv("CUDA_VISIBLE_DEVICES"), "7");
   EXPECT_EQ(vczstats::gpus_without_starting_cuda(), 1);
+  // Bound again with the same index (GpuPrestart, then the run's own options): device 0 again,
+  // not 1 of the one now visible.
+  EXPECT_EQ(vczstats::bind_process_to_gpu(1), 0);
+  EXPECT_STREQ(std::getenv("CUDA_VISIBLE_DEVICES"), "7");
   EXPECT_EQ(vczstats::bind_process_to_gpu(0), 0);  // one device: nothing to narrow
   EXPECT_STREQ(std::getenv("CUDA_VISIBLE_DEVICES"), "7");
   ::setenv("CUDA_VISIBLE_DEVICES", "0,-1,2", 1);

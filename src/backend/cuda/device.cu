@@ -3,6 +3,8 @@
 
 #include <atomic>
 #include <string>
+#include <system_error>
+#include <thread>
 
 #include "vczstats/device.hpp"
 
@@ -35,6 +37,31 @@ bool gpu_available(std::string* reason, int index) {
     return false;
   }
   return true;
+}
+
+struct GpuPrestart::Thread {
+  std::thread thread;
+};
+
+GpuPrestart::GpuPrestart(int index) : index_(bind_process_to_gpu(index)) {
+  if (index_ < 0) return;
+  detail::g_cuda_started.store(true);
+  const int device = index_;
+  try {
+    auto t = std::make_unique<Thread>();
+    t->thread = std::thread([device] {
+      // Since CUDA 12 cudaSetDevice makes the primary context; cudaFree(nullptr) makes sure.
+      if (cudaSetDevice(device) == cudaSuccess) cudaFree(nullptr);
+      cudaGetLastError();  // a failure stays on this thread: the run's first call reports it
+    });
+    thread_ = std::move(t);
+  } catch (const std::system_error&) {
+    // No thread (a process or memory limit): the run starts CUDA itself, as without this.
+  }
+}
+
+GpuPrestart::~GpuPrestart() {
+  if (thread_ && thread_->thread.joinable()) thread_->thread.join();
 }
 
 }  // namespace vczstats
