@@ -84,7 +84,8 @@ fi
 read -r -a cmd <<<"$command"
 extra=(--device "$device" --no-progress)
 # Populations for the commands that take them (not the matrix and variant-pair commands).
-if [ -n "$pops" ] && "$vczstats" "${cmd[0]}" --help | grep -q -- "--pops"; then
+# (The help is read whole first: `--help | grep -q` under pipefail fails when grep stops reading.)
+if [ -n "$pops" ] && [[ $("$vczstats" "${cmd[0]}" --help) == *--pops* ]]; then
   extra+=(-P "$pops")
 fi
 

@@ -131,6 +131,11 @@ class Statistic {
   virtual void accumulate_sample_matrix(SampleMatrixSums&& sums) { (void)sums; }
   /// @brief Remove and return the rows no later site can change (to stream large outputs).
   virtual Table take_rows() { return {}; }
+  /// @brief After the partition's last unit, before save() or merge(): finish what this
+  /// partition can finish alone, reading beyond its edges from the store where it must (the
+  /// selection scans' walks that cross an edge). The MPI driver calls it on every rank, so that
+  /// this work runs on all of them at once rather than on rank 0 after the merge. Default: none.
+  virtual void settle() {}
   /// @brief Absorb @p later, the next partition of the same statistic (same query and options,
   /// begun at this partition's end). @throws Error when it is another statistic.
   virtual void merge(Statistic& later) = 0;

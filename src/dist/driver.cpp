@@ -236,6 +236,7 @@ void put_rank(ByteWriter& w, const RankReport& x) {
   w.put_string(x.host);
   for (std::int64_t v : {x.first_unit, x.end_unit, x.weight}) w.put(v);
   w.put(x.cursor_seconds);
+  w.put(x.settle_seconds);
   w.put(x.wait_seconds);
   put_run(w, x.run);
 }
@@ -248,6 +249,7 @@ RankReport get_rank(ByteReader& r) {
   x.end_unit = r.get<std::int64_t>();
   x.weight = r.get<std::int64_t>();
   x.cursor_seconds = r.get<double>();
+  x.settle_seconds = r.get<double>();
   x.wait_seconds = r.get<double>();
   x.run = get_run(r);
   return x;
@@ -356,6 +358,10 @@ Report compute(Ranks& ranks, const Query& q, std::span<Statistic* const> statist
   RunOptions rank_run = run;
   rank_run.keep_matrix_sums = true;  // the parts are saved and merged below
   mine.run = vczstats::compute(part, statistics, rank_run, h);
+  // What each partition can finish alone, on every rank at once (Statistic::settle).
+  const auto settle_start = Clock::now();
+  for (Statistic* s : statistics) s->settle();
+  mine.settle_seconds = since(settle_start);
   const auto computed = Clock::now();
   ranks.check();
   mine.wait_seconds = since(computed);

@@ -59,8 +59,9 @@ struct RankReport {
   std::int64_t first_unit = 0, end_unit = 0;  ///< its share of the plan's units
   std::int64_t weight = 0;                    ///< the share's weight (unit_weights)
   double cursor_seconds = 0;                  ///< summarising its sites, and the all-gather
-  double wait_seconds = 0;                    ///< after its computation, for the slowest rank
-  RunStats run;                               ///< its computation
+  double settle_seconds = 0;  ///< Statistic::settle after its units (the walks across its edges)
+  double wait_seconds = 0;    ///< after its computation, for the slowest rank
+  RunStats run;               ///< its computation
 };
 
 /// @brief What a distributed run did.

@@ -186,10 +186,14 @@ std::vector<std::string> rank_lines(
   for (const auto& x : r.ranks)
     lines.push_back(fmt::format(
         "rank {} ({}; {}): units {}-{} ({} variants, weight {}); cursor {:.3f} s, compute "
-        "{:.3f} s ({:.3g} calls/s), then waited {:.3f} s",
+        "{:.3f} s ({:.3g} calls/s), {}then waited {:.3f} s",
         x.rank, x.host, x.run.device, x.first_unit, x.end_unit, x.run.variants, x.weight,
         x.cursor_seconds, x.run.wall_seconds,
-        static_cast<double>(x.run.calls) / std::max(x.run.wall_seconds, 1e-9), x.wait_seconds));
+        static_cast<double>(x.run.calls) / std::max(x.run.wall_seconds, 1e-9),
+        x.settle_seconds >= 0.0005
+            ? fmt::format("its edges {:.3f} s, ", x.settle_seconds)
+            : std::string(),
+        x.wait_seconds));
   lines.push_back(fmt::format(
       "merge {:.3f} s: rank 0 received the other ranks' states and rows, merged them in rank "
       "order and wrote them",

@@ -2,8 +2,9 @@
 // populations). Every usable site of the partition is a focal site; its EHH is integrated to
 // the left and to the right by the segment kernels (stats/haplo_kernel.hpp) on the device
 // compute() chose. A side whose walk ran out of rows is tried again with four times the rows,
-// read from the store when the partition lacks them; sides still waiting at save() are
-// completed by finish(). Scores are standardised at finish(), over all partitions.
+// read from the store when the partition lacks them; sides still waiting at the partition's end
+// are completed by settle() (on every MPI rank, reading beyond the partition's edges) or
+// finish(). Scores are standardised at finish(), over all partitions.
 // Definitions: tests/tools/POPGEN.md §11.
 
 #include <algorithm>
@@ -443,6 +444,12 @@ class SelectionScanStatistic final : public SelectionStatistic {
       throw FormatError("statistic state: " + name() + " of other populations");
     for (auto& e : engines_) e->entries() = r.get_vector<Entry>();
     reindex();
+  }
+
+  /// The walks that wait for rows beyond the partition's edges, run here on every MPI rank;
+  /// finish() then has only what no rank could finish (none).
+  void settle() override {
+    for (auto& e : engines_) e->process(runner(), true);
   }
 
   Table finish() override {
