@@ -19,9 +19,8 @@ std::unique_ptr<vczstats::Processes> g_processes;
 std::unique_ptr<GpuPrestart> g_prestart;
 
 /// The CUDA device that `--device gpu` or `gpu:N` on the command line will use, or -1 (another
-/// device, none given, or not known before MPI starts). Under an MPI launcher `gpu` is the GPU
-/// of the node-local rank, the rule of dist::rank_run_options, read from the launcher's
-/// environment.
+/// device, none given, or not known before MPI starts: a launcher that does not give the rank's
+/// place on its node). The library's rule (process_gpu), with the launcher's local rank.
 int device_of_command_line(int argc, char** argv) {
   std::string_view value;
   for (int i = 1; i < argc; ++i) {
@@ -40,11 +39,10 @@ int device_of_command_line(int argc, char** argv) {
   } catch (const UsageError&) {
     return -1;  // the parse reports it
   }
-  if (value.find(':') != std::string_view::npos || !vczstats::Processes::launched())
-    return spec.index;
+  const bool index_given = value.find(':') != std::string_view::npos;
   const int local = vczstats::Processes::launcher_local_rank();
-  const int gpus = gpus_without_starting_cuda();
-  return local >= 0 && gpus > 0 ? local % gpus : -1;
+  if (vczstats::Processes::launched() && local < 0 && !index_given) return -1;
+  return process_gpu(spec, index_given, local);
 }
 }  // namespace
 

@@ -45,6 +45,12 @@ int gpus_without_starting_cuda();
 /// answers 0 again.
 int bind_process_to_gpu(int index);
 
+/// @brief The CUDA device a process that runs one statistic uses for @p spec (a GPU request):
+/// its own index when @p index_given (`gpu:N`); for an MPI rank (@p local_rank >= 0, its rank
+/// among those of its node) the GPU local_rank mod the node's GPUs (gpus_without_starting_cuda);
+/// else spec.index.
+int process_gpu(const DeviceSpec& spec, bool index_given, int local_rank);
+
 /// @brief Starts CUDA for device @p index on a thread of its own (driver initialisation and the
 /// device's primary context: 0.2-0.35 s on the H100 and H200 hosts), so that it overlaps what the
 /// process does before its first GPU call: MPI_Init, opening the store, planning. That first call

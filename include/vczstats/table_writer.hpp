@@ -36,6 +36,9 @@ class TableWriter {
   TableWriter(std::FILE* file, std::string_view format, std::vector<Column> columns);
   /// @brief A sink that writes to @p file (not closed). @throws IoError when a write fails.
   static Sink to_file(std::FILE* file);
+  /// @brief @throws UsageError unless @p format is tsv or json (the constructor's check, for
+  /// callers that open the table later).
+  static void check_format(std::string_view format);
 
   /// @brief Append one row (as many cells as columns). @throws Error for another width.
   void row(const std::vector<std::string>& cells);

@@ -81,6 +81,12 @@ int gpus_without_starting_cuda() {
   return static_cast<int>(visible_gpus().size());
 }
 
+int process_gpu(const DeviceSpec& spec, bool index_given, int local_rank) {
+  if (index_given || local_rank < 0) return spec.index;
+  const int gpus = gpus_without_starting_cuda();
+  return gpus > 0 ? local_rank % gpus : spec.index;
+}
+
 namespace {
 std::atomic<int> g_bound_from{-1};  // the index this process was bound to, or -1
 }  // namespace

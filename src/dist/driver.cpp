@@ -448,11 +448,8 @@ RunOptions rank_run_options(RunOptions run, const Ranks& ranks, bool threads_giv
   if (run.device.kind != DeviceKind::Cpu) {
     // Each rank binds its device before CUDA starts, so it initialises that GPU alone (counted
     // without CUDA: CUDA_VISIBLE_DEVICES or the device files).
-    if (!device_index_given) {
-      const int gpus = gpus_without_starting_cuda();
-      if (gpus > 0) run.device.index = ranks.local_rank() % gpus;
-    }
-    run.device.index = bind_process_to_gpu(run.device.index);
+    run.device.index =
+        bind_process_to_gpu(process_gpu(run.device, device_index_given, ranks.local_rank()));
   }
   if (ranks.rank() != 0) run.progress = {};
   return run;

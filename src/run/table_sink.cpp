@@ -2,15 +2,13 @@
 
 #include <utility>
 
-#include "vczstats/error.hpp"
 #include "vczstats/runner.hpp"
 
 namespace vczstats {
 
 TableSink::TableSink(Statistic& statistic, TableWriter::Sink sink, std::string format)
     : sink_(std::move(sink)), format_(std::move(format)), header_(statistic.take_rows()) {
-  if (format_ != "tsv" && format_ != "json")
-    throw UsageError("table format '" + format_ + "': give tsv or json");
+  TableWriter::check_format(format_);  // now: the table itself opens at its first row
 }
 
 void TableSink::open(const Table& t) {

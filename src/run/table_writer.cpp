@@ -16,8 +16,7 @@ namespace vczstats {
 
 TableWriter::TableWriter(Sink sink, std::string_view format, std::vector<Column> columns)
     : sink_(std::move(sink)), json_(format == "json"), columns_(std::move(columns)) {
-  if (format != "tsv" && format != "json")
-    throw UsageError("table format '" + std::string(format) + "': give tsv or json");
+  check_format(format);
   if (json_) {
     buffer_ = "{\"rows\": [";
     return;
@@ -53,6 +52,11 @@ void TableWriter::row(const std::vector<std::string>& cells) {
   }
   ++rows_;
   if (buffer_.size() > (1u << 20)) flush();
+}
+
+void TableWriter::check_format(std::string_view format) {
+  if (format != "tsv" && format != "json")
+    throw UsageError("table format '" + std::string(format) + "': give tsv or json");
 }
 
 TableWriter::Sink TableWriter::to_file(std::FILE* file) {

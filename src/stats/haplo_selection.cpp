@@ -453,7 +453,7 @@ class SelectionScanStatistic final : public SelectionStatistic {
   }
 
   Table finish() override {
-    for (auto& e : engines_) e->process(runner(), true);
+    settle();  // what no partition could finish alone (all of it when nothing settled before)
     return table();
   }
 

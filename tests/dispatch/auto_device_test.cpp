@@ -160,3 +160,18 @@ TEST(AutoDevice, ReducedPairsOnTheDeviceWhenManyAndWide) {
     EXPECT_FALSE(estimate_auto_device(w).gpu()) << threads << " threads, host sums";
   }
 }
+
+// The GPU of a one-statistic process (process_gpu): gpu:N is N; an MPI rank's `gpu` is its
+// node-local rank mod the node's GPUs (counted from CUDA_VISIBLE_DEVICES here); a process alone
+// takes the request's index; without a GPU to count, the request's index.
+TEST(ProcessGpu, NodeLocalRankModTheGpusUnlessAnIndexIsGiven) {
+  ::setenv("CUDA_VISIBLE_DEVICES", "2,5,6", 1);
+  const vczstats::DeviceSpec gpu{vczstats::DeviceKind::Gpu, 0};
+  const vczstats::DeviceSpec gpu1{vczstats::DeviceKind::Gpu, 1};
+  EXPECT_EQ(vczstats::process_gpu(gpu, false, -1), 0);
+  EXPECT_EQ(vczstats::process_gpu(gpu, false, 4), 1);
+  EXPECT_EQ(vczstats::process_gpu(gpu, false, 2), 2);
+  EXPECT_EQ(vczstats::process_gpu(gpu1, true, 4), 1);
+  ::setenv("CUDA_VISIBLE_DEVICES", "", 1);
+  EXPECT_EQ(vczstats::process_gpu(gpu, false, 4), 0);
+}
