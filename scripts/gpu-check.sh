@@ -245,7 +245,7 @@ if [ "$phase" = suite ] && [ $configure_only -eq 0 ]; then
   # --stop-time: ctest starts no test after the limit and stops the running ones at it, so the
   # times and the summary still come back within the device call.
   step "suite ctest" "$logs/suite.log" "${run_env[@]}" \
-    ctest --test-dir "$build" -R 'Cuda|TwoRanksSharingOneGpu|BindProcess|CliHelp|CliOutput' \
+    ctest --test-dir "$build" -R 'Cuda|TwoRanksSharingOneGpu|ThreadShares|ThreadRanks|BindProcess|CliHelp|CliOutput' \
     -j "$jobs" --resource-spec-file "$spec" --output-on-failure \
     --stop-time "$(date -d "+${GPU_SUITE_LIMIT_S:-420} seconds" +%H:%M:%S)"
   wait "$py_pid"

@@ -122,7 +122,9 @@ void add_common_options(CLI::App& cmd, CommonOptions& o, FilterSet filters) {
                  "Work units decoded ahead (bounds memory) [default: 2 x threads]")
       ->group("Execution");
   cmd.add_option("--device", o.device,
-                 "cpu, gpu (CUDA device 0), gpu:N (device N) or auto (GPU 0 when one is usable)")
+                 "cpu, gpu (CUDA device 0), gpu:N (device N), several GPUs shared by one "
+                 "process (gpu:0,1 or gpu:all; under MPI a rank each), or auto (GPU 0 when one "
+                 "is usable)")
       ->check([](const std::string& v) {
         try {
           parse_device(v);
@@ -137,6 +139,10 @@ void add_common_options(CLI::App& cmd, CommonOptions& o, FilterSet filters) {
   cmd.add_flag("--gpu-seed-baseline", o.gpu_seed_baseline,
                "Benchmarks only: run the GPU as the seed implementations did (one thread per "
                "variant, pageable copies, no overlap)")
+      ->group("");
+  cmd.add_option("--thread-shares", o.thread_shares,
+                 "Tests only: share the run among N threads of this process on its one device, "
+                 "as gpu:0,1 shares it among GPUs")
       ->group("");
   cmd.add_flag("--two-pass-filters", o.two_pass_filters,
                "Tests and benchmarks only: the count filters' counting pass first, even where "
@@ -370,10 +376,17 @@ RunOptions run_options(const CommonOptions& o) {
   hooks::set_gpu_seed_baseline(o.gpu_seed_baseline);
   hooks::set_pinned_hostalloc(o.pinned_hostalloc);
   hooks::set_two_pass_count_filters(o.two_pass_filters);
+  hooks::set_thread_shares(o.thread_shares);
   r.device = parse_device(o.device);
-  // One statistic per process: CUDA initialises the device the run uses and no other.
-  if (r.device.kind != DeviceKind::Cpu && !mpi_ranks())
-    r.device.index = bind_process_to_gpu(r.device.index);
+  // One statistic per process: CUDA initialises the devices the run uses and no other.
+  if (r.device.kind != DeviceKind::Cpu && !mpi_ranks()) {
+    if (!r.device.gpus.empty()) {
+      r.device.gpus = bind_process_to_gpus(r.device.gpus);
+      r.device.index = r.device.gpus.front();
+    } else if (!r.device.all_gpus) {
+      r.device.index = bind_process_to_gpu(r.device.index);
+    }
+  }
   r.gpu_decode = parse_gpu_decode(o.gpu_decode);
   r.progress = progress_bar(o.progress);
   return r;

@@ -34,6 +34,7 @@ struct CommonOptions {
   bool gpu_seed_baseline = false;  // hidden benchmark options (vczstats/testing.hpp)
   bool pinned_hostalloc = false;
   bool two_pass_filters = false;
+  int thread_shares = 0;
   bool no_gpu_prestart = false;  // read before parsing (processes.cpp); accepted here
   std::string gpu_decode = "auto";
   std::string device = "auto";

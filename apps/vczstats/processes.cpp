@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "vczstats/device.hpp"
 #include "vczstats/error.hpp"
@@ -18,38 +19,47 @@ namespace {
 std::unique_ptr<vczstats::Processes> g_processes;
 std::unique_ptr<GpuPrestart> g_prestart;
 
-/// The CUDA device that `--device gpu` or `gpu:N` on the command line will use, or -1 (another
-/// device, none given, or not known before MPI starts: a launcher that does not give the rank's
-/// place on its node). The library's rule (process_gpu), with the launcher's local rank.
-int device_of_command_line(int argc, char** argv) {
+/// The CUDA devices that `--device gpu`, `gpu:N` or several GPUs (`gpu:0,1`, `gpu:all`) on the
+/// command line will use, or none (another device, none given, or not known before MPI starts:
+/// a launcher that does not give the rank's place on its node). The library's rule
+/// (process_gpu), with the launcher's local rank; several GPUs without MPI are all this
+/// process's.
+std::vector<int> devices_of_command_line(int argc, char** argv) {
   std::string_view value;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
     if (a == "--") break;
-    if (a == "--no-gpu-prestart") return -1;  // the hidden benchmark option (common.cpp)
+    if (a == "--no-gpu-prestart") return {};  // the hidden benchmark option (common.cpp)
     if (a == "--device" && i + 1 < argc)
       value = argv[++i];
     else if (a.starts_with("--device="))
       value = a.substr(9);
   }
-  if (!value.starts_with("gpu")) return -1;
+  if (!value.starts_with("gpu")) return {};
   DeviceSpec spec;
   try {
     spec = parse_device(value);
   } catch (const UsageError&) {
-    return -1;  // the parse reports it
+    return {};  // the parse reports it
   }
-  const bool index_given = value.find(':') != std::string_view::npos;
+  const bool launched = vczstats::Processes::launched();
+  if (spec.several() && !launched) {
+    if (!spec.all_gpus) return spec.gpus;
+    std::vector<int> all(static_cast<std::size_t>(gpus_without_starting_cuda()));
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+    return all;
+  }
+  const bool index_given = value.find(':') != std::string_view::npos && !spec.all_gpus;
   const int local = vczstats::Processes::launcher_local_rank();
-  if (vczstats::Processes::launched() && local < 0 && !index_given) return -1;
-  return process_gpu(spec, index_given, local);
+  if (launched && local < 0 && (!index_given || spec.several())) return {};
+  return {process_gpu(spec, index_given, local)};
 }
 }  // namespace
 
 Processes::Processes(int& argc, char**& argv) {
   // A GPU run starts CUDA on a thread now, while MPI starts and the command opens its store.
-  if (const int device = device_of_command_line(argc, argv); device >= 0)
-    g_prestart = std::make_unique<GpuPrestart>(device);
+  if (const auto devices = devices_of_command_line(argc, argv); !devices.empty())
+    g_prestart = std::make_unique<GpuPrestart>(devices);
   g_processes = std::make_unique<vczstats::Processes>(argc, argv);
 }
 

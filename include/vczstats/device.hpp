@@ -6,23 +6,39 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace vczstats {
 
 /// @brief The kind of device a run asks for.
 enum class DeviceKind { Cpu, Gpu, Auto };
 
-/// @brief A device request: `cpu`, `gpu` (device 0), `gpu:N` or `auto` (device 0 when usable,
-/// else the CPU). The index is explicit everywhere below: nothing assumes device 0.
+/// @brief A device request: `cpu`, `gpu` (device 0), `gpu:N`, several GPUs (`gpu:0,1,...` or
+/// `gpu:all`) or `auto` (device 0 when usable, else the CPU). The index is explicit everywhere
+/// below: nothing assumes device 0.
+///
+/// Several GPUs: one process shares the run among them, a thread each (runner.hpp), with the
+/// output of one GPU; under MPI each rank takes one of them instead (process_gpu).
 struct DeviceSpec {
+  DeviceSpec() = default;
+  DeviceSpec(DeviceKind k, int i = 0) : kind(k), index(i) {}  // NOLINT: {Gpu, 1} reads well
   DeviceKind kind = DeviceKind::Auto;
-  int index = 0;  ///< CUDA device index (Gpu and Auto)
-  /// @brief The option text: "cpu", "gpu:1", "auto".
+  int index = 0;          ///< CUDA device index (Gpu and Auto); with several GPUs the first
+  std::vector<int> gpus;  ///< `gpu:0,1,...`: the GPUs (two or more, distinct); else empty
+  bool all_gpus = false;  ///< `gpu:all`: every GPU the process sees
+  /// @brief Whether the request names several GPUs (`gpu:0,1`, `gpu:all`).
+  bool several() const { return kind == DeviceKind::Gpu && (all_gpus || !gpus.empty()); }
+  /// @brief The option text: "cpu", "gpu:1", "gpu:0,1", "gpu:all", "auto".
   std::string to_string() const;
 };
 
-/// @brief Parse "cpu", "gpu", "gpu:N" or "auto". @throws UsageError.
+/// @brief Parse "cpu", "gpu", "gpu:N", "gpu:N,M,...", "gpu:all" or "auto". @throws UsageError.
 DeviceSpec parse_device(std::string_view text);
+
+/// @brief The GPUs a request for several (DeviceSpec::several) runs on: its list, or for
+/// `gpu:all` every CUDA device (gpu_count: starts CUDA). @throws UsageError when `gpu:all` finds
+/// no device (naming why).
+std::vector<int> shared_gpus(const DeviceSpec& spec);
 
 /// @brief Number of CUDA devices (0 without a driver, a device or the CUDA backend; then
 /// @p reason says why).
@@ -45,10 +61,16 @@ int gpus_without_starting_cuda();
 /// answers 0 again.
 int bind_process_to_gpu(int index);
 
+/// @brief bind_process_to_gpu for the GPUs of a process that shares one run among them
+/// (`gpu:0,2`): CUDA_VISIBLE_DEVICES narrowed to those devices, in that order. @return the
+/// indices to use from now on (0, 1, ... once bound; @p indices when it cannot bind, as
+/// bind_process_to_gpu).
+std::vector<int> bind_process_to_gpus(const std::vector<int>& indices);
+
 /// @brief The CUDA device a process that runs one statistic uses for @p spec (a GPU request):
 /// its own index when @p index_given (`gpu:N`); for an MPI rank (@p local_rank >= 0, its rank
-/// among those of its node) the GPU local_rank mod the node's GPUs (gpus_without_starting_cuda);
-/// else spec.index.
+/// among those of its node) the GPU local_rank mod the node's GPUs (gpus_without_starting_cuda),
+/// or with a list (`gpu:0,2`) the entry local_rank mod its length; else spec.index.
 int process_gpu(const DeviceSpec& spec, bool index_given, int local_rank);
 
 /// @brief Starts CUDA for device @p index on a thread of its own (driver initialisation and the
@@ -61,14 +83,20 @@ int process_gpu(const DeviceSpec& spec, bool index_given, int local_rank);
 class GpuPrestart {
  public:
   explicit GpuPrestart(int index);
+  /// @brief Several GPUs of one process (`gpu:0,1`): bound with bind_process_to_gpus and
+  /// started at once, a thread each.
+  explicit GpuPrestart(const std::vector<int>& indices);
   ~GpuPrestart();
   GpuPrestart(const GpuPrestart&) = delete;
   GpuPrestart& operator=(const GpuPrestart&) = delete;
   /// @brief The index to use from now on (bind_process_to_gpu's answer).
   int index() const { return index_; }
+  /// @brief The indices to use from now on (bind_process_to_gpus's answer).
+  const std::vector<int>& indices() const { return indices_; }
 
  private:
   int index_;
+  std::vector<int> indices_;
   struct Thread;
   std::unique_ptr<Thread> thread_;
 };

@@ -83,13 +83,13 @@ class Processes {
 
   /// @brief The MPI ranks (null when this process runs alone): for code inside the library's
   /// own tree that needs the driver (src/dist/ranks.hpp).
-  dist::Ranks* mpi() const { return ranks_.get(); }
+  dist::Ranks* mpi() const;
 
  private:
   struct EndRanks {  // deletes the ranks where they are defined (an MPI build's src/dist/)
-    void operator()(dist::Ranks* ranks) const;
+    void operator()(dist::MpiRanks* ranks) const;
   };
-  std::unique_ptr<dist::Ranks, EndRanks> ranks_;
+  std::unique_ptr<dist::MpiRanks, EndRanks> ranks_;
 };
 
 }  // namespace vczstats

@@ -21,8 +21,9 @@
 namespace vczstats {
 
 namespace dist {
-class Ranks;  // the MPI ranks of a run (an MPI build's src/dist/ranks.hpp)
-}
+class Ranks;     // the ranks of a distributed run (src/dist/ranks.hpp)
+class MpiRanks;  // MPI's (an MPI build's)
+}  // namespace dist
 
 /// @brief Builds the run's statistic afresh (the same query and options every time): once for
 /// this process (twice when a counting pass filtered the plan), and under MPI once more on rank 0
@@ -127,10 +128,15 @@ class Runner {
   RunnerResult run(const RowStream& rows = {});
 
  private:
+  /// The run as rank ranks.rank() of a distributed run (MPI's ranks, or this process's threads),
+  /// with its own @p statistic (rank 0: statistic_).
+  RunnerResult run_spread(dist::Ranks& ranks, const std::shared_ptr<Statistic>& statistic,
+                          const RunOptions& run, const RowStream& rows);
   Query& q_;
   StatisticMaker make_;
   RunOptions run_;
   RunnerRanks ranks_;
+  std::vector<int> shares_;  // several GPUs: the device of each share; else empty
   std::shared_ptr<Statistic> statistic_;
 };
 

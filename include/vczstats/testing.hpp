@@ -2,7 +2,8 @@
 /// @file testing.hpp
 /// @brief Test and benchmark hooks. Not part of the stable API, and not installed: for the
 /// project's tests, its benchmarks and the CLI's hidden options (--max-unit-variants,
-/// --gpu-seed-baseline, --pinned-hostalloc, --two-pass-filters, --segment, --context). Results
+/// --gpu-seed-baseline, --pinned-hostalloc, --two-pass-filters, --segment, --context,
+/// --thread-shares). Results
 /// never depend on them; only how the work is cut and run does.
 
 #include <cstdint>
@@ -49,5 +50,13 @@ void set_selection_kernel_sizes(std::int64_t segment, std::int64_t context);
 /// @brief The sizes set_selection_kernel_sizes set (0: automatic).
 std::int64_t selection_segment();
 std::int64_t selection_context();
+
+/// @brief Tests: Runners made from now on (process-wide) in one process share their run among
+/// @p shares threads (0 or 1: not), as `--device gpu:0,1` shares it among GPUs, on the device
+/// the run asks for: the thread ranks and the merge run without a second GPU
+/// (tests/cli/thread_shares_test.cpp, the CLI's hidden --thread-shares).
+void set_thread_shares(int shares);
+/// @brief What set_thread_shares set.
+int thread_shares();
 
 }  // namespace vczstats::hooks

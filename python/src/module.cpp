@@ -505,7 +505,7 @@ std::shared_ptr<Statistic> share_of(py::object made) {
 
 #ifdef VCZSTATS_HAVE_MPI
 struct PythonRanks {
-  std::unique_ptr<dist::Ranks> ranks;
+  std::unique_ptr<dist::MpiRanks> ranks;
   bool ended = false;      // finish() ran: after a failed run, or at exit
   std::string why_ended;   // the failure that ended MPI (raised again by later runs)
   int rank = 0, size = 1;  // kept after MPI ended
@@ -522,10 +522,10 @@ dist::Ranks* mpi_ranks() {
   if (r.ended)
     throw UsageError("MPI ended in this process after a failed run (" + r.why_ended +
                      "): every rank stops; start the job again");
-  if (!r.ranks && dist::Ranks::launched()) {
+  if (!r.ranks && dist::MpiRanks::launched()) {
     int argc = 0;
     char** argv = nullptr;
-    r.ranks = std::make_unique<dist::Ranks>(argc, argv);
+    r.ranks = std::make_unique<dist::MpiRanks>(argc, argv);
     r.rank = r.ranks->rank();
     r.size = r.ranks->size();
   }
@@ -653,8 +653,9 @@ py::tuple compute_python(py::object query, py::function make, unsigned threads, 
   Table table;
   std::optional<SiteFields> fields;
   dist::Ranks* ranks = mpi_ranks();
-  // One process: rows stay columns (not the CLI's text cells). Under MPI each unit's rows
-  // reach rank 0 as one packed cell, in output order.
+  // One process: rows stay columns (not the CLI's text cells). Under MPI, and shared among
+  // several GPUs (threads), each unit's rows reach rank 0 as one packed cell, in output order.
+  const bool spread = ranks || run.device.several();
   RowStream rows;
   rows.needs.alleles = rows.needs.ids = site_fields;
   rows.unit_rows = [&](const UnitData& u, Statistic& s,
@@ -662,18 +663,18 @@ py::tuple compute_python(py::object query, py::function make, unsigned threads, 
     Table t = s.take_rows();
     const int variant = t.find("variant");
     std::optional<SiteFields> own;
-    std::optional<SiteFields>& into = ranks ? own : fields;
+    std::optional<SiteFields>& into = spread ? own : fields;
     if (site_fields && variant >= 0) {
       if (!into) into.emplace();
       for (const auto v : t.columns[static_cast<std::size_t>(variant)].ints)
         into->add(*u.variants, v - u.unit->begin);
     }
-    if (!ranks)
+    if (!spread)
       append_rows(table, std::move(t));
     else if (t.rows() > 0)
       row({pack_rows(t, own ? &*own : nullptr)});
   };
-  if (ranks) {
+  if (spread) {
     rows.write = [&](const Cells& cells) { append_rows(table, unpack_rows(cells.at(0), fields)); };
     rows.after_merge = [&](Statistic& s) { append_rows(table, s.take_rows()); };
   }
@@ -758,7 +759,7 @@ void bind_compute(py::module_& m) {
   m.def("_mpi_fail", [](const std::string& message) {
     // A failure outside a run (e.g. opening the store) on this rank: the others are in a run,
     // or will be: they stop there, and MPI ends for every rank, as after a failed run.
-    if (python_ranks().ended || !dist::Ranks::launched()) return;
+    if (python_ranks().ended || !dist::MpiRanks::launched()) return;
     py::gil_scoped_release release;
     mpi_ranks();
     end_failed_run(std::make_exception_ptr(Error(message)));

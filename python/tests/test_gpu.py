@@ -74,3 +74,18 @@ def test_statistics_equal_on_both_devices(small_store, small_pops):
         assert gpu.run["device"].startswith("gpu 0"), gpu.run["device"]
         for name in cpu.columns:
             np.testing.assert_array_equal(cpu[name], gpu[name])
+
+
+@pytest.mark.skipif(vczstats.gpu_count() < 2, reason="skipped: fewer than two GPUs")
+def test_statistics_shared_among_gpus_equal_the_cpu(small_store, small_pops):
+    """device="gpu:0,1": one process shares the run among two GPUs, a thread each, and merges the
+    shares in order: the rows of one CPU process."""
+    _, sets = small_pops
+    store = vczstats.open(small_store)
+    for fn in (vczstats.diversity, vczstats.divergence):
+        cpu = fn(store, sample_sets=sets, windows=1000, device="cpu", progress=False)
+        for device in ("gpu:0,1", "gpu:all"):
+            gpu = fn(store, sample_sets=sets, windows=1000, device=device, progress=False)
+            assert "shares on threads of one process" in gpu.run["device"], gpu.run["device"]
+            for name in cpu.columns:
+                np.testing.assert_array_equal(cpu[name], gpu[name])

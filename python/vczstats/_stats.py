@@ -15,7 +15,8 @@ Every function takes a store (a :class:`~vczstats.Store` or a path) and keyword 
 - windowed statistics: ``windows`` (None: per region or contig; an int: bp windows;
   ``(size, step)``; :func:`~vczstats.windows_by_variant`; breakpoints; a BED file),
   ``ancestral`` (``"ref"``, ``"aa"`` or an ancestral FASTA), ``accessible`` (a BED mask);
-- execution: ``device`` (``"cpu"``, ``"gpu"``, ``"gpu:N"``, ``"auto"``), ``threads``,
+- execution: ``device`` (``"cpu"``, ``"gpu"``, ``"gpu:N"``, several GPUs sharing the run as
+  ``"gpu:0,1"`` or ``"gpu:all"``, ``"auto"``), ``threads``,
   ``prefetch``, ``progress`` (None: a bar on runs longer than 2 s; True; False; or a callable
   ``fn(done_units, total_units, variants)``).
 

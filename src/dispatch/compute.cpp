@@ -153,6 +153,10 @@ bool prepare_count_filters(Query& q, std::span<Statistic* const> statistics, con
 
 RunStats compute(const Query& q, std::span<Statistic* const> statistics, const RunOptions& run,
                  const ComputeHooks& hooks) {
+  if (run.device.several())
+    throw UsageError("--device " + run.device.to_string() +
+                     ": several GPUs share a run through vczstats::Runner (runner.hpp); "
+                     "compute() runs on one device");
   // Count filters pending: applied here, from this pass's own counts (the fused path).
   const bool fused = q.count_filters_pending();
   if (fused) dispatch::require_genotypes_for_count_filters(q);

@@ -24,8 +24,16 @@ std::string DeviceSpec::to_string() const {
   switch (kind) {
     case DeviceKind::Cpu:
       return "cpu";
-    case DeviceKind::Gpu:
-      return index == 0 ? "gpu" : "gpu:" + std::to_string(index);
+    case DeviceKind::Gpu: {
+      if (all_gpus) return "gpu:all";
+      if (gpus.empty()) return index == 0 ? "gpu" : "gpu:" + std::to_string(index);
+      std::string text = "gpu:";
+      for (std::size_t i = 0; i < gpus.size(); ++i) {
+        if (i) text += ',';
+        text += std::to_string(gpus[i]);
+      }
+      return text;
+    }
     case DeviceKind::Auto:
       break;
   }
@@ -36,15 +44,36 @@ DeviceSpec parse_device(std::string_view text) {
   if (text == "cpu") return {DeviceKind::Cpu, 0};
   if (text == "auto") return {DeviceKind::Auto, 0};
   if (text == "gpu") return {DeviceKind::Gpu, 0};
+  if (text == "gpu:all") {
+    DeviceSpec spec{DeviceKind::Gpu, 0};
+    spec.all_gpus = true;
+    return spec;
+  }
   if (text.starts_with("gpu:")) {
-    const std::string_view n = text.substr(4);
-    int index = -1;
-    const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), index);
-    if (ec == std::errc() && end == n.data() + n.size() && !n.empty() && index >= 0)
-      return {DeviceKind::Gpu, index};
+    std::vector<int> list;
+    bool ok = true;
+    for (std::string_view rest = text.substr(4); ok;) {
+      const auto comma = rest.find(',');
+      const std::string_view n = rest.substr(0, comma);
+      int index = -1;
+      const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), index);
+      ok = ec == std::errc() && end == n.data() + n.size() && !n.empty() && index >= 0;
+      if (ok && std::find(list.begin(), list.end(), index) != list.end())
+        throw UsageError("device '" + std::string(text) + "' names GPU " + std::to_string(index) +
+                         " twice");
+      if (ok) list.push_back(index);
+      if (comma == std::string_view::npos) break;
+      rest = rest.substr(comma + 1);
+    }
+    if (ok) {
+      DeviceSpec spec{DeviceKind::Gpu, list.front()};
+      if (list.size() > 1) spec.gpus = std::move(list);
+      return spec;
+    }
   }
   throw UsageError("unknown device '" + std::string(text) +
-                   "' (expected cpu, gpu, gpu:N with N a device index, or auto)");
+                   "' (expected cpu, gpu, gpu:N with N a device index, several GPUs as gpu:0,1 "
+                   "or gpu:all, or auto)");
 }
 
 namespace detail {
@@ -81,8 +110,21 @@ int gpus_without_starting_cuda() {
   return static_cast<int>(visible_gpus().size());
 }
 
+std::vector<int> shared_gpus(const DeviceSpec& spec) {
+  if (!spec.several()) return {spec.index};
+  if (!spec.all_gpus) return spec.gpus;
+  std::string why;
+  const int n = gpu_count(&why);
+  if (n == 0) throw UsageError("--device gpu:all: no CUDA device (" + why + ")");
+  std::vector<int> all(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) all[static_cast<std::size_t>(i)] = i;
+  return all;
+}
+
 int process_gpu(const DeviceSpec& spec, bool index_given, int local_rank) {
-  if (index_given || local_rank < 0) return spec.index;
+  if (!spec.gpus.empty())
+    return spec.gpus[static_cast<std::size_t>(std::max(local_rank, 0)) % spec.gpus.size()];
+  if ((index_given && !spec.all_gpus) || local_rank < 0) return spec.index;
   const int gpus = gpus_without_starting_cuda();
   return gpus > 0 ? local_rank % gpus : spec.index;
 }
@@ -100,6 +142,28 @@ int bind_process_to_gpu(int index) {
   ::setenv("CUDA_VISIBLE_DEVICES", gpus[static_cast<std::size_t>(index)].c_str(), 1);
   g_bound_from.store(index);
   return 0;
+}
+
+std::vector<int> bind_process_to_gpus(const std::vector<int>& indices) {
+  if (indices.size() == 1) return {bind_process_to_gpu(indices.front())};
+  // Bound already (GpuPrestart): the same answer again. Called before runs, on one thread.
+  static std::vector<int> bound_from, bound_to;
+  if (!indices.empty() && indices == bound_from) return bound_to;
+  if (detail::g_cuda_started.load() || indices.empty()) return indices;
+  const auto gpus = visible_gpus();
+  const int n = static_cast<int>(gpus.size());
+  std::string visible;
+  for (const int i : indices) {
+    if (i < 0 || i >= n) return indices;  // an error for the run to report
+    if (!visible.empty()) visible += ',';
+    visible += gpus[static_cast<std::size_t>(i)];
+  }
+  ::setenv("CUDA_VISIBLE_DEVICES", visible.c_str(), 1);
+  std::vector<int> bound(indices.size());
+  for (std::size_t i = 0; i < bound.size(); ++i) bound[i] = static_cast<int>(i);
+  bound_from = indices;
+  bound_to = bound;
+  return bound;
 }
 
 AutoDeviceEstimate estimate_auto_device(const AutoDeviceWork& work) {

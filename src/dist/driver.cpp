@@ -129,7 +129,7 @@ class RowSpool {
 };
 
 /// A rank other than 0: send the statistics' state, then the rows, to rank 0.
-void send_parts(const Ranks& ranks, std::span<Statistic* const> statistics, RowSpool& rows) {
+void send_parts(Ranks& ranks, std::span<Statistic* const> statistics, RowSpool& rows) {
   try {
     ByteWriter w;
     for (const Statistic* s : statistics) s->save(w);
@@ -152,7 +152,7 @@ void send_parts(const Ranks& ranks, std::span<Statistic* const> statistics, RowS
 
 /// Rank 0: take every other rank's state and rows, in rank order. After an error it still
 /// receives everything the others send (so none of them waits forever), then rethrows.
-void gather_parts(const Ranks& ranks, std::span<Statistic* const> statistics,
+void gather_parts(Ranks& ranks, std::span<Statistic* const> statistics,
                   const StatisticFactory& fresh, const Hooks& hooks) {
   std::exception_ptr error;
   bool stopped = false;
@@ -255,7 +255,7 @@ RankReport get_rank(ByteReader& r) {
   return x;
 }
 
-RunStats add_up(const std::vector<RankReport>& ranks, int nodes) {
+RunStats add_up(const std::vector<RankReport>& ranks, const Ranks& of) {
   RunStats t;
   for (const auto& x : ranks) {
     const RunStats& s = x.run;
@@ -276,9 +276,13 @@ RunStats add_up(const std::vector<RankReport>& ranks, int nodes) {
         t.warnings.push_back(w);
     if (t.note.empty()) t.note = s.note;
   }
-  t.device = fmt::format("{} MPI rank{} on {} node{}; rank 0: {}", ranks.size(),
-                         ranks.size() == 1 ? "" : "s", nodes, nodes == 1 ? "" : "s",
-                         ranks.empty() ? "" : ranks.front().run.device);
+  const std::string first = ranks.empty() ? "" : ranks.front().run.device;
+  const int nodes = of.nodes();
+  t.device =
+      of.in_process()
+          ? fmt::format("{} shares on threads of one process; share 0: {}", ranks.size(), first)
+          : fmt::format("{} MPI rank{} on {} node{}; rank 0: {}", ranks.size(),
+                        ranks.size() == 1 ? "" : "s", nodes, nodes == 1 ? "" : "s", first);
   return t;
 }
 
@@ -387,7 +391,7 @@ Report compute(Ranks& ranks, const Query& q, std::span<Statistic* const> statist
       ByteReader r(bytes);
       report.ranks.push_back(get_rank(r));
     }
-    report.total = add_up(report.ranks, ranks.nodes());
+    report.total = add_up(report.ranks, ranks);
     report.total.wall_seconds = report.wall_seconds;
   } else {
     report.ranks.push_back(mine);
@@ -448,8 +452,10 @@ RunOptions rank_run_options(RunOptions run, const Ranks& ranks, bool threads_giv
   if (run.device.kind != DeviceKind::Cpu) {
     // Each rank binds its device before CUDA starts, so it initialises that GPU alone (counted
     // without CUDA: CUDA_VISIBLE_DEVICES or the device files).
-    run.device.index =
-        bind_process_to_gpu(process_gpu(run.device, device_index_given, ranks.local_rank()));
+    // Several GPUs named (`gpu:0,1`, `gpu:all`): this rank's is one of them.
+    run.device = DeviceSpec{
+        run.device.kind,
+        bind_process_to_gpu(process_gpu(run.device, device_index_given, ranks.local_rank()))};
   }
   if (ranks.rank() != 0) run.progress = {};
   return run;

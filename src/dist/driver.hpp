@@ -1,5 +1,6 @@
 #pragma once
-// The MPI driver: the same statistics over many ranks, with the output of one process.
+// The distributed driver: the same statistics over many ranks, with the output of one process.
+// The ranks are MPI's (one process each) or a process's threads, one per GPU (thread_ranks.hpp).
 //
 //   (with Hooks::whole_plan, every rank runs the whole plan instead: steps 1 and 2 are skipped)
 //   1. rank 0 weighs the plan's units (compressed genotype bytes, shares.hpp) and broadcasts

@@ -59,18 +59,18 @@ void make_mpi_global() {
 
 }  // namespace
 
-struct Ranks::Pending {
+struct MpiRanks::Pending {
   int notice = 1;
   std::vector<MPI_Request> requests;
 };
 
-bool Ranks::launched() {
+bool MpiRanks::launched() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
     if (std::getenv(v)) return true;
   return false;
 }
 
-Ranks::Ranks(int& argc, char**& argv) : pending_(std::make_unique<Pending>()) {
+MpiRanks::MpiRanks(int& argc, char**& argv) : pending_(std::make_unique<Pending>()) {
   int running = 0;
   MPI_Initialized(&running);
   owned_ = running == 0;
@@ -95,14 +95,14 @@ Ranks::Ranks(int& argc, char**& argv) : pending_(std::make_unique<Pending>()) {
   host_.assign(name, static_cast<std::size_t>(len));
 }
 
-Ranks::~Ranks() {
+MpiRanks::~MpiRanks() {
   // finish() ran on the normal path. Without it the other ranks may wait on this one forever:
   // end them all instead.
   if (!finished_ && size_ > 1) MPI_Abort(MPI_COMM_WORLD, 1);
   if (owned_) MPI_Finalize();
 }
 
-void Ranks::check() {
+void MpiRanks::check() {
   int any = 0;
   MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (any) {
@@ -111,7 +111,7 @@ void Ranks::check() {
   }
 }
 
-void Ranks::announce_failure() {
+void MpiRanks::announce_failure() {
   if (announced_) return;
   announced_ = true;
   for (int r = 0; r < size_; ++r) {
@@ -122,14 +122,14 @@ void Ranks::announce_failure() {
   }
 }
 
-void Ranks::poll() {
+void MpiRanks::poll() {
   if (size_ == 1) return;
   int flag = 0;
   MPI_Iprobe(MPI_ANY_SOURCE, kStopTag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
   if (flag) throw Stopped();
 }
 
-int Ranks::finish(int code, const std::string& message, std::string* first_message) {
+int MpiRanks::finish(int code, const std::string& message, std::string* first_message) {
   finished_ = true;
   if (code != 0) announce_failure();
   int any = code != 0 ? 1 : 0;
@@ -176,11 +176,11 @@ int Ranks::finish(int code, const std::string& message, std::string* first_messa
   return static_cast<int>(outcome[0]);
 }
 
-void Ranks::broadcast(std::vector<std::int64_t>& values, int root) const {
+void MpiRanks::broadcast(std::vector<std::int64_t>& values, int root) {
   MPI_Bcast(values.data(), to_int(values.size(), "a broadcast"), MPI_INT64_T, root, MPI_COMM_WORLD);
 }
 
-std::vector<std::vector<std::byte>> Ranks::allgather(std::span<const std::byte> mine) const {
+std::vector<std::vector<std::byte>> MpiRanks::allgather(std::span<const std::byte> mine) {
   int n = to_int(mine.size(), "a gathered value");
   std::vector<int> sizes(static_cast<std::size_t>(size_));
   MPI_Allgather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, MPI_COMM_WORLD);
@@ -192,7 +192,7 @@ std::vector<std::vector<std::byte>> Ranks::allgather(std::span<const std::byte> 
   return split(all, sizes);
 }
 
-std::vector<std::vector<std::byte>> Ranks::gather(std::span<const std::byte> mine) const {
+std::vector<std::vector<std::byte>> MpiRanks::gather(std::span<const std::byte> mine) {
   int n = to_int(mine.size(), "a gathered value");
   std::vector<int> sizes(static_cast<std::size_t>(size_));
   MPI_Gather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -208,11 +208,11 @@ std::vector<std::vector<std::byte>> Ranks::gather(std::span<const std::byte> min
   return split(all, sizes);
 }
 
-void Ranks::send(int to, std::span<const std::byte> bytes) const {
+void MpiRanks::send(int to, std::span<const std::byte> bytes) {
   MPI_Send(bytes.data(), to_int(bytes.size(), "a message"), MPI_BYTE, to, kDataTag, MPI_COMM_WORLD);
 }
 
-std::vector<std::byte> Ranks::receive(int from) const {
+std::vector<std::byte> MpiRanks::receive(int from) {
   MPI_Status status;
   MPI_Probe(from, kDataTag, MPI_COMM_WORLD, &status);
   int n = 0;

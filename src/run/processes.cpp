@@ -13,15 +13,11 @@
 
 #include "vczstats/error.hpp"
 
-#ifdef VCZSTATS_HAVE_MPI
 #include "dist/ranks.hpp"
-#endif
 
 namespace vczstats {
 
-#ifdef VCZSTATS_HAVE_MPI
 static_assert(Processes::kStopped == dist::Ranks::kStopped);
-#endif
 
 bool Processes::mpi_built() {
 #ifdef VCZSTATS_HAVE_MPI
@@ -33,7 +29,7 @@ bool Processes::mpi_built() {
 
 bool Processes::launched() {
 #ifdef VCZSTATS_HAVE_MPI
-  return dist::Ranks::launched();
+  return dist::MpiRanks::launched();
 #else
   return false;
 #endif
@@ -41,7 +37,7 @@ bool Processes::launched() {
 
 int Processes::launcher_local_rank() {
 #ifdef VCZSTATS_HAVE_MPI
-  if (!dist::Ranks::launched()) return -1;
+  if (!dist::MpiRanks::launched()) return -1;
   for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
                            "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "PALS_LOCAL_RANKID"})
     if (const char* v = std::getenv(name)) {
@@ -54,7 +50,7 @@ int Processes::launcher_local_rank() {
   return -1;
 }
 
-void Processes::EndRanks::operator()([[maybe_unused]] dist::Ranks* ranks) const {
+void Processes::EndRanks::operator()([[maybe_unused]] dist::MpiRanks* ranks) const {
 #ifdef VCZSTATS_HAVE_MPI
   delete ranks;
 #endif
@@ -62,7 +58,7 @@ void Processes::EndRanks::operator()([[maybe_unused]] dist::Ranks* ranks) const 
 
 Processes::Processes([[maybe_unused]] int& argc, [[maybe_unused]] char**& argv) {
 #ifdef VCZSTATS_HAVE_MPI
-  if (launched()) ranks_.reset(new dist::Ranks(argc, argv));
+  if (launched()) ranks_.reset(new dist::MpiRanks(argc, argv));
 #endif
 }
 
@@ -80,6 +76,10 @@ int Processes::size() const {
   if (ranks_) return ranks_->size();
 #endif
   return 1;
+}
+
+dist::Ranks* Processes::mpi() const {
+  return ranks_.get();
 }
 
 RunnerRanks Processes::runner_ranks(bool device_index_given) const {
@@ -110,10 +110,8 @@ int Processes::finish(const std::exception_ptr& error, std::string* first_messag
 std::pair<int, std::string> Processes::describe_error(const std::exception_ptr& error) {
   try {
     std::rethrow_exception(error);
-#ifdef VCZSTATS_HAVE_MPI
-  } catch (const dist::Stopped&) {
+  } catch (const dist::Stopped&) {  // MPI's or thread ranks'
     return {kStopped, ""};
-#endif
   } catch (const UsageError& x) {
     return {2, fmt::format("error: {}", x.what())};
   } catch (const Error& x) {

@@ -6,28 +6,43 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
 #include <span>
 
 #include "vczstats/compute.hpp"
+#include "vczstats/device.hpp"
 #include "vczstats/error.hpp"
 #include "vczstats/sample_matrix.hpp"
 
-#ifdef VCZSTATS_HAVE_MPI
 #include "dist/driver.hpp"
-#endif
+#include "dist/thread_ranks.hpp"
+#include "vczstats/testing.hpp"
+#include "vczstats/thread_pool.hpp"
 
 namespace vczstats {
 
 Runner::Runner(Query& q, StatisticMaker make, RunOptions run, RunnerRanks ranks)
     : q_(q), make_(std::move(make)), run_(std::move(run)), ranks_(ranks), statistic_(make_()) {
+  // Several GPUs of this process (or the tests' thread shares): one share of the run each.
+  if (!ranks_.ranks) {
+    if (run_.device.several()) {
+      shares_ = shared_gpus(run_.device);
+      for (const int gpu : shares_)
+        if (std::string why; !gpu_available(&why, gpu))
+          throw UsageError("--device " + run_.device.to_string() + ": GPU " + std::to_string(gpu) +
+                           ": " + why);
+    } else if (hooks::thread_shares() > 1)
+      shares_.assign(static_cast<std::size_t>(hooks::thread_shares()), run_.device.index);
+    if (shares_.size() == 1) shares_.clear();
+  }
   if (!q_.count_filters_pending()) return;
   // The count filters run inside compute()'s pass when the library can fuse them with this
   // statistic; otherwise a counting pass filters the plan now, and the statistic is made again
-  // from the filtered query. Under MPI the ranks' partitions need the filtered plan.
+  // from the filtered query. Spread runs (MPI ranks, shares of several GPUs) need the filtered
+  // plan for their partitions.
   RunOptions counting;
   counting.threads = run_.threads;
   counting.device.kind = DeviceKind::Cpu;
-#ifdef VCZSTATS_HAVE_MPI
   if (dist::Ranks* mpi = ranks_.ranks) {
     // One counting pass split over the ranks, each on its share of the node's cores.
     counting = dist::rank_run_options(counting, *mpi, run_.threads != 0, false);
@@ -35,12 +50,15 @@ Runner::Runner(Query& q, StatisticMaker make, RunOptions run, RunnerRanks ranks)
     statistic_ = make_();
     return;
   }
-#endif
+  if (!shares_.empty()) {
+    apply_count_filters(q_, counting);
+    statistic_ = make_();
+    return;
+  }
   Statistic* list[] = {statistic_.get()};
   if (prepare_count_filters(q_, list, counting, {})) statistic_ = make_();
 }
 
-#ifdef VCZSTATS_HAVE_MPI
 namespace {
 
 // Rows travel from the other ranks to rank 0 as cells: [u32 cells][string]... per row.
@@ -48,6 +66,57 @@ void encode(ByteWriter& out, const Cells& cells) {
   out.put(static_cast<std::uint32_t>(cells.size()));
   for (const auto& c : cells) out.put_string(c);
 }
+
+/// The progress of a run shared among threads (Runner::run with several GPUs): each share's
+/// fraction done, averaged, as units of the whole plan, handed to @p fn from any share's thread,
+/// one call at a time.
+class ShareProgress {
+ public:
+  ShareProgress(ProgressFn fn, int shares, std::int64_t units)
+      : fn_(std::move(fn)), parts_(static_cast<std::size_t>(shares)), units_(units) {}
+  ProgressFn of(int share) {
+    if (!fn_) return {};
+    return [this, share](std::int64_t done, std::int64_t total, std::int64_t variants) {
+      std::lock_guard lock(mutex_);
+      parts_[static_cast<std::size_t>(share)] = {done, total, variants};
+      double fraction = 0;
+      std::int64_t all_variants = 0;
+      bool finished = true;
+      for (const auto& p : parts_) {
+        fraction += p.total > 0 ? static_cast<double>(p.done) / static_cast<double>(p.total) : 0;
+        finished = finished && p.total > 0 && p.done == p.total;
+        all_variants = all_variants < 0 || p.variants < 0 ? -1 : all_variants + p.variants;
+      }
+      fraction /= static_cast<double>(parts_.size());
+      const std::int64_t units = std::max<std::int64_t>(units_, 1);
+      const auto done_units =
+          finished ? units
+                   : std::min(units - 1,
+                              static_cast<std::int64_t>(fraction * static_cast<double>(units)));
+      finished_ = finished;
+      fn_(done_units, units, all_variants);
+    };
+  }
+  /// After the run: the end, when a share that had no unit never reported (the bar ends there).
+  void done() {
+    if (!fn_ || finished_) return;
+    std::int64_t variants = 0;
+    for (const auto& p : parts_)
+      variants = variants < 0 || p.variants < 0 ? -1 : variants + p.variants;
+    const std::int64_t units = std::max<std::int64_t>(units_, 1);
+    fn_(units, units, variants);
+  }
+
+ private:
+  struct Part {
+    std::int64_t done = 0, total = 0, variants = 0;
+  };
+  ProgressFn fn_;
+  std::mutex mutex_;
+  std::vector<Part> parts_;
+  std::int64_t units_;
+  bool finished_ = false;
+};
 
 /// Under MPI, a statistic of the matrix family (one that asks for sums over pairs of samples)
 /// computes a stripe of its rows on each rank, over the whole plan, rather than all of its rows
@@ -190,9 +259,8 @@ std::vector<std::string> rank_lines(
         x.rank, x.host, x.run.device, x.first_unit, x.end_unit, x.run.variants, x.weight,
         x.cursor_seconds, x.run.wall_seconds,
         static_cast<double>(x.run.calls) / std::max(x.run.wall_seconds, 1e-9),
-        x.settle_seconds >= 0.0005
-            ? fmt::format("its edges {:.3f} s, ", x.settle_seconds)
-            : std::string(),
+        x.settle_seconds >= 0.0005 ? fmt::format("its edges {:.3f} s, ", x.settle_seconds)
+                                   : std::string(),
         x.wait_seconds));
   lines.push_back(fmt::format(
       "merge {:.3f} s: rank 0 received the other ranks' states and rows, merged them in rank "
@@ -242,7 +310,6 @@ void run_round(dist::Ranks& ranks, const Query& q, const StripeMaker& make,
 }
 
 }  // namespace
-#endif
 
 void run_matrix_stripes(Query& q, const StripeMaker& make,
                         const std::vector<std::pair<std::int64_t, std::int64_t>>& stripes,
@@ -250,7 +317,6 @@ void run_matrix_stripes(Query& q, const StripeMaker& make,
                         const std::function<void(Statistic&)>& write,
                         const std::function<void(const RunnerResult&)>& report) {
   std::size_t next = 0;
-#ifdef VCZSTATS_HAVE_MPI
   if (dist::Ranks* mpi = ranks.ranks; mpi && mpi->size() > 1) {
     const auto k = static_cast<std::size_t>(mpi->size());
     if (stripes.size() >= k) {
@@ -268,7 +334,6 @@ void run_matrix_stripes(Query& q, const StripeMaker& make,
                   rank_run, write, report);
     }
   }
-#endif
   for (; next < stripes.size(); ++next) {
     const auto [r0, r1] = stripes[next];
     Runner runner(
@@ -281,63 +346,91 @@ void run_matrix_stripes(Query& q, const StripeMaker& make,
 }
 
 RunnerResult Runner::run(const RowStream& rows) {
-  RunnerResult result;
-  Statistic* list[] = {statistic_.get()};
-#ifdef VCZSTATS_HAVE_MPI
   if (dist::Ranks* ranks = ranks_.ranks) {
     const RunOptions run =
         dist::rank_run_options(run_, *ranks, run_.threads != 0, ranks_.device_index_given);
-    dist::Hooks h;
-    h.needs = rows.needs;
-    if (rows.unit_rows)
-      h.unit_rows = [&](const UnitData& u, ByteWriter& out) {
-        rows.unit_rows(u, *statistic_, [&](const Cells& cells) { encode(out, cells); });
-      };
-    h.write_rows = [&](std::span<const std::byte> bytes) {
-      ByteReader in(bytes);
-      Cells cells;
-      while (!in.done()) {
-        cells.resize(in.get<std::uint32_t>());
-        for (auto& c : cells) c = in.get_string();
-        rows.write(cells);
+    return run_spread(*ranks, statistic_, run, rows);
+  }
+  if (!shares_.empty()) {
+    // One share per GPU, a thread each (rank 0 this thread, which writes), the node's cores
+    // shared among them; their statistics made here, on the calling thread.
+    const int k = static_cast<int>(shares_.size());
+    std::vector<std::shared_ptr<Statistic>> own{statistic_};
+    for (int r = 1; r < k; ++r) own.push_back(make_());
+    const unsigned threads = run_.threads ? run_.threads : hardware_threads();
+    ShareProgress progress(run_.progress, k, static_cast<std::int64_t>(q_.plan.units.size()));
+    RunnerResult result;
+    dist::run_thread_ranks(k, [&](dist::Ranks& ranks) {
+      const int r = ranks.rank();
+      RunOptions run = run_;
+      run.threads = std::max(
+          1u, threads / static_cast<unsigned>(k) +
+                  (static_cast<unsigned>(r) < threads % static_cast<unsigned>(k) ? 1u : 0u));
+      if (run_.device.several()) {
+        run.device = DeviceSpec{DeviceKind::Gpu, shares_[static_cast<std::size_t>(r)]};
       }
-    };
-    if (rows.after_merge) h.after_merge = [&] { rows.after_merge(*statistic_); };
-    dist::StatisticFactory fresh = [this](std::size_t) { return make_(); };
-    // The matrix family: a stripe of the rows on each rank (MatrixStripe).
-    std::shared_ptr<MatrixStripe> stripe;
-    std::vector<std::pair<std::int64_t, std::int64_t>> stripes;
-    if (const SampleMatrixRequest* request = statistic_->sample_matrix()) {
-      const std::int64_t n = q_.samples.size();
-      stripes = split_matrix_rows(request->row_begin, request->row_end < 0 ? n : request->row_end,
-                                  ranks->size());
-      stripe = std::make_shared<MatrixStripe>(statistic_, ranks->rank() == 0, *request,
-                                              stripes[static_cast<std::size_t>(ranks->rank())], n);
-      list[0] = stripe.get();
-      fresh = [request = *request, n](std::size_t) { return MatrixStripe::received(request, n); };
-      h.whole_plan = true;
-    }
-    const dist::Report r = dist::compute(*ranks, q_, list, fresh, run, h);
-    if (ranks->rank() != 0) {
-      result.writes = false;
-      return result;
-    }
-    if (stripe) {
-      stripe->hand_over();
-      return stripes_result(r, stripes);
-    }
-    result.stats = r.total;
-    result.rank_lines = rank_lines(r, stripes);
+      run.progress = progress.of(r);
+      RunnerResult mine = run_spread(ranks, own[static_cast<std::size_t>(r)], run, rows);
+      if (r == 0) result = std::move(mine);
+    });
+    progress.done();
     return result;
   }
-#else
-  if (ranks_.ranks) throw UsageError("this build of vczstats has no MPI driver");
-#endif
+  RunnerResult result;
+  Statistic* list[] = {statistic_.get()};
   ComputeHooks hooks;
   hooks.needs = rows.needs;
   if (rows.unit_rows)
     hooks.after_unit = [&](const UnitData& u) { rows.unit_rows(u, *statistic_, rows.write); };
   result.stats = compute(q_, list, run_, hooks);
+  return result;
+}
+
+RunnerResult Runner::run_spread(dist::Ranks& ranks, const std::shared_ptr<Statistic>& statistic,
+                                const RunOptions& run, const RowStream& rows) {
+  RunnerResult result;
+  Statistic* list[] = {statistic.get()};
+  dist::Hooks h;
+  h.needs = rows.needs;
+  if (rows.unit_rows)
+    h.unit_rows = [&](const UnitData& u, ByteWriter& out) {
+      rows.unit_rows(u, *statistic, [&](const Cells& cells) { encode(out, cells); });
+    };
+  h.write_rows = [&](std::span<const std::byte> bytes) {
+    ByteReader in(bytes);
+    Cells cells;
+    while (!in.done()) {
+      cells.resize(in.get<std::uint32_t>());
+      for (auto& c : cells) c = in.get_string();
+      rows.write(cells);
+    }
+  };
+  if (rows.after_merge) h.after_merge = [&] { rows.after_merge(*statistic); };
+  dist::StatisticFactory fresh = [this](std::size_t) { return make_(); };
+  // The matrix family: a stripe of the rows on each rank (MatrixStripe).
+  std::shared_ptr<MatrixStripe> stripe;
+  std::vector<std::pair<std::int64_t, std::int64_t>> stripes;
+  if (const SampleMatrixRequest* request = statistic->sample_matrix()) {
+    const std::int64_t n = q_.samples.size();
+    stripes = split_matrix_rows(request->row_begin, request->row_end < 0 ? n : request->row_end,
+                                ranks.size());
+    stripe = std::make_shared<MatrixStripe>(statistic, ranks.rank() == 0, *request,
+                                            stripes[static_cast<std::size_t>(ranks.rank())], n);
+    list[0] = stripe.get();
+    fresh = [request = *request, n](std::size_t) { return MatrixStripe::received(request, n); };
+    h.whole_plan = true;
+  }
+  const dist::Report r = dist::compute(ranks, q_, list, fresh, run, h);
+  if (ranks.rank() != 0) {
+    result.writes = false;
+    return result;
+  }
+  if (stripe) {
+    stripe->hand_over();
+    return stripes_result(r, stripes);
+  }
+  result.stats = r.total;
+  result.rank_lines = rank_lines(r, stripes);
   return result;
 }
 

@@ -11,6 +11,7 @@ std::atomic<bool> g_seed_baseline{false};
 std::atomic<bool> g_pinned_hostalloc{false};
 std::atomic<bool> g_two_pass_count_filters{false};
 std::atomic<std::int64_t> g_selection_segment{0}, g_selection_context{0};
+std::atomic<int> g_thread_shares{0};
 }  // namespace
 
 void set_gpu_seed_baseline(bool on) {
@@ -43,6 +44,13 @@ std::int64_t selection_segment() {
 }
 std::int64_t selection_context() {
   return g_selection_context;
+}
+
+void set_thread_shares(int shares) {
+  g_thread_shares = shares;
+}
+int thread_shares() {
+  return g_thread_shares;
 }
 
 }  // namespace vczstats::hooks

@@ -102,7 +102,8 @@ TEST(CliHelp, EveryCommandEndsWithExamplesAndHidesTestingOptions) {
       EXPECT_EQ(e.rfind("  vczstats " + cmd + " ", 0), 0u) << cmd << ": " << e;
     for (const std::string hidden :
          {"--gpu-seed-baseline", "--pinned-hostalloc", "--no-gpu-prestart", "--max-unit-variants",
-          "--segment", "--context", "(testing)", "Benchmarks only", "{false}"})
+          "--segment", "--context", "--thread-shares", "(testing)", "Benchmarks only", "Tests only",
+          "{false}"})
       EXPECT_EQ(r.out.find(hidden), std::string::npos) << cmd << " shows " << hidden;
   }
   // Every statistic lists the site filters (the commands of stores read no sites).
@@ -225,6 +226,7 @@ TEST(CliMistakes, HiddenTestingOptionsAreStillAccepted) {
   EXPECT_EQ(run_ok(binary() + " afdist " + store + " --gpu-seed-baseline --device cpu"), plain);
   EXPECT_EQ(run_ok(binary() + " afdist " + store + " --pinned-hostalloc --device cpu"), plain);
   EXPECT_EQ(run_ok(binary() + " afdist " + store + " --no-gpu-prestart --device cpu"), plain);
+  EXPECT_EQ(run_ok(binary() + " afdist " + store + " --thread-shares 2 --device cpu"), plain);
   run_ok(binary() + " ihs " + store + " --segment 64 --context 16 -o " +
          shell_quote((dir / "ihs.tsv").string()));
 }

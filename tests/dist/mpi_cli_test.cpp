@@ -15,10 +15,12 @@
 #include <sstream>
 
 #include "backend/gpu_test_support.hpp"
+#include "dist/spread_cases.hpp"
 #include "test_util.hpp"
 
 namespace fs = std::filesystem;
 using vcztest::shell_quote;
+using namespace spreadtest;
 
 namespace {
 
@@ -46,106 +48,6 @@ std::string mpirun(int k) {
   return "OMPI_MCA_orte_tmpdir_base=" + shell_quote(session.path().string()) +
          " timeout 300 mpirun --allow-run-as-root --oversubscribe -n " + std::to_string(k) + " " +
          vcztest::binary() + " ";
-}
-
-std::string plain() {
-  return "timeout 300 " + vcztest::binary() + " ";
-}
-
-/// Populations A, B, C interleaved over the store's samples.
-std::string write_pops(const vcztest::TempDir& dir, const std::string& name,
-                       const std::string& store_path) {
-  const auto store = vczstats::vcz::VczStore::open(store_path);
-  const std::string path = (dir / (name + ".pops")).string();
-  std::ofstream f(path);
-  int i = 0;
-  for (const auto& id : store.sample_ids())
-    if (!id.empty())
-      f << id << "\t"
-        << "ABC"[i++ % 3] << "\n";
-  return path;
-}
-
-/// The statistic commands run on a store (every one, with the options that cut things).
-std::vector<std::string> commands(const vcztest::TempDir& dir, const std::string& name,
-                                  const std::string& path,
-                                  const std::string& units = "--max-unit-variants 11") {
-  const auto store = vczstats::vcz::VczStore::open(path);
-  const auto& contigs = store.contig_ids();
-  const fs::path bed = dir / (name + ".windows.bed");
-  const fs::path mask = dir / (name + ".mask.bed");
-  {
-    std::ofstream b(bed), m(mask);
-    b << contigs[0] << "\t0\t3000\n"
-      << contigs[0] << "\t1000\t2000\n"
-      << contigs[0] << "\t2500\t9000\n";
-    m << contigs[0] << "\t100\t2200\n" << contigs[0] << "\t2500\t1000000\n";
-    for (std::size_t c = 1; c < contigs.size(); ++c) m << contigs[c] << "\t0\t500000\n";
-  }
-  const std::string regions = contigs[0] + ":500-2600" +
-                              (contigs.size() > 1 ? "," + contigs[1] + ":1-1500" : "") + "," +
-                              contigs[0] + ":2000-4000";
-  const std::string s = shell_quote(path) + " " + units + " ";
-  const std::string p = s + "-P " + shell_quote(write_pops(dir, name, path)) + " ";
-  std::vector<std::string> c = {
-      "afdist " + s,
-      "afdist " + s + "--format json --bins 13",
-      "freq " + p,
-      "geno-counts " + p,
-      "hardy " + p,
-      "missing " + p + "--format json",
-      "sample-stats " + p,
-      "sfs " + p,
-      "sfs " + p + "--joint A,C --folded",
-      "sfs " + p + "--scaled",
-      "fstats " + p + "--f2 A,B --blocks 7",
-      "fstats " + p + "--f3 C,A,B --blocks 5",
-      "fstats " + p + "--d A,B,C,A --blocks 13",
-      "diversity " + p,
-      "diversity " + p + "--window-size 700 --window-step 300",
-      "diversity " + p + "--window-size 700 --window-step 300 --window-span contig",
-      "diversity " + p + "-r " + regions,
-      "divergence " + p + "--window-variants 9",
-      "divergence " + p + "--windows-file " + shell_quote(bed.string()) + " --pairs 'A,B;C,B'",
-      "stats " + p + "-r " + regions + " --accessible " + shell_quote(mask.string()) +
-          " --window-size 500 --stats pi,tajima_d,zeng_e,dxy,fst_wc,pbs --pbs A,B,C",
-      "stats " + p + "-r " + regions +
-          " --regions-overlap pos --window-variants 4 --stats theta_w,fst_hudson --format json",
-      "sfs " + p + "--project 5 --folded",
-      "sfs " + p + "--project A=4,B=3,C=5 --joint C,A,B --format fs",
-      "sfs " + p + "--project-preview --project 9",
-      "sfs " + p + "--project 4 --window-size 700 --joint B,A",
-      "sfs " + p + "--project 3 --windows-file " + shell_quote(bed.string()),
-  };
-  if (store.ploidy() == 2) c.push_back("afdist " + s + "--method zarr-afdist --bins 7");
-  return c;
-}
-
-/// The generated store missing_multi (empty when it cannot be made).
-std::string missing_multi(const vcztest::TempDir& dir) {
-  for (const auto& spec : gputest::store_specs())
-    if (spec.name == "missing_multi") return gputest::obtain_store(dir, spec);
-  return "";
-}
-
-/// The rank lines of -v: rank -> number of variants of its share.
-std::map<int, long> rank_variants(const std::string& err) {
-  std::map<int, long> out;
-  const std::regex line(R"(vczstats: rank (\d+) \(.*\(([0-9]+) variants)");
-  std::istringstream in(err);
-  std::string l;
-  std::smatch m;
-  while (std::getline(in, l))
-    if (std::regex_search(l, m, line)) out[std::stoi(m[1])] = std::stol(m[2]);
-  return out;
-}
-
-/// Lines of @p err that vczstats printed (mpirun adds its own when a rank exits non-zero).
-int vczstats_lines(const std::string& err) {
-  std::istringstream in(err);
-  int n = 0;
-  for (std::string l; std::getline(in, l);) n += l.rfind("vczstats:", 0) == 0 ? 1 : 0;
-  return n;
 }
 
 }  // namespace
@@ -188,49 +90,6 @@ TEST(MpiCli, EveryStatisticCommandIsByteIdenticalForOneToFourRanks) {
   if (stores == 0) GTEST_SKIP() << "skipped: no test store (needs python3-zarr and bcftools)";
 }
 
-/// Whether two outputs hold the same tokens, numbers equal to within @p rel of the row's largest
-/// magnitude (doubles summed in another order: the matrix family's products across ranks).
-::testing::AssertionResult same_within(const std::string& a, const std::string& b, double rel) {
-  std::istringstream ia(a), ib(b);
-  std::string la, lb;
-  for (int line = 1;; ++line) {
-    const bool ga = static_cast<bool>(std::getline(ia, la)),
-               gb = static_cast<bool>(std::getline(ib, lb));
-    if (ga != gb) return ::testing::AssertionFailure() << "line counts differ at line " << line;
-    if (!ga) return ::testing::AssertionSuccess();
-    std::istringstream ta(la), tb(lb);
-    std::vector<std::string> xa, xb;
-    for (std::string t; ta >> t;) xa.push_back(t);
-    for (std::string t; tb >> t;) xb.push_back(t);
-    if (xa.size() != xb.size())
-      return ::testing::AssertionFailure() << "line " << line << " fields differ";
-    double scale = 0;
-    for (const auto& t : xa) {
-      char* end = nullptr;
-      const double v = std::strtod(t.c_str(), &end);
-      if (end && *end == 0 && !t.empty()) scale = std::max(scale, std::abs(v));
-    }
-    for (std::size_t i = 0; i < xa.size(); ++i) {
-      if (xa[i] == xb[i]) continue;
-      char *ea = nullptr, *eb = nullptr;
-      const double va = std::strtod(xa[i].c_str(), &ea), vb = std::strtod(xb[i].c_str(), &eb);
-      if (*ea || *eb || !(std::abs(va - vb) <= rel * scale))
-        return ::testing::AssertionFailure()
-               << "line " << line << " field " << i + 1 << ": " << xa[i] << " vs " << xb[i];
-    }
-  }
-}
-
-/// The files of a folder and their contents.
-std::map<std::string, std::string> folder(const fs::path& d) {
-  std::map<std::string, std::string> out;
-  for (const auto& e : fs::directory_iterator(d)) {
-    std::ifstream f(e.path(), std::ios::binary);
-    out[e.path().filename().string()] = std::string(std::istreambuf_iterator<char>(f), {});
-  }
-  return out;
-}
-
 // The variant-pair (ld and its summaries, ld-stats, prune) and sample-matrix (grm, king, distance,
 // pca) commands run across the ranks too, rank 0 alone writing -o and the files beside it: the
 // variant-pair family each rank its share of the units, merged on rank 0; the matrix family each
@@ -239,9 +98,7 @@ std::map<std::string, std::string> folder(const fs::path& d) {
 // unit (StagedSum). Every output is byte-identical.
 TEST(MpiCli, PairAndMatrixCommandsSplitAcrossRanksAndRankZeroWritesAlone) {
   VCZ_REQUIRE_MPI();
-  vcztest::TempDir dir;
-  const std::string path = missing_multi(dir);
-  if (path.empty()) GTEST_SKIP() << "skipped: no test store (needs python3-zarr and bcftools)";
+  VCZ_MISSING_MULTI_OR_SKIP(dir, path);
   const std::string s = shell_quote(path) + " --max-unit-variants 11 ";
   const std::string pops = " -P " + shell_quote(write_pops(dir, "mm", path));
   const std::vector<std::string> cases = {
@@ -329,13 +186,8 @@ TEST(MpiCli, PairAndMatrixCommandsSplitAcrossRanksAndRankZeroWritesAlone) {
 TEST(MpiCli, HaplotypeScansAreByteIdenticalForOneToFourRanks) {
   VCZ_REQUIRE_MPI();
   vcztest::TempDir dir;
-  const std::string store = (dir / "phased.vcz").string(), pops = (dir / "pops.tsv").string();
-  vcztest::run_ok(plain() + "simulate " + shell_quote(store) +
-                  " --seed 5 --samples 40 --variants 1200 --pops 2 --missing 0.01 "
-                  "--variants-chunk-size 100 --samples-chunk-size 15 --pops-file " +
-                  shell_quote(pops));
-  const std::string s =
-      shell_quote(store) + " -P " + shell_quote(pops) + " --max-unit-variants 37 ";
+  const std::string s = phased_store(dir);
+  const std::string store = (dir / "phased.vcz").string();
   // A focal site of EHH: a common one past the first 100 kb.
   std::istringstream lines(
       vcztest::run_ok(plain() + "freq " + shell_quote(store) + " -r 1:100000-"));
@@ -364,9 +216,7 @@ TEST(MpiCli, HaplotypeScansAreByteIdenticalForOneToFourRanks) {
 
 TEST(MpiCli, FilteredSiteAndWindowStatisticsAreByteIdentical) {
   VCZ_REQUIRE_MPI();
-  vcztest::TempDir dir;
-  const std::string path = missing_multi(dir);
-  if (path.empty()) GTEST_SKIP() << "skipped: no test store (needs python3-zarr and bcftools)";
+  VCZ_MISSING_MULTI_OR_SKIP(dir, path);
   // Site filters of the metadata and of the counts, on units cut small (uneven rank shares).
   const std::string s = shell_quote(path) +
                         " --max-unit-variants 11 --max-alleles 3 --maf 0.05 --geno 0.2 "
@@ -392,9 +242,7 @@ TEST(MpiCli, FilteredSiteAndWindowStatisticsAreByteIdentical) {
 
 TEST(MpiCli, SiteExpressionsAreByteIdentical) {
   VCZ_REQUIRE_MPI();
-  vcztest::TempDir dir;
-  const std::string path = missing_multi(dir);
-  if (path.empty()) GTEST_SKIP() << "skipped: no test store (needs python3-zarr and bcftools)";
+  VCZ_MISSING_MULTI_OR_SKIP(dir, path);
   // -i of the counts (decided in the counting pass) and -e of the variant fields alone.
   const std::string s = shell_quote(path) + " --max-unit-variants 11 -P " +
                         shell_quote(write_pops(dir, "x", path)) + " ";
@@ -434,18 +282,10 @@ TEST(MpiCli, Ag1000gScanAndFstatsAreByteIdentical) {
 
 TEST(MpiCli, AnErrorOnOneRankStopsAllAndRankZeroReportsIt) {
   VCZ_REQUIRE_MPI();
-  vcztest::TempDir dir;
-  const std::string path = missing_multi(dir);
-  if (path.empty()) GTEST_SKIP() << "skipped: no test store (needs python3-zarr and bcftools)";
+  VCZ_MISSING_MULTI_OR_SKIP(dir, path);
   // A copy whose last variant chunk's first sample chunk is corrupt: the last rank's share reads
-  // it. (One chunk only: with several corrupt ones, which is reported first depends on timing.)
-  const fs::path bad = dir / "bad.vcz";
-  fs::copy(path, bad, fs::copy_options::recursive);
-  const auto store = vczstats::vcz::VczStore::open(bad);
-  const std::int64_t last = store.genotypes().num_chunks(0) - 1;
-  for (const auto& e : fs::directory_iterator(bad / "call_genotype"))
-    if (e.path().filename().string().rfind(std::to_string(last) + ".0.", 0) == 0)
-      std::ofstream(e.path(), std::ios::binary | std::ios::trunc) << "not a blosc chunk";
+  // it.
+  const fs::path bad = corrupt_last_chunk(dir, path);
   const std::string out = (dir / "out.tsv").string();
   const std::string c = "freq " + shell_quote(bad.string()) + " -o " + shell_quote(out);
   const auto single = vcztest::run(plain() + c);
@@ -477,9 +317,7 @@ TEST(MpiCli, AnErrorOnOneRankStopsAllAndRankZeroReportsIt) {
 
 TEST(MpiCli, OtherCommandsRunOnRankZeroAlone) {
   VCZ_REQUIRE_MPI();
-  vcztest::TempDir dir;
-  const std::string path = missing_multi(dir);
-  if (path.empty()) GTEST_SKIP() << "skipped: no test store (needs python3-zarr and bcftools)";
+  VCZ_MISSING_MULTI_OR_SKIP(dir, path);
   const std::string want = vcztest::run_ok(plain() + "info " + shell_quote(path));
   const auto got = vcztest::run(mpirun(3) + "info " + shell_quote(path));
   ASSERT_EQ(got.exit_code, 0) << got.err;

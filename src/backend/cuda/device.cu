@@ -5,6 +5,7 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 #include "vczstats/device.hpp"
 
@@ -40,28 +41,38 @@ bool gpu_available(std::string* reason, int index) {
 }
 
 struct GpuPrestart::Thread {
-  std::thread thread;
+  std::vector<std::thread> threads;
+  void start(const std::vector<int>& devices) {
+    for (const int device : devices) {
+      if (device < 0) continue;
+      detail::g_cuda_started.store(true);
+      try {
+        threads.emplace_back([device] {
+          // Since CUDA 12 cudaSetDevice makes the primary context; cudaFree(nullptr) makes sure.
+          if (cudaSetDevice(device) == cudaSuccess) cudaFree(nullptr);
+          cudaGetLastError();  // a failure stays on this thread: the run's first call reports it
+        });
+      } catch (const std::system_error&) {
+        // No thread (a process or memory limit): the run starts CUDA itself, as without this.
+      }
+    }
+  }
 };
 
-GpuPrestart::GpuPrestart(int index) : index_(bind_process_to_gpu(index)) {
-  if (index_ < 0) return;
-  detail::g_cuda_started.store(true);
-  const int device = index_;
-  try {
-    auto t = std::make_unique<Thread>();
-    t->thread = std::thread([device] {
-      // Since CUDA 12 cudaSetDevice makes the primary context; cudaFree(nullptr) makes sure.
-      if (cudaSetDevice(device) == cudaSuccess) cudaFree(nullptr);
-      cudaGetLastError();  // a failure stays on this thread: the run's first call reports it
-    });
-    thread_ = std::move(t);
-  } catch (const std::system_error&) {
-    // No thread (a process or memory limit): the run starts CUDA itself, as without this.
-  }
+GpuPrestart::GpuPrestart(int index)
+    : index_(bind_process_to_gpu(index)), indices_{index_}, thread_(std::make_unique<Thread>()) {
+  thread_->start(indices_);
+}
+
+GpuPrestart::GpuPrestart(const std::vector<int>& indices)
+    : index_(-1), indices_(bind_process_to_gpus(indices)), thread_(std::make_unique<Thread>()) {
+  if (!indices_.empty()) index_ = indices_.front();
+  thread_->start(indices_);
 }
 
 GpuPrestart::~GpuPrestart() {
-  if (thread_ && thread_->thread.joinable()) thread_->thread.join();
+  for (auto& t : thread_->threads)
+    if (t.joinable()) t.join();
 }
 
 }  // namespace vczstats
