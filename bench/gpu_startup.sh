@@ -4,7 +4,8 @@
 # store (300 samples x 2,050 variants, simulated) on the CPU and the GPU, each timed over -n runs
 # (median wall, user and system seconds), with the engine's own total from -v beside it. The GPU
 # runs with CUDA started on a thread at process start (the default) and, as the peer, with
-# --no-gpu-prestart (CUDA started when the run first needs it).
+# --no-gpu-prestart (CUDA started when the run first needs it); with several GPUs also shared by
+# one process (--device gpu:all) and by MPI ranks.
 #   bench/gpu_startup.sh [-n RUNS] [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,8 +44,12 @@ timed "gpu, CUDA_VISIBLE_DEVICES=0" env CUDA_VISIBLE_DEVICES=0 "$bin" afdist "$s
 timed "gpu, CUDA started on first use" "$bin" afdist "$store" --device gpu --no-gpu-prestart
 echo "== the engine's own breakdown (-v), gpu"
 "$bin" afdist "$store" --device gpu -v 2>&1 >/dev/null | grep -E "setup|total|device|open" || true
-# Under mpirun, one rank per GPU: every rank binds its GPU before CUDA starts.
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+# One process sharing the run among every GPU (a thread each; CUDA started on all at once).
+if [ "$gpus" -ge 2 ]; then
+  timed "gpu:all, one process ($gpus GPUs)" "$bin" afdist "$store" --device gpu:all
+fi
+# Under mpirun, one rank per GPU: every rank binds its GPU before CUDA starts.
 if command -v mpirun >/dev/null && [ "$gpus" -ge 2 ] &&
   grep -q 'VCZSTATS_MPI:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
   mpi=(mpirun --allow-run-as-root --oversubscribe -n "$gpus" -x LD_LIBRARY_PATH)

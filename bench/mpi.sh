@@ -8,8 +8,9 @@
 #   --simulate S,V  instead, a store of S samples x V variants written by `vczstats simulate
 #                --missing 0.01 --pops 2` (cached under .data/bench/, or $BENCH_DATA)
 #   -c CONFIGS   comma-separated RANKSxTHREADS: 1x16 is the plain process (no mpirun) with
-#                -t 16, 4x4 is `mpirun -n 4` with -t 4 per rank, m1x16 is `mpirun -n 1`
-#                (default: 1xN,m1xN,2x(N/2),4x(N/4) for N cores)
+#                -t 16, 4x4 is `mpirun -n 4` with -t 4 per rank, m1x16 is `mpirun -n 1`,
+#                g2x16 is one process sharing the run among 2 GPUs (`--device gpu:0,1`, no
+#                mpirun) with -t 16 in all (default: 1xN,m1xN,2x(N/2),4x(N/4) for N cores)
 #   -d DEVICE    vczstats --device (default cpu; with gpu every rank takes device
 #                local_rank mod GPUs)
 #   -n RUNS      timed runs per configuration, after one warm-up run; the median is reported
@@ -82,7 +83,7 @@ if [ -z "$command" ]; then
   fi
 fi
 read -r -a cmd <<<"$command"
-extra=(--device "$device" --no-progress)
+extra=(--no-progress)
 # Populations for the commands that take them (not the matrix and variant-pair commands).
 # (The help is read whole first: `--help | grep -q` under pipefail fails when grep stops reading.)
 if [ -n "$pops" ] && [[ $("$vczstats" "${cmd[0]}" --help) == *--pops* ]]; then
@@ -104,16 +105,18 @@ calls=$(awk "BEGIN { print $samples * $variants * $ploidy }")
 
 # run CONFIG LOG OUT: one run of a configuration, its wall seconds on stdout.
 run() {
-  local config=$1 log=$2 result=$3 ranks threads launcher=()
+  local config=$1 log=$2 result=$3 ranks threads launcher=() dev=$device
   threads=${config#*x}
   ranks=${config%x*}
-  if [ "${ranks#m}" != "$ranks" ] || [ "$ranks" != 1 ]; then
+  if [ "${ranks#g}" != "$ranks" ]; then  # one process, GPUs 0..K-1
+    dev=gpu:$(seq -s, 0 $((${ranks#g} - 1)))
+  elif [ "${ranks#m}" != "$ranks" ] || [ "$ranks" != 1 ]; then
     launcher=("$mpirun" "${mpi_args[@]}" -n "${ranks#m}")
   fi
   local t0 t1
   t0=$(date +%s.%N)
-  "${launcher[@]}" "$vczstats" "${cmd[0]}" "$store" "${cmd[@]:1}" "${extra[@]}" -t "$threads" -v \
-    -o "$result" 2>"$log"
+  "${launcher[@]}" "$vczstats" "${cmd[0]}" "$store" "${cmd[@]:1}" --device "$dev" "${extra[@]}" \
+    -t "$threads" -v -o "$result" 2>"$log"
   t1=$(date +%s.%N)
   awk "BEGIN { printf \"%.3f\", $t1 - $t0 }"
 }
@@ -138,6 +141,8 @@ for config in "${list[@]}"; do
   label="1 process x $((${config#*x})) threads"
   [ "${config%x*}" != 1 ] && label="mpirun -n ${config%x*} x ${config#*x} threads"
   [ "${config%x*}" = m1 ] && label="mpirun -n 1 x ${config#*x} threads"
+  k=${config%x*}
+  [ "${k#g}" != "$k" ] && label="1 process x ${k#g} GPUs x ${config#*x} threads"
   echo "| $label | $median | $min | $(awk "BEGIN { printf \"%.3g\", $calls / $median }") | $(awk "BEGIN { printf \"%.3f\", $median / $base }")x | $same |"
 done
 echo

@@ -12,7 +12,8 @@
 #          ranks sharing one GPU write what one CPU process writes, for every statistic command
 #          on the test stores (and the Ag1000G store when .gpu/shared-data is there);
 #   bench  on a generated store (default 10^5 samples x 10^5 variants, 1% missing, written once
-#          into $TMPDIR/vczstats-bench): one process on GPU 0 with every core; mpirun -n 2, one
+#          into $TMPDIR/vczstats-bench): one process on GPU 0 with every core; one process
+#          sharing the run among N GPUs (--device gpu:0,..,N-1, every core); mpirun -n 2, one
 #          GPU per rank (rank r takes GPU local_rank mod GPUs), cores/2 threads each; up to the
 #          number of GPUs in powers of two; two ranks per GPU; and one process on the CPU. Every
 #          output is compared byte for byte with the one-GPU output (bench/mpi.sh), the CPU's
@@ -131,6 +132,14 @@ bench_one() {
     status=1
   fi
   if [ "$gpus" -ge 2 ]; then
+    # One process sharing the run among GPUs 0 and 1 (gpu:0,1): its shares on two GPUs.
+    local shared=$g/g2x$cores.log
+    if grep -q 'rank 1 (.*gpu 1 (' "$shared" && grep -q 'rank 0 (.*gpu 0 (' "$shared"; then
+      say "  1 process, --device gpu:0,1: share 0 on GPU 0, share 1 on GPU 1"
+    else
+      say "  1 process, --device gpu:0,1: shares not on two GPUs (see $(basename "$g")/$(basename "$shared"))"
+      status=1
+    fi
     local two=$g/2x$((cores / 2)).log pci0 pci1
     # Each rank sees only its own GPU (bind_process_to_gpu), so the PCI addresses tell them apart.
     pci0=$(grep -o 'rank 0 (.*gpu 0 ([^)]* at PCI [0-9a-f:]*' "$two" | grep -o '[0-9a-f:]*$')
@@ -157,17 +166,23 @@ bench_one() {
     done
   fi
   {
-    echo "| ranks | GPUs | threads per rank | wall s (median) | speedup vs 1 GPU | efficiency per GPU |"
-    echo "| ---: | ---: | ---: | ---: | ---: | ---: |"
+    echo "| run | GPUs | threads | wall s (median) | speedup vs 1 GPU | efficiency per GPU |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: |"
     awk -F'|' -v gpus="$gpus" '
       /^\| (1 process|mpirun -n)/ {
         label = $2; wall = $3 + 0
-        if (label ~ /1 process/) { ranks = 1 } else { split(label, a, " "); ranks = a[3] + 0 }
-        split(label, b, " x "); threads = b[2] + 0
-        used = ranks < gpus ? ranks : gpus
+        split(label, a, " ")
+        if (label ~ /GPUs/) {  # 1 process x K GPUs x T threads
+          run = "1 process, " a[4] " GPUs"; used = a[4] + 0; threads = a[7] + 0
+        } else if (label ~ /1 process/) {
+          run = "1 process"; used = 1; threads = a[4] + 0
+        } else {  # mpirun -n K x T threads
+          run = "mpirun -n " a[3]; used = a[3] + 0 < gpus ? a[3] + 0 : gpus; threads = a[5] + 0
+          run = run " (" threads " threads each)"
+        }
         if (used < 1) used = 1
         if (base == 0) base = wall
-        printf "| %d | %d | %d | %.3f | %.2fx | %.0f%% |\n", ranks, used, threads, wall, base / wall, 100 * base / wall / used
+        printf "| %s | %d | %d | %.3f | %.2fx | %.0f%% |\n", run, used, threads, wall, base / wall, 100 * base / wall / used
       }' "$logs/scaling-gpu-$k.md"
     if [ -n "$weak" ]; then
       echo
@@ -178,7 +193,8 @@ bench_one() {
       for w in $weak; do
         n=${w%%:*}
         awk -F'|' -v n="$n" -v one="${w#*:}" '
-          /^\| mpirun -n/ { split($2, a, " "); if (a[3] + 0 == n) printf "| %d | %.3f | %.3f | %.0f%% |\n", n, one, $3 + 0, 100 * one / ($3 + 0) }' \
+          /^\| mpirun -n/ { split($2, a, " "); if (a[3] + 0 == n) printf "| %d (mpirun) | %.3f | %.3f | %.0f%% |\n", n, one, $3 + 0, 100 * one / ($3 + 0) }
+          /^\| 1 process x [0-9]+ GPUs/ { split($2, a, " "); if (a[4] + 0 == n) printf "| %d (1 process) | %.3f | %.3f | %.0f%% |\n", n, one, $3 + 0, 100 * one / ($3 + 0) }' \
           "$logs/scaling-gpu-$k.md"
       done
     fi
@@ -189,10 +205,11 @@ bench_one() {
 
 if [ "$phase" = bench ] || [ "$phase" = all ]; then
   [ "$gpus" -ge 2 ] || say "fewer than 2 GPUs: no one-GPU-per-rank run"
-  # 1 GPU (plain process), N = 2, 4, ... GPUs one rank each, then two ranks per GPU.
+  # 1 GPU (plain process); N = 2, 4, ... GPUs shared by one process (gpu:0,..,N-1) and one MPI
+  # rank each; then two ranks per GPU.
   configs="1x$cores"
-  for ((n = 2; n <= gpus; n *= 2)); do configs+=",${n}x$((cores / n))"; done
-  [ "$gpus" -ge 2 ] && [ $((gpus & (gpus - 1))) -ne 0 ] && configs+=",${gpus}x$((cores / gpus))"
+  for ((n = 2; n <= gpus; n *= 2)); do configs+=",g${n}x$cores,${n}x$((cores / n))"; done
+  [ "$gpus" -ge 2 ] && [ $((gpus & (gpus - 1))) -ne 0 ] && configs+=",g${gpus}x$cores,${gpus}x$((cores / gpus))"
   per=$((cores / (2 * gpus) > 0 ? cores / (2 * gpus) : 1))
   [ "$two_per_gpu" = 1 ] && configs+=",$((2 * gpus))x$per"
   data=${TMPDIR:-/tmp}/vczstats-bench
