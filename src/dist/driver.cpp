@@ -34,10 +34,11 @@ double since(Clock::time_point t0) {
 // Each message is one piece: a header (kind, flags) and bytes. A rank sends its statistics'
 // state (one or more kState pieces, the last flagged kLast), then its rows (kRows pieces, the
 // last flagged kLast); or, when it fails on the way, one piece flagged kFailed, after which it
-// sends nothing more.
+// sends nothing more. Ranks in one process leave their statistics live instead
+// (Ranks::leave_statistics) and send one empty kState piece flagged kLast | kLive.
 
-constexpr std::uint32_t kState = 1, kRows = 2;   // kinds
-constexpr std::uint32_t kLast = 1, kFailed = 2;  // flags
+constexpr std::uint32_t kState = 1, kRows = 2;              // kinds
+constexpr std::uint32_t kLast = 1, kFailed = 2, kLive = 4;  // flags
 constexpr std::size_t kPieceBytes = std::size_t{64} << 20;
 constexpr std::size_t kHeaderBytes = 2 * sizeof(std::uint32_t);
 
@@ -131,6 +132,13 @@ class RowSpool {
 /// A rank other than 0: send the statistics' state, then the rows, to rank 0.
 void send_parts(Ranks& ranks, std::span<Statistic* const> statistics, RowSpool& rows) {
   try {
+    if (ranks.in_process()) {  // left live before the check (compute below)
+      ranks.send(0, piece(kState, kLast | kLive, {}));
+      rows.send_pieces([&](std::span<const std::byte> p, bool last) {
+        ranks.send(0, piece(kRows, last ? kLast : 0u, p));
+      });
+      return;
+    }
     ByteWriter w;
     for (const Statistic* s : statistics) s->save(w);
     const auto& state = w.bytes();
@@ -172,7 +180,13 @@ void gather_parts(Ranks& ranks, std::span<Statistic* const> statistics,
       done = kind == kRows && (flags & kLast);
       if (error) continue;  // draining
       try {
-        if (kind == kState) {
+        if (kind == kState && (flags & kLive)) {  // a rank of this process: merged as it is
+          const auto theirs = ranks.left_statistics(r);
+          if (theirs.size() != statistics.size())
+            throw Error("rank " + std::to_string(r) + " left other statistics");
+          for (std::size_t i = 0; i < statistics.size(); ++i) statistics[i]->merge(*theirs[i]);
+          if (hooks.after_merge) hooks.after_merge();
+        } else if (kind == kState) {
           state.insert(state.end(), data.begin(), data.end());
           if (!(flags & kLast)) continue;
           ByteReader in(state);
@@ -366,6 +380,7 @@ Report compute(Ranks& ranks, const Query& q, std::span<Statistic* const> statist
   const auto settle_start = Clock::now();
   for (Statistic* s : statistics) s->settle();
   mine.settle_seconds = since(settle_start);
+  if (me != 0) ranks.leave_statistics(statistics);  // in one process: rank 0 merges them live
   const auto computed = Clock::now();
   ranks.check();
   mine.wait_seconds = since(computed);

@@ -23,6 +23,10 @@
 #include <string>
 #include <vector>
 
+namespace vczstats {
+class Statistic;  // vczstats/statistic.hpp
+}
+
 namespace vczstats::dist {
 
 /// @brief Thrown on a rank that stops because another rank failed (that rank's error is the one
@@ -70,6 +74,16 @@ class Ranks {
   virtual void send(int to, std::span<const std::byte> bytes) = 0;
   /// @brief Receive the next message from rank @p from.
   virtual std::vector<std::byte> receive(int from) = 0;
+
+  /// @brief Ranks in one process (in_process()): this rank's statistics, left for rank 0 to
+  /// merge as they are (live, not saved and loaded), and another rank's once it left them; the
+  /// rank keeps them alive, untouched, until the next check() after rank 0's merge. MPI's ranks
+  /// leave nothing (and give an empty span).
+  virtual void leave_statistics(std::span<Statistic* const> statistics) { (void)statistics; }
+  virtual std::span<Statistic* const> left_statistics(int rank) const {
+    (void)rank;
+    return {};
+  }
 
  protected:
   Ranks() = default;

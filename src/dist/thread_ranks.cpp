@@ -24,7 +24,8 @@ struct Group {
         members(ranks),
         slots(static_cast<std::size_t>(ranks)),
         queues(static_cast<std::size_t>(ranks) * static_cast<std::size_t>(ranks)),
-        ended(static_cast<std::size_t>(ranks), false) {}
+        ended(static_cast<std::size_t>(ranks), false),
+        left(static_cast<std::size_t>(ranks)) {}
 
   static constexpr std::size_t kQueued = 4;  // messages a sender may have waiting
 
@@ -39,6 +40,7 @@ struct Group {
   std::vector<std::vector<std::byte>> slots;  // a collective's bytes, one per rank
   std::vector<std::deque<std::vector<std::byte>>> queues;  // [from * size + to]
   std::vector<bool> ended;
+  std::vector<std::vector<Statistic*>> left;  // each rank's statistics, live (leave_statistics)
 
   void complete_round() {  // mutex held
     arrived = 0;
@@ -121,6 +123,14 @@ class ThreadRanks final : public Ranks {
     if (gone()) throw Stopped();
     q.emplace_back(bytes.begin(), bytes.end());
     group_.changed.notify_all();
+  }
+  void leave_statistics(std::span<Statistic* const> statistics) override {
+    std::lock_guard lock(group_.mutex);
+    group_.left[static_cast<std::size_t>(rank_)].assign(statistics.begin(), statistics.end());
+  }
+  std::span<Statistic* const> left_statistics(int rank) const override {
+    std::lock_guard lock(group_.mutex);
+    return group_.left[static_cast<std::size_t>(rank)];
   }
   std::vector<std::byte> receive(int from) override {
     std::unique_lock lock(group_.mutex);
