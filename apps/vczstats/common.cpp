@@ -379,14 +379,7 @@ RunOptions run_options(const CommonOptions& o) {
   hooks::set_thread_shares(o.thread_shares);
   r.device = parse_device(o.device);
   // One statistic per process: CUDA initialises the devices the run uses and no other.
-  if (r.device.kind != DeviceKind::Cpu && !mpi_ranks()) {
-    if (!r.device.gpus.empty()) {
-      r.device.gpus = bind_process_to_gpus(r.device.gpus);
-      r.device.index = r.device.gpus.front();
-    } else if (!r.device.all_gpus) {
-      r.device.index = bind_process_to_gpu(r.device.index);
-    }
-  }
+  if (!mpi_ranks()) r.device = bind_process_to_device(r.device);
   r.gpu_decode = parse_gpu_decode(o.gpu_decode);
   r.progress = progress_bar(o.progress);
   return r;

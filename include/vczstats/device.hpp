@@ -62,10 +62,15 @@ int gpus_without_starting_cuda();
 int bind_process_to_gpu(int index);
 
 /// @brief bind_process_to_gpu for the GPUs of a process that shares one run among them
-/// (`gpu:0,2`): CUDA_VISIBLE_DEVICES narrowed to those devices, in that order. @return the
-/// indices to use from now on (0, 1, ... once bound; @p indices when it cannot bind, as
-/// bind_process_to_gpu).
+/// (`gpu:0,2`; bind_process_to_gpu is this for a list of one): CUDA_VISIBLE_DEVICES narrowed to
+/// those devices, in that order. @return the indices to use from now on (0, 1, ... once bound,
+/// and again for the same list; @p indices when it cannot bind).
 std::vector<int> bind_process_to_gpus(const std::vector<int>& indices);
+
+/// @brief @p spec with its GPUs bound (bind_process_to_gpus) and its indices as they are from
+/// then on: `gpu:2` becomes device 0 of the one visible, `gpu:0,2` devices 0 and 1; `cpu` and
+/// `gpu:all` are left as they are. For processes that run one statistic alone (the CLI).
+DeviceSpec bind_process_to_device(DeviceSpec spec);
 
 /// @brief The CUDA device a process that runs one statistic uses for @p spec (a GPU request):
 /// its own index when @p index_given (`gpu:N`); for an MPI rank (@p local_rank >= 0, its rank
@@ -73,30 +78,23 @@ std::vector<int> bind_process_to_gpus(const std::vector<int>& indices);
 /// or with a list (`gpu:0,2`) the entry local_rank mod its length; else spec.index.
 int process_gpu(const DeviceSpec& spec, bool index_given, int local_rank);
 
-/// @brief Starts CUDA for device @p index on a thread of its own (driver initialisation and the
+/// @brief Starts CUDA for its devices on threads of their own (driver initialisation and each
 /// device's primary context: 0.2-0.35 s on the H100 and H200 hosts), so that it overlaps what the
 /// process does before its first GPU call: MPI_Init, opening the store, planning. That first call
 /// then waits for the thread inside CUDA, and finds the context made. Binds the process to the
-/// device first (bind_process_to_gpu), so it is for processes that run one statistic (the CLI, each
-/// MPI rank). A failure (no driver, no such device) is left to the run to report. Destruction
-/// waits for the thread; a build without CUDA does nothing.
+/// devices first (bind_process_to_gpus), so it is for processes that run one statistic (the CLI,
+/// each MPI rank). A failure (no driver, no such device) is left to the run to report.
+/// Destruction waits for the threads; a build without CUDA does nothing.
 class GpuPrestart {
  public:
-  explicit GpuPrestart(int index);
-  /// @brief Several GPUs of one process (`gpu:0,1`): bound with bind_process_to_gpus and
-  /// started at once, a thread each.
+  /// @brief Devices @p indices (one, or the GPUs of a process that shares its run among them,
+  /// `gpu:0,1`): bound with bind_process_to_gpus and started at once, a thread each.
   explicit GpuPrestart(const std::vector<int>& indices);
   ~GpuPrestart();
   GpuPrestart(const GpuPrestart&) = delete;
   GpuPrestart& operator=(const GpuPrestart&) = delete;
-  /// @brief The index to use from now on (bind_process_to_gpu's answer).
-  int index() const { return index_; }
-  /// @brief The indices to use from now on (bind_process_to_gpus's answer).
-  const std::vector<int>& indices() const { return indices_; }
 
  private:
-  int index_;
-  std::vector<int> indices_;
   struct Thread;
   std::unique_ptr<Thread> thread_;
 };

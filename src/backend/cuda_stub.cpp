@@ -27,9 +27,7 @@ bool gpu_available(std::string* reason, int) {
 }
 
 struct GpuPrestart::Thread {};
-GpuPrestart::GpuPrestart(int index) : index_(index), indices_{index} {}
-GpuPrestart::GpuPrestart(const std::vector<int>& indices)
-    : index_(indices.empty() ? -1 : indices.front()), indices_(indices) {}
+GpuPrestart::GpuPrestart(const std::vector<int>&) {}
 GpuPrestart::~GpuPrestart() = default;
 
 namespace detail {

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -129,26 +130,17 @@ int process_gpu(const DeviceSpec& spec, bool index_given, int local_rank) {
   return gpus > 0 ? local_rank % gpus : spec.index;
 }
 
-namespace {
-std::atomic<int> g_bound_from{-1};  // the index this process was bound to, or -1
-}  // namespace
-
 int bind_process_to_gpu(int index) {
-  if (index >= 0 && index == g_bound_from.load()) return 0;  // bound already (GpuPrestart)
-  if (detail::g_cuda_started.load() || index < 0) return index;
-  const auto gpus = visible_gpus();
-  const int n = static_cast<int>(gpus.size());
-  if (n <= 1 || index >= n) return index;  // one device (nothing to save), or an error to report
-  ::setenv("CUDA_VISIBLE_DEVICES", gpus[static_cast<std::size_t>(index)].c_str(), 1);
-  g_bound_from.store(index);
-  return 0;
+  return bind_process_to_gpus({index}).front();
 }
 
 std::vector<int> bind_process_to_gpus(const std::vector<int>& indices) {
-  if (indices.size() == 1) return {bind_process_to_gpu(indices.front())};
-  // Bound already (GpuPrestart): the same answer again. Called before runs, on one thread.
-  static std::vector<int> bound_from, bound_to;
-  if (!indices.empty() && indices == bound_from) return bound_to;
+  static std::mutex mutex;
+  static std::vector<int> bound_from;  // the indices this process was bound to
+  std::lock_guard lock(mutex);
+  std::vector<int> bound(indices.size());  // 0, 1, ...: their indices once bound
+  for (std::size_t i = 0; i < bound.size(); ++i) bound[i] = static_cast<int>(i);
+  if (!indices.empty() && indices == bound_from) return bound;  // bound already (GpuPrestart)
   if (detail::g_cuda_started.load() || indices.empty()) return indices;
   const auto gpus = visible_gpus();
   const int n = static_cast<int>(gpus.size());
@@ -158,12 +150,22 @@ std::vector<int> bind_process_to_gpus(const std::vector<int>& indices) {
     if (!visible.empty()) visible += ',';
     visible += gpus[static_cast<std::size_t>(i)];
   }
+  // Every visible device, in order (one device of one): nothing to narrow.
+  if (indices.size() == gpus.size() && indices == bound) return bound;
   ::setenv("CUDA_VISIBLE_DEVICES", visible.c_str(), 1);
-  std::vector<int> bound(indices.size());
-  for (std::size_t i = 0; i < bound.size(); ++i) bound[i] = static_cast<int>(i);
   bound_from = indices;
-  bound_to = bound;
   return bound;
+}
+
+DeviceSpec bind_process_to_device(DeviceSpec spec) {
+  if (spec.kind == DeviceKind::Cpu || spec.all_gpus) return spec;
+  if (spec.gpus.empty()) {
+    spec.index = bind_process_to_gpu(spec.index);
+  } else {
+    spec.gpus = bind_process_to_gpus(spec.gpus);
+    spec.index = spec.gpus.front();
+  }
+  return spec;
 }
 
 AutoDeviceEstimate estimate_auto_device(const AutoDeviceWork& work) {

@@ -134,21 +134,18 @@ void send_parts(Ranks& ranks, std::span<Statistic* const> statistics, RowSpool& 
   try {
     if (ranks.in_process()) {  // left live before the check (compute below)
       ranks.send(0, piece(kState, kLast | kLive, {}));
-      rows.send_pieces([&](std::span<const std::byte> p, bool last) {
-        ranks.send(0, piece(kRows, last ? kLast : 0u, p));
-      });
-      return;
+    } else {
+      ByteWriter w;
+      for (const Statistic* s : statistics) s->save(w);
+      const auto& state = w.bytes();
+      std::size_t at = 0;
+      do {
+        const std::size_t n = std::min(kPieceBytes, state.size() - at);
+        ranks.send(0, piece(kState, at + n == state.size() ? kLast : 0u,
+                            std::span<const std::byte>(state.data() + at, n)));
+        at += n;
+      } while (at < state.size());
     }
-    ByteWriter w;
-    for (const Statistic* s : statistics) s->save(w);
-    const auto& state = w.bytes();
-    std::size_t at = 0;
-    do {
-      const std::size_t n = std::min(kPieceBytes, state.size() - at);
-      ranks.send(0, piece(kState, at + n == state.size() ? kLast : 0u,
-                          std::span<const std::byte>(state.data() + at, n)));
-      at += n;
-    } while (at < state.size());
     rows.send_pieces([&](std::span<const std::byte> p, bool last) {
       ranks.send(0, piece(kRows, last ? kLast : 0u, p));
     });

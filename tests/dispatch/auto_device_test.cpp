@@ -136,6 +136,26 @@ TEST(BindProcessToGpu, NarrowsCudaVisibleDevicesToTheChosenEntry) {
   EXPECT_EQ(vczstats::gpus_without_starting_cuda(), 0);
 }
 
+// Several GPUs of one process (`--device gpu:2,0`): the chosen entries, in the request's order,
+// become the visible ones, and the run's indices 0 and 1; binding the same list again answers the
+// same; a list naming a device that is not there is left for the run to report.
+TEST(BindProcessToGpu, NarrowsCudaVisibleDevicesToSeveralEntries) {
+  ::setenv("CUDA_VISIBLE_DEVICES", "5,7,9", 1);
+  EXPECT_EQ(vczstats::bind_process_to_gpus({2, 3}), (std::vector<int>{2, 3}));
+  EXPECT_STREQ(std::getenv("CUDA_VISIBLE_DEVICES"), "5,7,9");
+  auto spec = vczstats::parse_device("gpu:2,0");
+  spec = vczstats::bind_process_to_device(spec);
+  EXPECT_EQ(spec.gpus, (std::vector<int>{0, 1}));
+  EXPECT_EQ(spec.index, 0);
+  EXPECT_STREQ(std::getenv("CUDA_VISIBLE_DEVICES"), "9,5");
+  EXPECT_EQ(vczstats::bind_process_to_gpus({2, 0}), (std::vector<int>{0, 1}));
+  EXPECT_STREQ(std::getenv("CUDA_VISIBLE_DEVICES"), "9,5");
+  // gpu:all and the CPU: nothing bound.
+  EXPECT_TRUE(vczstats::bind_process_to_device(vczstats::parse_device("gpu:all")).all_gpus);
+  EXPECT_STREQ(std::getenv("CUDA_VISIBLE_DEVICES"), "9,5");
+  ::setenv("CUDA_VISIBLE_DEVICES", "", 1);
+}
+
 // ld-stats (a band with a reducer): the CPU sums its pairs where it counts them, the GPU band hands
 // them all to the host. bench/ld_stats_pg_gpu.sh on the H200 machine (2026-11-29): 4.3 x 10^6
 // pairs of 40 haplotypes, the CPU 0.129 s at 16 threads and 0.237 s at 4, the GPU 2.62 s.

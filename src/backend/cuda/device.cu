@@ -59,15 +59,8 @@ struct GpuPrestart::Thread {
   }
 };
 
-GpuPrestart::GpuPrestart(int index)
-    : index_(bind_process_to_gpu(index)), indices_{index_}, thread_(std::make_unique<Thread>()) {
-  thread_->start(indices_);
-}
-
-GpuPrestart::GpuPrestart(const std::vector<int>& indices)
-    : index_(-1), indices_(bind_process_to_gpus(indices)), thread_(std::make_unique<Thread>()) {
-  if (!indices_.empty()) index_ = indices_.front();
-  thread_->start(indices_);
+GpuPrestart::GpuPrestart(const std::vector<int>& indices) : thread_(std::make_unique<Thread>()) {
+  thread_->start(bind_process_to_gpus(indices));
 }
 
 GpuPrestart::~GpuPrestart() {
