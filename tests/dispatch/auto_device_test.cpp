@@ -195,3 +195,15 @@ TEST(ProcessGpu, NodeLocalRankModTheGpusUnlessAnIndexIsGiven) {
   ::setenv("CUDA_VISIBLE_DEVICES", "", 1);
   EXPECT_EQ(vczstats::process_gpu(gpu, false, 4), 0);
 }
+
+// Under MPI a request for several GPUs names those a node's ranks take: `gpu:3,1` gives local
+// rank r entry r mod 2; `gpu:all` is `gpu` (local rank mod the node's GPUs).
+TEST(ProcessGpu, SeveralGpusAreTakenOneARank) {
+  ::setenv("CUDA_VISIBLE_DEVICES", "2,5,6", 1);
+  const auto list = vczstats::parse_device("gpu:3,1"), all = vczstats::parse_device("gpu:all");
+  EXPECT_EQ(vczstats::process_gpu(list, true, 0), 3);
+  EXPECT_EQ(vczstats::process_gpu(list, true, 1), 1);
+  EXPECT_EQ(vczstats::process_gpu(list, true, 2), 3);
+  EXPECT_EQ(vczstats::process_gpu(all, true, 4), 1);
+  ::setenv("CUDA_VISIBLE_DEVICES", "", 1);
+}
